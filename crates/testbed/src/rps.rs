@@ -1,0 +1,142 @@
+//! RPS (receive packet steering): choosing the CPU that runs a host's
+//! receive processing.
+//!
+//! On veth the receive work (IP, UDP, socket queueing) runs in softirq on
+//! the CPU that *sent* the packet unless RPS moves it. Steering the
+//! receiving host's interface to its own CPU is what lets one core stand in
+//! for "the receiving machine".
+//!
+//! The mask lives in sysfs, which is per network namespace only through a
+//! sysfs mount made inside it; `ip netns exec` does that remount, a plain
+//! `setns` does not, so these helpers go through `ip netns exec`.
+
+use crate::error::{Error, Result};
+use crate::sys;
+
+/// Highest CPU number accepted in a mask (exclusive).
+pub const MAX_CPUS: usize = 1024;
+
+/// Renders a CPU list as a sysfs cpumask: hex in comma-separated 32-bit
+/// groups, most significant first (`[1]` -> `"2"`, `[0, 33]` ->
+/// `"2,00000001"`).
+pub fn cpu_mask(cpus: &[usize]) -> Result<String> {
+    if cpus.is_empty() {
+        return Err(Error::Spec("CPU list is empty".into()));
+    }
+    let mut words = [0u32; MAX_CPUS / 32];
+    for &c in cpus {
+        if c >= MAX_CPUS {
+            return Err(Error::Spec(format!("CPU {c} out of range 0..{MAX_CPUS}")));
+        }
+        words[c / 32] |= 1 << (c % 32);
+    }
+    let top = words.iter().rposition(|w| *w != 0).unwrap_or(0);
+    let mut s = format!("{:x}", words[top]);
+    for w in words[..top].iter().rev() {
+        s.push_str(&format!(",{w:08x}"));
+    }
+    Ok(s)
+}
+
+/// Parses a sysfs cpumask (`"00000002"`, `"0,00000003"`) into a CPU list.
+pub fn parse_cpu_mask(mask: &str) -> Result<Vec<usize>> {
+    let mut cpus = Vec::new();
+    let groups: Vec<&str> = mask.trim().split(',').collect();
+    for (i, g) in groups.iter().rev().enumerate() {
+        let w =
+            u32::from_str_radix(g, 16).map_err(|_| Error::Spec(format!("bad cpumask {mask:?}")))?;
+        for bit in 0..32 {
+            if w & (1 << bit) != 0 {
+                cpus.push(i * 32 + bit);
+            }
+        }
+    }
+    Ok(cpus)
+}
+
+/// Checks an interface name before building a sysfs path from it.
+fn check_iface(iface: &str) -> Result<()> {
+    let ok = !iface.is_empty()
+        && iface.len() < 16
+        && iface
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+        && iface != "."
+        && iface != "..";
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Spec(format!("bad interface name {iface:?}")))
+    }
+}
+
+fn rps_path(iface: &str) -> Result<String> {
+    check_iface(iface)?;
+    Ok(format!("/sys/class/net/{iface}/queues/rx-0/rps_cpus"))
+}
+
+/// Reads the RPS CPUs of `iface` in `netns` (empty: RPS off).
+pub(crate) fn read(netns: &str, iface: &str) -> Result<Vec<usize>> {
+    let out = sys::exec_in(netns, "cat", &[&rps_path(iface)?], None)?;
+    parse_cpu_mask(&out).map_err(|_| Error::Output {
+        cmdline: format!(
+            "ip netns exec {netns} cat {}",
+            rps_path(iface).unwrap_or_default()
+        ),
+        detail: format!("not a cpumask: {out:?}"),
+    })
+}
+
+/// Steers `iface` in `netns` to `cpus` (empty list: RPS off) and reads the
+/// mask back, failing if the kernel did not take it (e.g. offline CPUs).
+pub(crate) fn write(netns: &str, iface: &str, cpus: &[usize]) -> Result<()> {
+    let mask = if cpus.is_empty() {
+        "0".to_owned()
+    } else {
+        cpu_mask(cpus)?
+    };
+    let path = rps_path(iface)?;
+    sys::exec_in(netns, "tee", &[&path], Some(&format!("{mask}\n")))?;
+    let mut want = cpus.to_vec();
+    want.sort_unstable();
+    want.dedup();
+    let got = read(netns, iface)?;
+    if got != want {
+        return Err(Error::Output {
+            cmdline: format!("ip netns exec {netns} tee {path}"),
+            detail: format!("wrote CPUs {want:?} (mask {mask}) but it reads back as {got:?}"),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks() -> Result<()> {
+        assert_eq!(cpu_mask(&[1])?, "2");
+        assert_eq!(cpu_mask(&[0, 1])?, "3");
+        assert_eq!(cpu_mask(&[0, 33])?, "2,00000001");
+        assert_eq!(cpu_mask(&[64])?, "1,00000000,00000000");
+        assert!(cpu_mask(&[]).is_err());
+        assert!(cpu_mask(&[MAX_CPUS]).is_err());
+        assert_eq!(parse_cpu_mask("00000002\n")?, vec![1]);
+        assert_eq!(parse_cpu_mask("2,00000001")?, vec![0, 33]);
+        assert_eq!(parse_cpu_mask("0")?, Vec::<usize>::new());
+        assert!(parse_cpu_mask("xyz").is_err());
+        for cpus in [vec![0], vec![5, 31, 32, 100]] {
+            assert_eq!(parse_cpu_mask(&cpu_mask(&cpus)?)?, cpus);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn iface_names_are_checked() {
+        assert!(rps_path("eth0").is_ok());
+        assert!(rps_path("../x").is_err());
+        assert!(rps_path("").is_err());
+        assert!(rps_path("a b").is_err());
+    }
+}
