@@ -1,0 +1,14 @@
+//! linerate's one I/O layer for Linux.
+//!
+//! Protocol cores never open sockets: they produce packets (often as a small
+//! header plus a range of a frame buffer) and consume received bytes. This
+//! crate moves those bytes with as few syscalls and copies as the kernel
+//! allows. Present now: batched UDP with `sendmmsg`/`recvmmsg` and
+//! scatter-gather, so a header and frame data leave in one datagram without
+//! being copied together. Packet rings, AF_XDP, TCP and pacing follow with
+//! the camera, host and FADE work.
+
+pub mod error;
+pub mod udp;
+
+pub use error::{Error, Result};

@@ -1,0 +1,276 @@
+//! Batched UDP: many datagrams per syscall, each gathered from two slices.
+
+use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
+use std::os::fd::AsRawFd;
+
+use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::error::{Error, Result};
+
+/// Most datagrams passed to one `sendmmsg`/`recvmmsg` (the kernel's UIO_MAXIOV bound).
+pub const MAX_BATCH: usize = 1024;
+
+/// Socket options chosen at bind time.
+#[derive(Debug, Clone, Default)]
+pub struct UdpOptions {
+    /// Requested receive buffer (SO_RCVBUF) in bytes; the kernel caps it at
+    /// `net.core.rmem_max` unless the process may use SO_RCVBUFFORCE.
+    pub recv_buffer: Option<usize>,
+    /// Requested send buffer (SO_SNDBUF) in bytes.
+    pub send_buffer: Option<usize>,
+    /// Set SO_REUSEADDR, so a restarted device can bind its port at once.
+    pub reuse_address: bool,
+}
+
+/// A bound UDP socket with batched send and receive.
+#[derive(Debug)]
+pub struct UdpEndpoint {
+    socket: UdpSocket,
+    local: SocketAddr,
+}
+
+fn sock_err(op: &'static str, addr: SocketAddr) -> impl FnOnce(std::io::Error) -> Error {
+    move |source| Error::Socket { op, addr, source }
+}
+
+impl UdpEndpoint {
+    /// Binds to `addr` with `options`. As root, buffer sizes are forced past
+    /// rmem_max/wmem_max; otherwise the kernel's cap applies and
+    /// [`UdpEndpoint::recv_buffer`] tells what was granted.
+    pub fn bind(addr: SocketAddrV4, options: &UdpOptions) -> Result<UdpEndpoint> {
+        let sa = SocketAddr::V4(addr);
+        let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))
+            .map_err(sock_err("socket", sa))?;
+        if options.reuse_address {
+            socket
+                .set_reuse_address(true)
+                .map_err(sock_err("SO_REUSEADDR", sa))?;
+        }
+        if let Some(n) = options.recv_buffer {
+            if set_int_option(&socket, libc::SO_RCVBUFFORCE, n).is_err() {
+                socket
+                    .set_recv_buffer_size(n)
+                    .map_err(sock_err("SO_RCVBUF", sa))?;
+            }
+        }
+        if let Some(n) = options.send_buffer {
+            if set_int_option(&socket, libc::SO_SNDBUFFORCE, n).is_err() {
+                socket
+                    .set_send_buffer_size(n)
+                    .map_err(sock_err("SO_SNDBUF", sa))?;
+            }
+        }
+        socket.bind(&sa.into()).map_err(sock_err("bind", sa))?;
+        let socket: UdpSocket = socket.into();
+        let local = socket.local_addr().map_err(sock_err("getsockname", sa))?;
+        Ok(UdpEndpoint { socket, local })
+    }
+
+    /// The bound address (with the port the kernel chose, if 0 was asked).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// The receive buffer the kernel granted, in bytes (it reports double the
+    /// usable size, as the kernel counts bookkeeping overhead).
+    pub fn recv_buffer(&self) -> Result<usize> {
+        socket2::SockRef::from(&self.socket)
+            .recv_buffer_size()
+            .map_err(sock_err("getsockopt SO_RCVBUF", self.local))
+    }
+
+    /// The underlying socket, for options this type does not wrap.
+    pub fn socket(&self) -> &UdpSocket {
+        &self.socket
+    }
+
+    /// Sends each `(head, data)` pair as one datagram to `dest`, in as few
+    /// `sendmmsg` calls as possible. Returns the number of datagrams sent,
+    /// which is less than asked only if the socket is non-blocking and full.
+    pub fn send_gather(&self, dest: SocketAddrV4, datagrams: &[(&[u8], &[u8])]) -> Result<usize> {
+        if datagrams.len() > MAX_BATCH {
+            return Err(Error::BatchTooLarge {
+                len: datagrams.len(),
+                max: MAX_BATCH,
+            });
+        }
+        let mut addr = sockaddr_in(dest);
+        let mut iovecs: Vec<[libc::iovec; 2]> = datagrams
+            .iter()
+            .map(|(h, d)| {
+                [
+                    libc::iovec {
+                        iov_base: h.as_ptr() as *mut libc::c_void,
+                        iov_len: h.len(),
+                    },
+                    libc::iovec {
+                        iov_base: d.as_ptr() as *mut libc::c_void,
+                        iov_len: d.len(),
+                    },
+                ]
+            })
+            .collect();
+        let mut msgs: Vec<libc::mmsghdr> = iovecs
+            .iter_mut()
+            .map(|iov| {
+                // SAFETY: an all-zero msghdr is a valid "empty" value; every
+                // pointer set below outlives the syscall.
+                let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
+                hdr.msg_name = (&mut addr as *mut libc::sockaddr_in).cast();
+                hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+                hdr.msg_iov = iov.as_mut_ptr();
+                hdr.msg_iovlen = 2;
+                libc::mmsghdr {
+                    msg_hdr: hdr,
+                    msg_len: 0,
+                }
+            })
+            .collect();
+        let mut sent = 0usize;
+        while sent < msgs.len() {
+            let rest = &mut msgs[sent..];
+            // SAFETY: `rest` points to valid mmsghdrs whose iovecs reference
+            // the caller's slices, all alive for the duration of the call.
+            let n = unsafe {
+                libc::sendmmsg(
+                    self.socket.as_raw_fd(),
+                    rest.as_mut_ptr(),
+                    rest.len() as u32,
+                    0,
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                match e.kind() {
+                    std::io::ErrorKind::Interrupted => continue,
+                    std::io::ErrorKind::WouldBlock if sent > 0 => break,
+                    _ => return Err(sock_err("sendmmsg", SocketAddr::V4(dest))(e)),
+                }
+            }
+            sent += n as usize;
+        }
+        Ok(sent)
+    }
+
+    /// Receives up to `bufs.len()` datagrams in one `recvmmsg` call, waiting
+    /// for at least one. Writes each datagram's length and source into
+    /// `meta` and returns how many arrived. A datagram longer than its buffer
+    /// is truncated, and reported with `truncated` set.
+    pub fn recv_batch(&self, bufs: &mut [&mut [u8]], meta: &mut [RecvMeta]) -> Result<usize> {
+        let n = bufs.len().min(meta.len());
+        if n > MAX_BATCH {
+            return Err(Error::BatchTooLarge {
+                len: n,
+                max: MAX_BATCH,
+            });
+        }
+        let mut iovecs: Vec<libc::iovec> = bufs[..n]
+            .iter_mut()
+            .map(|b| libc::iovec {
+                iov_base: b.as_mut_ptr().cast(),
+                iov_len: b.len(),
+            })
+            .collect();
+        // SAFETY: zeroed sockaddr_in values are valid out-parameters.
+        let mut addrs: Vec<libc::sockaddr_in> = vec![unsafe { std::mem::zeroed() }; n];
+        let mut msgs: Vec<libc::mmsghdr> = iovecs
+            .iter_mut()
+            .zip(addrs.iter_mut())
+            .map(|(iov, addr)| {
+                // SAFETY: see send_gather.
+                let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
+                hdr.msg_name = (addr as *mut libc::sockaddr_in).cast();
+                hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+                hdr.msg_iov = iov;
+                hdr.msg_iovlen = 1;
+                libc::mmsghdr {
+                    msg_hdr: hdr,
+                    msg_len: 0,
+                }
+            })
+            .collect();
+        let got = loop {
+            // SAFETY: msgs/iovecs/addrs point into live buffers for the call.
+            let r = unsafe {
+                libc::recvmmsg(
+                    self.socket.as_raw_fd(),
+                    msgs.as_mut_ptr(),
+                    n as u32,
+                    libc::MSG_WAITFORONE,
+                    std::ptr::null_mut(),
+                )
+            };
+            if r >= 0 {
+                break r as usize;
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(sock_err("recvmmsg", self.local)(e));
+            }
+        };
+        for i in 0..got {
+            let a = &addrs[i];
+            meta[i] = RecvMeta {
+                len: msgs[i].msg_len as usize,
+                source: SocketAddrV4::new(
+                    u32::from_be(a.sin_addr.s_addr).into(),
+                    u16::from_be(a.sin_port),
+                ),
+                truncated: msgs[i].msg_hdr.msg_flags & libc::MSG_TRUNC != 0,
+            };
+        }
+        Ok(got)
+    }
+}
+
+/// What `recv_batch` learned about one datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecvMeta {
+    /// Bytes written into the buffer.
+    pub len: usize,
+    /// Sender address.
+    pub source: SocketAddrV4,
+    /// The datagram did not fit its buffer and was cut.
+    pub truncated: bool,
+}
+
+impl Default for RecvMeta {
+    fn default() -> Self {
+        RecvMeta {
+            len: 0,
+            source: SocketAddrV4::new([0, 0, 0, 0].into(), 0),
+            truncated: false,
+        }
+    }
+}
+
+/// Sets an integer SOL_SOCKET option that socket2 does not wrap.
+fn set_int_option(socket: &Socket, option: libc::c_int, value: usize) -> std::io::Result<()> {
+    let v = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);
+    // SAFETY: passes a pointer to a live c_int and its exact size.
+    let r = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            option,
+            (&v as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn sockaddr_in(a: SocketAddrV4) -> libc::sockaddr_in {
+    libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: a.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*a.ip()).to_be(),
+        },
+        sin_zero: [0; 8],
+    }
+}

@@ -1,0 +1,71 @@
+//! Batched UDP over loopback: gathered datagrams arrive whole and in order.
+
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::time::Duration;
+
+use linerate_io::udp::{RecvMeta, UdpEndpoint, UdpOptions};
+
+#[test]
+fn gathered_datagrams_arrive_whole() {
+    let lo = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0);
+    let rx = UdpEndpoint::bind(
+        lo,
+        &UdpOptions {
+            recv_buffer: Some(4 << 20),
+            ..UdpOptions::default()
+        },
+    )
+    .expect("bind receiver");
+    rx.socket()
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let tx = UdpEndpoint::bind(lo, &UdpOptions::default()).expect("bind sender");
+    let dest = match rx.local_addr() {
+        std::net::SocketAddr::V4(a) => a,
+        other => panic!("unexpected {other}"),
+    };
+    let frame: Vec<u8> = (0..64 * 100).map(|i| (i % 251) as u8).collect();
+    let heads: Vec<[u8; 4]> = (0..100u32).map(|i| i.to_be_bytes()).collect();
+    let datagrams: Vec<(&[u8], &[u8])> = heads
+        .iter()
+        .zip(frame.chunks(64))
+        .map(|(h, d)| (&h[..], d))
+        .collect();
+    assert_eq!(tx.send_gather(dest, &datagrams).expect("sendmmsg"), 100);
+
+    let mut storage = vec![[0u8; 128]; 32];
+    let mut got = Vec::new();
+    while got.len() < 100 {
+        let mut bufs: Vec<&mut [u8]> = storage.iter_mut().map(|b| &mut b[..]).collect();
+        let mut meta = vec![RecvMeta::default(); bufs.len()];
+        let n = rx.recv_batch(&mut bufs, &mut meta).expect("recvmmsg");
+        for (b, m) in bufs.iter().zip(&meta).take(n) {
+            assert!(!m.truncated);
+            assert_eq!(m.len, 68);
+            assert_eq!(*m.source.ip(), Ipv4Addr::LOCALHOST);
+            got.push(b[..m.len].to_vec());
+        }
+    }
+    for (i, d) in got.iter().enumerate() {
+        assert_eq!(&d[..4], &(i as u32).to_be_bytes());
+        assert_eq!(&d[4..], &frame[i * 64..(i + 1) * 64]);
+    }
+    assert!(rx.recv_buffer().expect("getsockopt") >= 4 << 20);
+}
+
+#[test]
+fn oversized_batches_are_refused() {
+    let tx = UdpEndpoint::bind(
+        SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0),
+        &UdpOptions::default(),
+    )
+    .expect("bind");
+    let d: Vec<(&[u8], &[u8])> = vec![(&[][..], &[][..]); 2000];
+    let err = tx
+        .send_gather(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 9), &d)
+        .expect_err("too large");
+    assert_eq!(
+        err.to_string(),
+        "batch of 2000 datagrams exceeds the limit of 1024"
+    );
+}
