@@ -1,0 +1,3 @@
+pub mod decode;
+pub mod demo;
+pub mod testbed;

@@ -1,0 +1,38 @@
+//! The `linerate` command-line tool.
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// linerate: sensor data over Ethernet at line rate — GigE Vision cameras and
+/// FADE front-end boards on one side, Linux hosts on the other.
+#[derive(Debug, Parser)]
+#[command(
+    name = "linerate",
+    version,
+    about = "linerate: sensor data over Ethernet at line rate (GigE Vision, FADE)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Commands,
+}
+
+#[derive(Debug, Subcommand)]
+enum Commands {
+    /// Stream self-verifying frames between two emulated hosts and verify every one.
+    Demo(cmd::demo::DemoArgs),
+    /// Build, inspect and tear down network test benches (namespaces, veth, loss, rate).
+    Testbed(cmd::testbed::TestbedArgs),
+    /// Decode GVCP, GVSP, GVSP-over-TCP or FADE packets given as hex.
+    Decode(cmd::decode::DecodeArgs),
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Commands::Demo(args) => cmd::demo::run(args),
+        Commands::Testbed(args) => cmd::testbed::run(args),
+        Commands::Decode(args) => cmd::decode::run(args),
+    }
+}
