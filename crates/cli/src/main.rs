@@ -1,5 +1,7 @@
 //! The `linerate` command-line tool.
 
+use std::process::ExitCode;
+
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
@@ -28,8 +30,19 @@ enum Commands {
     Decode(cmd::decode::DecodeArgs),
 }
 
-fn main() -> Result<()> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // `{:#}` prints the whole cause chain on one line, without a backtrace.
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Commands::Demo(args) => cmd::demo::run(args),
         Commands::Testbed(args) => cmd::testbed::run(args),

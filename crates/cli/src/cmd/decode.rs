@@ -21,6 +21,7 @@ pub enum Proto {
     /// FADE v1 payload (bytes after the Ethernet header).
     FadeV1,
     /// FADE-10G payload (bytes after the Ethernet header).
+    #[value(name = "fade-10g")]
     Fade10g,
 }
 
@@ -81,7 +82,7 @@ pub fn run(args: DecodeArgs) -> Result<()> {
     let mut items: Vec<(Proto, String)> = Vec::new();
     for h in &args.hex {
         let proto = args.proto.context(
-            "--proto is required for hex arguments (gvcp, gvsp, gvsp-tcp, fade-v1, fade10g)",
+            "--proto is required for hex arguments (gvcp, gvsp, gvsp-tcp, fade-v1, fade-10g)",
         )?;
         items.push((proto, h.clone()));
     }

@@ -1,0 +1,126 @@
+//! The `linerate` binary end to end: demo, decode and testbed commands.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn linerate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(args)
+        .output()
+        .expect("run linerate")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+fn vectors(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/vectors")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn demo_delivers_every_frame_on_a_clean_link() {
+    let out = linerate(&["demo", "--frames", "60", "--fps", "0", "--json"]);
+    assert!(
+        out.status.success(),
+        "demo failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["frames_complete_verified"], 60);
+    assert_eq!(v["frames_incomplete"], 0);
+    assert_eq!(v["ok"], true);
+}
+
+#[test]
+fn demo_reports_incomplete_frames_under_loss() {
+    let out = linerate(&[
+        "demo", "--frames", "40", "--fps", "200", "--loss", "5", "--json",
+    ]);
+    // Loss is expected here, so the demo succeeds but must count the damage.
+    assert!(
+        out.status.success(),
+        "demo failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let incomplete = v["frames_incomplete"].as_u64().expect("count");
+    let complete = v["frames_complete_verified"].as_u64().expect("count");
+    assert!(
+        incomplete > 0,
+        "5% loss over ~100 packets per frame left no frame incomplete: {v}"
+    );
+    assert_eq!(complete + incomplete, 40, "{v}");
+    assert_eq!(
+        v["frames_bad_pattern"], 0,
+        "an incomplete frame was passed as complete: {v}"
+    );
+}
+
+#[test]
+fn demo_refuses_bad_arguments() {
+    let out = linerate(&["demo", "--loss", "150"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--loss 150"));
+}
+
+#[test]
+fn decode_accepts_aravis_vectors_and_refuses_invalid_ones() {
+    let out = linerate(&["decode", "--file", &vectors("aravis/gvcp_arv_tool.hex")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Discovery"));
+
+    let out = linerate(&[
+        "decode",
+        "--json",
+        "--file",
+        &vectors("invalid/hand_made.hex"),
+    ]);
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert!(lines.len() >= 10);
+    assert!(lines
+        .iter()
+        .all(|l| l["ok"] == false && l["error"].is_string()));
+}
+
+#[test]
+fn testbed_up_status_down() {
+    let out = linerate(&[
+        "testbed", "up", "--name", "clitest", "--hosts", "cam,pc", "--mtu", "9000", "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let up = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(up.contains("169.254."), "{up}");
+    let out = linerate(&["testbed", "status", "--name", "clitest", "--json"]);
+    let status = String::from_utf8_lossy(&out.stdout).to_string();
+    let down = linerate(&["testbed", "down", "--name", "clitest"]);
+    assert!(
+        out.status.success() && status.contains("lr-clitest-cam"),
+        "{status}"
+    );
+    assert!(
+        down.status.success(),
+        "{}",
+        String::from_utf8_lossy(&down.stderr)
+    );
+    let out = linerate(&["testbed", "status", "--name", "clitest", "--json"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("lr-clitest-cam"));
+}
