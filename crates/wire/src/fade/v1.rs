@@ -533,8 +533,9 @@ impl<'a> Repr<'a> {
         }
     }
 
-    /// Writes exactly [`Self::buffer_len`] bytes at the start of `buf`.
-    pub fn emit(&self, buf: &mut [u8]) -> Result<()> {
+    /// Writes exactly [`Self::buffer_len`] bytes at the start of `buf` and
+    /// returns that length, like the GVCP and GVSP codecs do.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize> {
         let got = buf.len();
         let need = self.buffer_len();
         let out = buf.get_mut(..need).ok_or(Error::Truncated {
@@ -543,7 +544,7 @@ impl<'a> Repr<'a> {
             need,
         })?;
         self.emit_exact(out);
-        Ok(())
+        Ok(need)
     }
 
     /// Emits into a new vector of exactly [`Self::buffer_len`] bytes.
