@@ -19,4 +19,7 @@
 //! work.
 
 pub mod block_plan;
+pub mod device;
+pub mod frame_clock;
+pub mod frame_ring;
 pub mod test_pattern;
