@@ -52,16 +52,109 @@ pub enum PatternError {
     },
 }
 
+/// One period of the pattern: byte i is i (i < 251).
+fn cycle() -> &'static [u8; 251] {
+    static CYCLE: std::sync::OnceLock<[u8; 251]> = std::sync::OnceLock::new();
+    CYCLE.get_or_init(|| {
+        let mut c = [0u8; 251];
+        for (i, b) in c.iter_mut().enumerate() {
+            *b = (i % 251) as u8;
+        }
+        c
+    })
+}
+
+/// Writes the pixel bytes (offset 16 onwards) for `frame_number`, by copying
+/// whole periods, which runs at memcpy speed.
+fn fill_pixels(frame_number: u64, frame: &mut [u8]) {
+    let start = (frame_number % 251) as usize;
+    let c = cycle();
+    let mut i = STAMP_LEN;
+    while i < frame.len() {
+        let phase = (i + start) % 251;
+        let n = (251 - phase).max(1).min(frame.len() - i);
+        let n = if phase == 0 {
+            251.min(frame.len() - i)
+        } else {
+            n
+        };
+        frame[i..i + n].copy_from_slice(&c[phase..phase + n]);
+        i += n;
+    }
+}
+
 /// Fills `frame` with the pattern for `frame_number`, stamp included.
 pub fn fill(frame_number: u64, frame: &mut [u8]) -> Result<(), PatternError> {
     if frame.len() < STAMP_LEN {
         return Err(PatternError::TooShort(frame.len()));
     }
-    let start = (frame_number % 251) as usize;
-    for (i, b) in frame.iter_mut().enumerate().skip(STAMP_LEN) {
-        *b = ((i + start) % 251) as u8;
-    }
+    fill_pixels(frame_number, frame);
     stamp(frame_number, frame)
+}
+
+/// Generates pattern frames fast: the pixels of frame `n` depend only on
+/// `n mod 251` and the length, so their CRC is computed once per phase and
+/// cached; each frame then costs one memcpy-speed fill and a 16-byte stamp.
+#[derive(Debug)]
+pub struct Generator {
+    len: usize,
+    crc_by_phase: Vec<Option<u32>>,
+}
+
+impl Generator {
+    /// A generator for frames of `len` bytes.
+    pub fn new(len: usize) -> Result<Generator, PatternError> {
+        if len < STAMP_LEN {
+            return Err(PatternError::TooShort(len));
+        }
+        Ok(Generator {
+            len,
+            crc_by_phase: vec![None; 251],
+        })
+    }
+
+    /// Frame length this generator makes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: frames hold at least the stamp.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Writes frame `frame_number` into `frame[..len]`. When `frame`
+    /// already holds a frame of the same phase (`frame_number mod 251`), pass
+    /// `pixels_valid = true` and only the stamp is rewritten.
+    pub fn write(
+        &mut self,
+        frame_number: u64,
+        frame: &mut [u8],
+        pixels_valid: bool,
+    ) -> Result<(), PatternError> {
+        let got = frame.len();
+        let frame = frame
+            .get_mut(..self.len)
+            .ok_or(PatternError::TooShort(got))?;
+        if !pixels_valid {
+            fill_pixels(frame_number, frame);
+        }
+        let phase = (frame_number % 251) as usize;
+        let crc = match self.crc_by_phase.get(phase).copied().flatten() {
+            Some(c) => c,
+            None => {
+                let c = crc32fast::hash(&frame[STAMP_LEN..]);
+                if let Some(slot) = self.crc_by_phase.get_mut(phase) {
+                    *slot = Some(c);
+                }
+                c
+            }
+        };
+        frame[..4].copy_from_slice(MAGIC);
+        frame[4..12].copy_from_slice(&frame_number.to_be_bytes());
+        frame[12..16].copy_from_slice(&crc.to_be_bytes());
+        Ok(())
+    }
 }
 
 /// Rewrites only the stamp, for a sender that reuses pixel buffers.
@@ -133,6 +226,32 @@ mod tests {
         assert_eq!(&f[..4], b"LRTP");
         assert_eq!(verify(&f), Ok(77));
         assert_eq!(verify_pixels(&f), Ok(77));
+    }
+
+    #[test]
+    fn fast_fill_matches_the_formula() {
+        for len in [16, 17, 266, 267, 1000, 4096] {
+            for n in [0u64, 1, 250, 251, 252, 1000] {
+                let mut f = vec![0u8; len];
+                fill(n, &mut f).expect("fills");
+                assert_eq!(verify_pixels(&f), Ok(n), "len {len} frame {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn generator_caches_crc_and_reuses_pixels() {
+        let mut g = Generator::new(5000).expect("long enough");
+        let mut f = vec![0u8; 5000];
+        g.write(3, &mut f, false).expect("writes");
+        assert_eq!(verify_pixels(&f), Ok(3));
+        // Same phase, pixels kept: only the stamp changes.
+        g.write(3 + 251, &mut f, true).expect("writes");
+        assert_eq!(verify_pixels(&f), Ok(254));
+        g.write(4, &mut f, false).expect("writes");
+        assert_eq!(verify_pixels(&f), Ok(4));
+        assert!(g.write(5, &mut [0u8; 10], false).is_err());
+        assert!(Generator::new(3).is_err());
     }
 
     #[test]

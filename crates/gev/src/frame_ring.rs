@@ -1,0 +1,202 @@
+//! The camera's resend buffer: the last N frames, kept so lost packets can
+//! be sent again.
+//!
+//! Frame memory is allocated once per slot and reused; the oldest frame is
+//! overwritten by the next one, so steady-state streaming allocates nothing.
+//! A resend request is answered from here: packets of a frame still held go
+//! out again with status PACKET_RESEND, and a request for a frame already
+//! overwritten gets an error-status packet instead.
+
+use crate::block_plan::BlockPlan;
+use linerate_wire::Status;
+
+/// Most packets one resend request may produce, so a bogus request for
+/// packets 0..=0xffffff cannot make the camera flood the link.
+pub const MAX_PACKETS_PER_REQUEST: u32 = 4096;
+
+/// One held frame.
+#[derive(Debug)]
+struct Slot {
+    plan: Option<BlockPlan>,
+    data: Vec<u8>,
+}
+
+/// What to send for one requested packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResendItem {
+    /// Resend packet `packet_id` of the held block.
+    Packet {
+        /// Packet id within the block.
+        packet_id: u32,
+    },
+    /// Send a header-only packet with this error status.
+    Error {
+        /// Packet id the error refers to.
+        packet_id: u32,
+        /// Why it cannot be resent.
+        status: Status,
+    },
+}
+
+/// The ring of held frames.
+#[derive(Debug)]
+pub struct FrameRing {
+    slots: Vec<Slot>,
+    next: usize,
+}
+
+impl FrameRing {
+    /// A ring holding `frames` frames (at least 1).
+    pub fn new(frames: usize) -> FrameRing {
+        FrameRing {
+            slots: (0..frames.max(1))
+                .map(|_| Slot {
+                    plan: None,
+                    data: Vec::new(),
+                })
+                .collect(),
+            next: 0,
+        }
+    }
+
+    /// Frames held at most.
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Takes the oldest slot for a new frame of `len` bytes and returns its
+    /// index and memory. The frame it held is no longer resendable.
+    /// Allocates only when the frame size grows.
+    pub fn claim(&mut self, len: usize) -> (usize, &mut [u8]) {
+        let index = self.next;
+        self.next = (self.next + 1) % self.slots.len();
+        let slot = &mut self.slots[index];
+        slot.plan = None;
+        slot.data.resize(len, 0);
+        (index, &mut slot.data[..])
+    }
+
+    /// Marks slot `index` as holding the block `plan` describes.
+    pub fn commit(&mut self, index: usize, plan: BlockPlan) {
+        if let Some(slot) = self.slots.get_mut(index) {
+            slot.plan = Some(plan);
+        }
+    }
+
+    /// The plan and data of a held block.
+    pub fn get(&self, block_id: u64) -> Option<(&BlockPlan, &[u8])> {
+        self.slots.iter().find_map(|s| match &s.plan {
+            Some(p) if p.block_id() == block_id => Some((p, &s.data[..])),
+            _ => None,
+        })
+    }
+
+    /// The plan and data held in slot `index`.
+    pub fn slot(&self, index: usize) -> Option<(&BlockPlan, &[u8])> {
+        let s = self.slots.get(index)?;
+        s.plan.as_ref().map(|p| (p, &s.data[..]))
+    }
+
+    /// Decides what to send for a request of packets `first..=last` of `block_id`.
+    pub fn plan_resend(&self, block_id: u64, first: u32, last: u32) -> Vec<ResendItem> {
+        if last < first {
+            return Vec::new();
+        }
+        let count = (last - first)
+            .saturating_add(1)
+            .min(MAX_PACKETS_PER_REQUEST);
+        let ids = (0..count).map(|i| first + i);
+        match self.get(block_id) {
+            Some((plan, _)) => ids
+                .map(|packet_id| {
+                    if packet_id < plan.packet_count() {
+                        ResendItem::Packet { packet_id }
+                    } else {
+                        ResendItem::Error {
+                            packet_id,
+                            status: Status::PACKET_UNAVAILABLE,
+                        }
+                    }
+                })
+                .collect(),
+            // One error packet answers the whole range of a frame we no longer hold.
+            None => vec![ResendItem::Error {
+                packet_id: first,
+                status: Status::PACKET_UNAVAILABLE,
+            }],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linerate_wire::gvsp::{LeaderInfo, LeaderRepr, PayloadType, TrailerRepr};
+
+    fn plan(block_id: u64, len: usize) -> BlockPlan {
+        BlockPlan::new(
+            block_id,
+            false,
+            1000,
+            len,
+            LeaderRepr {
+                flags: 0,
+                payload_type: PayloadType::RAW_DATA,
+                timestamp: 0,
+                info: LeaderInfo::RawData {
+                    payload_size: len as u64,
+                },
+            },
+            TrailerRepr {
+                payload_type: PayloadType::RAW_DATA,
+                size_y: None,
+                chunk_payload_length: None,
+                chunk_layout_id: None,
+            },
+        )
+        .expect("valid plan")
+    }
+
+    #[test]
+    fn holds_the_last_frames_and_answers_resends() {
+        let mut ring = FrameRing::new(2);
+        for block in 1..=3u64 {
+            let (i, data) = ring.claim(5000);
+            data.fill(block as u8);
+            ring.commit(i, plan(block, 5000));
+        }
+        // Block 1 was overwritten by block 3.
+        assert!(ring.get(1).is_none());
+        assert_eq!(ring.get(2).map(|(_, d)| d[0]), Some(2));
+        assert_eq!(ring.get(3).map(|(p, _)| p.packet_count()), Some(2 + 6));
+        assert_eq!(
+            ring.plan_resend(3, 1, 2),
+            vec![
+                ResendItem::Packet { packet_id: 1 },
+                ResendItem::Packet { packet_id: 2 }
+            ]
+        );
+        assert_eq!(
+            ring.plan_resend(3, 7, 8),
+            vec![
+                ResendItem::Packet { packet_id: 7 },
+                ResendItem::Error {
+                    packet_id: 8,
+                    status: Status::PACKET_UNAVAILABLE
+                }
+            ]
+        );
+        assert_eq!(
+            ring.plan_resend(1, 4, 5),
+            vec![ResendItem::Error {
+                packet_id: 4,
+                status: Status::PACKET_UNAVAILABLE
+            }]
+        );
+        assert!(ring.plan_resend(3, 5, 4).is_empty());
+        assert_eq!(
+            ring.plan_resend(3, 0, u32::MAX).len(),
+            MAX_PACKETS_PER_REQUEST as usize
+        );
+    }
+}
