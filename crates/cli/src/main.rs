@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+mod camera;
 mod cmd;
 
 /// linerate: sensor data over Ethernet at line rate — GigE Vision cameras and
@@ -22,6 +23,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Commands {
+    /// Run an emulated GigE Vision camera (GVCP server and GVSP streamer) until Ctrl-C.
+    Camera(camera::CameraArgs),
     /// Stream self-verifying frames between two emulated hosts and verify every one.
     Demo(cmd::demo::DemoArgs),
     /// Build, inspect and tear down network test benches (namespaces, veth, loss, rate).
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Commands::Camera(args) => camera::run(args),
         Commands::Demo(args) => cmd::demo::run(args),
         Commands::Testbed(args) => cmd::testbed::run(args),
         Commands::Decode(args) => cmd::decode::run(args),

@@ -1,0 +1,317 @@
+//! `linerate camera`: an emulated GigE Vision camera.
+//!
+//! The GVCP logic is `linerate_gev::device::Device` (sans-IO); this module
+//! binds the sockets, feeds it datagrams and time, and turns its events into
+//! work for the stream thread ([`streamer`]).
+
+mod control_socket;
+mod interface;
+pub mod streamer;
+
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use linerate_gev::device::{
+    AcquisitionMode, Counters, Device, DeviceConfig, DeviceEvent, DeviceIdentity,
+};
+use linerate_io::udp::{UdpEndpoint, UdpOptions};
+use linerate_wire::PixelFormat;
+
+use control_socket::ControlSockets;
+use streamer::{StreamCommand, StreamCounters, StreamSettings, Streamer};
+
+/// Pixel formats the camera offers (and its GenICam XML lists).
+const PIXEL_FORMATS: [PixelFormat; 4] = [
+    PixelFormat::MONO8,
+    PixelFormat::MONO16,
+    PixelFormat::BAYER_RG8,
+    PixelFormat::RGB8,
+];
+
+/// Arguments of `linerate camera`.
+#[derive(Debug, Args)]
+pub struct CameraArgs {
+    /// IPv4 address of the interface the camera answers on (GVCP port 3956).
+    #[arg(long)]
+    bind: Ipv4Addr,
+    /// Serial number reported in discovery (default: derived from the address).
+    #[arg(long)]
+    serial: Option<String>,
+    /// Initial image width in pixels.
+    #[arg(long, default_value_t = 1024)]
+    width: u32,
+    /// Initial image height in lines.
+    #[arg(long, default_value_t = 768)]
+    height: u32,
+    /// Initial pixel format: Mono8, Mono16, BayerRG8 or RGB8.
+    #[arg(long, default_value = "Mono8")]
+    pixel_format: String,
+    /// Initial frame rate in frames per second.
+    #[arg(long, default_value_t = 25.0)]
+    fps: f32,
+    /// Initial GVSP packet size (SCPS: IP + UDP + GVSP headers + data).
+    #[arg(long, default_value_t = 1500)]
+    packet_size: u32,
+    /// Frames kept for packet resend requests.
+    #[arg(long, default_value_t = 16)]
+    resend_frames: usize,
+    /// UDP source port of the stream (0: let the kernel choose). A fixed
+    /// port lets firewalls and loss rules select the stream.
+    #[arg(long, default_value_t = 0)]
+    stream_port: u16,
+    /// GVCP port to listen on (3956 is the standard's).
+    #[arg(long, default_value_t = linerate_wire::gvcp::PORT)]
+    port: u16,
+    /// Print a status line every this many seconds (0: never).
+    #[arg(long, default_value_t = 5.0)]
+    stats_interval: f64,
+    /// On exit, print the counters as one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+fn identity(args: &CameraArgs) -> Result<DeviceIdentity> {
+    let iface = interface::find(args.bind).with_context(|| {
+        format!(
+            "no local interface has address {} (give --bind one of this host's IPv4 addresses)",
+            args.bind
+        )
+    })?;
+    let o = args.bind.octets();
+    Ok(DeviceIdentity {
+        serial: args
+            .serial
+            .clone()
+            .unwrap_or_else(|| format!("LR{:03}{:03}", o[2], o[3])),
+        mac: iface.mac,
+        ip: args.bind,
+        subnet: iface.netmask,
+        ..DeviceIdentity::default()
+    })
+}
+
+fn config(args: &CameraArgs) -> Result<DeviceConfig> {
+    let pixel_format = PixelFormat::from_name(&args.pixel_format)
+        .filter(|f| PIXEL_FORMATS.contains(f))
+        .with_context(|| {
+            format!(
+                "unknown --pixel-format {:?}: use Mono8, Mono16, BayerRG8 or RGB8",
+                args.pixel_format
+            )
+        })?;
+    let config = DeviceConfig {
+        width: args.width,
+        height: args.height,
+        pixel_format,
+        pixel_formats: PIXEL_FORMATS.to_vec(),
+        frame_rate: args.fps,
+        packet_size: args.packet_size,
+        ..DeviceConfig::default()
+    };
+    config.validate().context("invalid camera settings")?;
+    Ok(config)
+}
+
+fn snapshot(c: &StreamCounters) -> Counters {
+    Counters {
+        frames_sent: c.frames_sent.load(Ordering::Relaxed),
+        frames_skipped: c.frames_skipped.load(Ordering::Relaxed),
+        packets_resent: c.packets_resent.load(Ordering::Relaxed),
+        resend_unavailable: c.resend_unavailable.load(Ordering::Relaxed),
+        trigger_latency_us: c.trigger_latency_us.load(Ordering::Relaxed),
+    }
+}
+
+/// Turns a device event into work for the stream thread.
+fn dispatch(event: &DeviceEvent, device: &Device, tx: &mpsc::Sender<StreamCommand>) {
+    let cfg = device.stream_config();
+    let cmd = match event {
+        DeviceEvent::AcquisitionStart => {
+            let Some(destination) = cfg.destination else {
+                eprintln!("camera: acquisition started with no stream destination (SCDA/SCP unset); not streaming");
+                return;
+            };
+            if cfg.transport != 0 {
+                eprintln!("camera: the TCP transport is not implemented yet; not streaming");
+                return;
+            }
+            StreamCommand::Start(StreamSettings {
+                destination,
+                packet_size: cfg.packet_size as usize,
+                packet_delay_ns: u64::from(cfg.packet_delay_ticks),
+                extended_ids: cfg.extended_ids,
+                width: cfg.width,
+                height: cfg.height,
+                offset_x: cfg.offset_x,
+                offset_y: cfg.offset_y,
+                pixel_format: cfg.pixel_format,
+                frame_rate: cfg.frame_rate,
+                frame_limit: match cfg.acquisition_mode {
+                    AcquisitionMode::Continuous => None,
+                    AcquisitionMode::SingleFrame => Some(1),
+                    AcquisitionMode::MultiFrame => Some(u64::from(cfg.frame_count.max(1))),
+                },
+                triggered: cfg.trigger_mode_on,
+            })
+        }
+        DeviceEvent::AcquisitionStop => StreamCommand::Stop,
+        DeviceEvent::TriggerSoftware => StreamCommand::Trigger(Instant::now()),
+        DeviceEvent::PacketResend(r) => StreamCommand::Resend(*r),
+        DeviceEvent::FireTestPacket => match cfg.destination {
+            Some(destination) => StreamCommand::TestPacket {
+                destination,
+                size: cfg.packet_size as usize,
+            },
+            None => return,
+        },
+        DeviceEvent::ControlGranted { controller, .. } => {
+            eprintln!("camera: {controller} took control");
+            return;
+        }
+        DeviceEvent::ControlLost { controller, reason } => {
+            eprintln!("camera: {controller} lost control ({reason:?})");
+            return;
+        }
+        DeviceEvent::StreamConfigChanged => return,
+    };
+    // A closed channel means the stream thread ended; the main loop notices.
+    let _ = tx.send(cmd);
+}
+
+/// Runs `linerate camera` until SIGINT or SIGTERM.
+pub fn run(args: CameraArgs) -> Result<()> {
+    if args.resend_frames == 0 {
+        bail!("--resend-frames must be at least 1");
+    }
+    let identity = identity(&args)?;
+    let mut device =
+        Device::new(identity.clone(), config(&args)?).context("building the camera")?;
+    let sockets = ControlSockets::bind(args.bind, args.port)?;
+    let stream_socket = UdpEndpoint::bind(
+        SocketAddrV4::new(args.bind, args.stream_port),
+        &UdpOptions {
+            send_buffer: Some(16 << 20),
+            ..UdpOptions::default()
+        },
+    )
+    .with_context(|| {
+        format!(
+            "binding the stream socket at {}:{}",
+            args.bind, args.stream_port
+        )
+    })?;
+    let source_port = stream_socket.local_addr().port();
+    device.set_source_port(source_port);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))
+            .context("installing signal handlers")?;
+    }
+
+    let epoch = Instant::now();
+    let counters = Arc::new(StreamCounters::default());
+    let (tx, rx) = mpsc::channel();
+    let streamer = Streamer::new(
+        stream_socket,
+        rx,
+        Arc::clone(&counters),
+        epoch,
+        args.resend_frames,
+    );
+    let stream_thread = std::thread::Builder::new()
+        .name("gvsp-stream".into())
+        .spawn(move || streamer.run())
+        .context("starting the stream thread")?;
+
+    eprintln!(
+        "camera: serial {} at {}:{} (stream source port {source_port}), MAC {}; Ctrl-C to stop",
+        identity.serial, args.bind, args.port, identity.mac
+    );
+    let mut buf = vec![0u8; 2048];
+    let mut last_stats = Instant::now();
+    let mut last_frames = 0u64;
+    let mut last_bytes = 0u64;
+    let mut runs_seen = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        let now = epoch.elapsed();
+        let wait = device
+            .next_wakeup()
+            .map_or(Duration::from_millis(100), |t| t.saturating_sub(now))
+            .min(Duration::from_millis(100));
+        if let Some((n, from)) = sockets.recv(&mut buf, wait)? {
+            device.set_counters(snapshot(&counters));
+            let result = device.handle(&buf[..n], from, epoch.elapsed());
+            if let Some(reply) = &result.reply {
+                if let Err(e) = sockets.send(&reply.datagram, reply.to) {
+                    eprintln!("camera: {e:#}");
+                }
+            }
+            for e in &result.events {
+                dispatch(e, &device, &tx);
+            }
+        }
+        for e in device.poll(epoch.elapsed()) {
+            dispatch(&e, &device, &tx);
+        }
+        // Single- and multi-frame acquisitions end by themselves.
+        let runs = counters.runs_finished.load(Ordering::Relaxed);
+        if runs != runs_seen {
+            runs_seen = runs;
+            device.acquisition_complete();
+        }
+        if stream_thread.is_finished() {
+            bail!("the stream thread ended unexpectedly");
+        }
+        if args.stats_interval > 0.0 && last_stats.elapsed().as_secs_f64() >= args.stats_interval {
+            let dt = last_stats.elapsed().as_secs_f64();
+            let frames = counters.frames_sent.load(Ordering::Relaxed);
+            let bytes = counters.bytes_sent.load(Ordering::Relaxed);
+            if frames != last_frames {
+                eprintln!(
+                    "camera: {:.1} frames/s, {:.2} Gbit/s, {} skipped, {} resent, {} unavailable",
+                    (frames - last_frames) as f64 / dt,
+                    (bytes - last_bytes) as f64 * 8.0 / dt / 1e9,
+                    counters.frames_skipped.load(Ordering::Relaxed),
+                    counters.packets_resent.load(Ordering::Relaxed),
+                    counters.resend_unavailable.load(Ordering::Relaxed),
+                );
+            }
+            last_frames = frames;
+            last_bytes = bytes;
+            last_stats = Instant::now();
+        }
+    }
+    let _ = tx.send(StreamCommand::Shutdown);
+    let _ = stream_thread.join();
+    let c = snapshot(&counters);
+    let seconds = epoch.elapsed().as_secs_f64();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "serial": identity.serial,
+                "seconds": seconds,
+                "frames_sent": c.frames_sent,
+                "frames_skipped": c.frames_skipped,
+                "packets_sent": counters.packets_sent.load(Ordering::Relaxed),
+                "bytes_sent": counters.bytes_sent.load(Ordering::Relaxed),
+                "packets_resent": c.packets_resent,
+                "resend_unavailable": c.resend_unavailable,
+                "send_errors": counters.send_errors.load(Ordering::Relaxed),
+                "trigger_latency_us": c.trigger_latency_us,
+            })
+        );
+    } else {
+        eprintln!(
+            "camera: stopped after {seconds:.1} s: {} frames sent, {} skipped, {} packets resent",
+            c.frames_sent, c.frames_skipped, c.packets_resent
+        );
+    }
+    Ok(())
+}

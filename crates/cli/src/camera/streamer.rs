@@ -1,0 +1,488 @@
+//! The camera's stream thread: produces frames on time, sends them as GVSP
+//! with batched scatter-gather sends, and serves resend requests from the
+//! frame ring.
+//!
+//! All timing and bookkeeping decisions come from sans-IO pieces in
+//! `linerate-gev` (frame clock, block plan, frame ring); this file only
+//! moves bytes and sleeps.
+
+use std::net::SocketAddrV4;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use linerate_gev::block_plan::BlockPlan;
+use linerate_gev::frame_clock::{FrameClock, Tick};
+use linerate_gev::frame_ring::{FrameRing, ResendItem};
+use linerate_gev::test_pattern::Generator;
+use linerate_io::udp::UdpEndpoint;
+use linerate_wire::gvcp::PacketResend;
+use linerate_wire::gvsp::{
+    HeaderRepr, ImageInfo, LeaderInfo, LeaderRepr, PacketFormat, PayloadType, TrailerRepr,
+};
+use linerate_wire::{PixelFormat, Status};
+
+/// Packets handed to one sendmmsg call.
+const BATCH: usize = 64;
+/// Room for the largest head: extended header + image leader.
+const HEAD_ROOM: usize = 64;
+
+/// What the stream needs to know at acquisition start.
+#[derive(Debug, Clone)]
+pub struct StreamSettings {
+    /// Host address and port the stream goes to.
+    pub destination: SocketAddrV4,
+    /// SCPS packet size (IP + UDP + GVSP headers + data).
+    pub packet_size: usize,
+    /// Delay between packets in nanoseconds (SCPD with a 1 GHz tick).
+    pub packet_delay_ns: u64,
+    /// Use 64-bit block ids and 32-bit packet ids.
+    pub extended_ids: bool,
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// Region offsets, reported in the leader.
+    pub offset_x: u32,
+    /// Region offsets, reported in the leader.
+    pub offset_y: u32,
+    /// Pixel format.
+    pub pixel_format: PixelFormat,
+    /// Frames per second in free-running mode.
+    pub frame_rate: f64,
+    /// Frames to send before stopping by itself (None: until told to stop).
+    pub frame_limit: Option<u64>,
+    /// One frame per software trigger instead of free running.
+    pub triggered: bool,
+}
+
+/// Requests from the control thread.
+#[derive(Debug)]
+pub enum StreamCommand {
+    /// Start streaming with these settings.
+    Start(StreamSettings),
+    /// Stop streaming (frames already sent stay resendable).
+    Stop,
+    /// A software trigger arrived at this instant.
+    Trigger(Instant),
+    /// The host asks for packets again.
+    Resend(PacketResend),
+    /// Send a test packet of `size` bytes (IP + UDP + payload) to `destination`.
+    TestPacket {
+        /// Where to send it.
+        destination: SocketAddrV4,
+        /// SCPS packet size.
+        size: usize,
+    },
+    /// End the thread.
+    Shutdown,
+}
+
+/// Counters shared with the control thread, which publishes them in registers.
+#[derive(Debug, Default)]
+pub struct StreamCounters {
+    /// Frames sent.
+    pub frames_sent: AtomicU64,
+    /// Frames skipped because the sender fell behind the frame rate.
+    pub frames_skipped: AtomicU64,
+    /// GVSP packets sent (first transmissions).
+    pub packets_sent: AtomicU64,
+    /// Bytes sent in GVSP packets (first transmissions, headers included).
+    pub bytes_sent: AtomicU64,
+    /// Packets resent on request.
+    pub packets_resent: AtomicU64,
+    /// Resend requests for data no longer held.
+    pub resend_unavailable: AtomicU64,
+    /// Last software trigger to first packet time, in microseconds.
+    pub trigger_latency_us: AtomicU64,
+    /// Send errors (e.g. no route, buffer full).
+    pub send_errors: AtomicU64,
+    /// True (1) while acquiring.
+    pub acquiring: AtomicU64,
+    /// Acquisitions that ended by themselves (single/multi frame done).
+    pub runs_finished: AtomicU64,
+}
+
+/// The stream thread's state.
+pub struct Streamer {
+    socket: UdpEndpoint,
+    commands: Receiver<StreamCommand>,
+    counters: Arc<StreamCounters>,
+    epoch: Instant,
+    ring: FrameRing,
+    slot_phase: Vec<Option<(u64, usize)>>,
+    heads: Vec<[u8; HEAD_ROOM]>,
+    frame_number: u64,
+    next_block_id: u64,
+    settings: Option<StreamSettings>,
+    generator: Option<Generator>,
+    sent_in_run: u64,
+    last_destination: Option<SocketAddrV4>,
+}
+
+/// Whether the main loop should go on.
+enum Flow {
+    Continue,
+    Exit,
+}
+
+impl Streamer {
+    /// A stream thread state sending from `socket`, keeping `resend_frames` frames.
+    pub fn new(
+        socket: UdpEndpoint,
+        commands: Receiver<StreamCommand>,
+        counters: Arc<StreamCounters>,
+        epoch: Instant,
+        resend_frames: usize,
+    ) -> Streamer {
+        let ring = FrameRing::new(resend_frames);
+        Streamer {
+            slot_phase: vec![None; ring.capacity()],
+            ring,
+            socket,
+            commands,
+            counters,
+            epoch,
+            heads: vec![[0u8; HEAD_ROOM]; BATCH],
+            frame_number: 0,
+            next_block_id: 1,
+            settings: None,
+            generator: None,
+            sent_in_run: 0,
+            last_destination: None,
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// Runs until `Shutdown` or until the control thread goes away.
+    pub fn run(mut self) {
+        let mut clock: Option<FrameClock> = None;
+        loop {
+            let acquiring = self.settings.is_some();
+            let free_running = self.settings.as_ref().is_some_and(|s| !s.triggered);
+            // How long we may block waiting for a command.
+            let wait = match (&mut clock, free_running) {
+                (Some(c), true) => match c.poll(self.now_ns()) {
+                    Tick::Produce { skipped } => {
+                        self.counters
+                            .frames_skipped
+                            .fetch_add(skipped, Ordering::Relaxed);
+                        self.send_frame(None);
+                        if self.limit_reached() {
+                            self.finish_run();
+                            clock = None;
+                        }
+                        Some(Duration::ZERO)
+                    }
+                    Tick::WaitUntil(t) => {
+                        Some(Duration::from_nanos(t.saturating_sub(self.now_ns())))
+                    }
+                },
+                _ => None,
+            };
+            let cmd = match wait {
+                Some(d) if d.is_zero() => match self.commands.try_recv() {
+                    Ok(c) => Some(c),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => None,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => return,
+                },
+                Some(d) => match self.commands.recv_timeout(d) {
+                    Ok(c) => Some(c),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                },
+                None => match self.commands.recv() {
+                    Ok(c) => Some(c),
+                    Err(_) => return,
+                },
+            };
+            let Some(cmd) = cmd else { continue };
+            match cmd {
+                StreamCommand::Start(s) => {
+                    let fps = s.frame_rate;
+                    self.start(s);
+                    clock = Some(FrameClock::new(fps, self.now_ns()));
+                }
+                StreamCommand::Stop => {
+                    self.stop();
+                    clock = None;
+                }
+                StreamCommand::Trigger(at) => {
+                    if acquiring && !free_running {
+                        self.send_frame(Some(at));
+                        if self.limit_reached() {
+                            self.finish_run();
+                            clock = None;
+                        }
+                    }
+                }
+                other => {
+                    if let Flow::Exit = self.handle_side_command(other) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn start(&mut self, s: StreamSettings) {
+        let len = s.pixel_format.image_bytes(s.width, s.height).unwrap_or(0) as usize;
+        self.generator = Generator::new(len).ok();
+        self.last_destination = Some(s.destination);
+        self.settings = Some(s);
+        self.sent_in_run = 0;
+        self.counters.acquiring.store(1, Ordering::Relaxed);
+    }
+
+    fn stop(&mut self) {
+        self.settings = None;
+        self.counters.acquiring.store(0, Ordering::Relaxed);
+    }
+
+    /// A single- or multi-frame acquisition sent all its frames.
+    fn finish_run(&mut self) {
+        self.stop();
+        self.counters.runs_finished.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn limit_reached(&self) -> bool {
+        self.settings
+            .as_ref()
+            .and_then(|s| s.frame_limit)
+            .is_some_and(|n| self.sent_in_run >= n)
+    }
+
+    /// Resends, test packets and shutdown: handled also in the middle of a frame.
+    fn handle_side_command(&mut self, cmd: StreamCommand) -> Flow {
+        match cmd {
+            StreamCommand::Resend(r) => self.resend(&r),
+            StreamCommand::TestPacket { destination, size } => {
+                let payload = vec![0u8; size.saturating_sub(linerate_wire::gvsp::IP_UDP_OVERHEAD)];
+                if self
+                    .socket
+                    .send_gather(destination, &[(&payload[..], &[][..])])
+                    .is_err()
+                {
+                    self.counters.send_errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            StreamCommand::Shutdown => return Flow::Exit,
+            // Start/Stop/Trigger are handled by the main loop.
+            StreamCommand::Start(_) | StreamCommand::Stop | StreamCommand::Trigger(_) => {}
+        }
+        Flow::Continue
+    }
+
+    /// Produces and sends one frame.
+    fn send_frame(&mut self, trigger: Option<Instant>) {
+        let Some(s) = self.settings.clone() else {
+            return;
+        };
+        let Some(generator) = self.generator.as_mut() else {
+            return;
+        };
+        let len = generator.len();
+        let frame_number = self.frame_number;
+        let block_id = self.next_block_id;
+        let (slot, data) = self.ring.claim(len);
+        let phase = (frame_number % 251, len);
+        let pixels_valid = self.slot_phase.get(slot).copied().flatten() == Some(phase);
+        if generator.write(frame_number, data, pixels_valid).is_err() {
+            return;
+        }
+        if let Some(p) = self.slot_phase.get_mut(slot) {
+            *p = Some(phase);
+        }
+        let leader = LeaderRepr {
+            flags: 0,
+            payload_type: PayloadType::IMAGE,
+            timestamp: self.now_ns(),
+            info: LeaderInfo::Image(ImageInfo {
+                pixel_format: s.pixel_format,
+                width: s.width,
+                height: s.height,
+                offset_x: s.offset_x,
+                offset_y: s.offset_y,
+                padding_x: 0,
+                padding_y: 0,
+            }),
+        };
+        let plan = match BlockPlan::new(
+            block_id,
+            s.extended_ids,
+            s.packet_size,
+            len,
+            leader,
+            TrailerRepr::image(s.height),
+        ) {
+            Ok(p) => p,
+            Err(_) => {
+                self.counters.send_errors.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+        };
+        self.ring.commit(slot, plan);
+        self.frame_number += 1;
+        self.next_block_id = if s.extended_ids {
+            block_id + 1
+        } else {
+            block_id % 0xffff + 1
+        };
+        self.sent_in_run += 1;
+
+        let count = self.ring.slot(slot).map_or(0, |(p, _)| p.packet_count());
+        // With a packet delay, send small batches so the gaps stay even.
+        let batch = 20_000u64
+            .checked_div(s.packet_delay_ns)
+            .map_or(BATCH as u32, |n| n.clamp(1, BATCH as u64) as u32);
+        let start = Instant::now();
+        let mut id = 0u32;
+        while id < count {
+            let n = (count - id).min(batch);
+            let bytes = self.send_packets(slot, id, n, Status::SUCCESS, s.destination);
+            if id == 0 {
+                if let Some(t) = trigger {
+                    self.counters
+                        .trigger_latency_us
+                        .store(t.elapsed().as_micros() as u64, Ordering::Relaxed);
+                }
+            }
+            self.counters
+                .packets_sent
+                .fetch_add(u64::from(n), Ordering::Relaxed);
+            self.counters.bytes_sent.fetch_add(bytes, Ordering::Relaxed);
+            id += n;
+            if s.packet_delay_ns > 0 {
+                let due = start + Duration::from_nanos(u64::from(id) * s.packet_delay_ns);
+                if let Some(w) = due.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(w);
+                }
+            }
+            // Serve resend requests that arrive while a large frame goes out.
+            while let Ok(cmd) = self.commands.try_recv() {
+                match cmd {
+                    StreamCommand::Stop => {
+                        self.stop();
+                        return;
+                    }
+                    StreamCommand::Trigger(_) | StreamCommand::Start(_) => {}
+                    other => {
+                        if let Flow::Exit = self.handle_side_command(other) {
+                            self.stop();
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        self.counters.frames_sent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Sends packets `first..first+n` of the frame in `slot`; returns bytes sent.
+    fn send_packets(
+        &mut self,
+        slot: usize,
+        first: u32,
+        n: u32,
+        status: Status,
+        to: SocketAddrV4,
+    ) -> u64 {
+        let Some((plan, data)) = self.ring.slot(slot) else {
+            return 0;
+        };
+        let mut parts: Vec<(usize, std::ops::Range<usize>)> = Vec::with_capacity(n as usize);
+        for (k, head) in self.heads.iter_mut().enumerate().take(n as usize) {
+            match plan.write_head(first + k as u32, status, head) {
+                Ok(p) => parts.push(p),
+                Err(_) => break,
+            }
+        }
+        let datagrams: Vec<(&[u8], &[u8])> = self
+            .heads
+            .iter()
+            .zip(&parts)
+            .map(|(h, (len, r))| (&h[..*len], &data[r.clone()]))
+            .collect();
+        let bytes = datagrams
+            .iter()
+            .map(|(h, d)| (h.len() + d.len()) as u64)
+            .sum();
+        if self.socket.send_gather(to, &datagrams).is_err() {
+            self.counters.send_errors.fetch_add(1, Ordering::Relaxed);
+        }
+        bytes
+    }
+
+    fn resend(&mut self, r: &PacketResend) {
+        let Some(dest) = self.last_destination() else {
+            return;
+        };
+        let items = self
+            .ring
+            .plan_resend(r.block_id, r.first_packet_id, r.last_packet_id);
+        let slot = (0..self.ring.capacity()).find(|&i| {
+            self.ring
+                .slot(i)
+                .is_some_and(|(p, _)| p.block_id() == r.block_id)
+        });
+        for item in items {
+            match (item, slot) {
+                (ResendItem::Packet { packet_id }, Some(slot)) => {
+                    self.send_packets(slot, packet_id, 1, Status::PACKET_RESEND, dest);
+                    self.counters.packets_resent.fetch_add(1, Ordering::Relaxed);
+                }
+                (ResendItem::Error { packet_id, status }, _) => {
+                    self.send_error_packet(dest, r, packet_id, status);
+                }
+                (ResendItem::Packet { packet_id }, None) => {
+                    self.send_error_packet(dest, r, packet_id, Status::PACKET_UNAVAILABLE);
+                }
+            }
+        }
+    }
+
+    /// Answers a resend request for data we do not have with a header-only
+    /// packet carrying an error status.
+    fn send_error_packet(
+        &mut self,
+        dest: SocketAddrV4,
+        r: &PacketResend,
+        packet_id: u32,
+        status: Status,
+    ) {
+        let header = HeaderRepr {
+            status,
+            block_id: r.block_id.max(1),
+            packet_id: if r.extended {
+                packet_id
+            } else {
+                packet_id & 0x00ff_ffff
+            },
+            format: PacketFormat::Payload,
+            extended: r.extended,
+            flags: 0,
+        };
+        let mut head = [0u8; HEAD_ROOM];
+        if let Ok(n) = header.emit(&mut head) {
+            if self
+                .socket
+                .send_gather(dest, &[(&head[..n], &[][..])])
+                .is_err()
+            {
+                self.counters.send_errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.counters
+            .resend_unavailable
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Resends go where the stream went, also after acquisition stopped.
+    fn last_destination(&self) -> Option<SocketAddrV4> {
+        self.last_destination
+    }
+}

@@ -1,0 +1,356 @@
+//! `linerate camera` against a GigE Vision host nobody here wrote: Aravis
+//! (`arv-tool-0.8`, `arv-camera-test-0.8`), on a two-namespace test bench.
+//! Aravis is a required test dependency (scripts/test installs it); these
+//! tests fail, rather than skip, when it is missing.
+
+use std::collections::HashMap;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use linerate_testbed::{LossRule, Testbed};
+
+const STREAM_PORT: u16 = 40_000;
+
+fn bed(name: &str) -> Testbed {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "camera tests build namespaces and must run as root"
+    );
+    Testbed::builder(name)
+        .hosts(["cam", "pc"])
+        .link("cam", "pc")
+        .mtu(9000)
+        .build()
+        .expect("test bench")
+}
+
+/// The camera process, stopped with SIGTERM when the test is done.
+struct Camera {
+    child: Option<Child>,
+}
+
+impl Camera {
+    fn start(bed: &Testbed, extra: &[&str]) -> Camera {
+        let ip = bed.addr("cam").expect("cam address").to_string();
+        let port = STREAM_PORT.to_string();
+        let mut cmd = bed
+            .command("cam", env!("CARGO_BIN_EXE_linerate"))
+            .expect("command in cam")
+            .into_command()
+            .expect("command");
+        cmd.args([
+            "camera",
+            "--bind",
+            &ip,
+            "--stream-port",
+            &port,
+            "--json",
+            "--stats-interval",
+            "0",
+        ])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let child = cmd.spawn().expect("start linerate camera");
+        let camera = Camera { child: Some(child) };
+        // Ready when Aravis can discover it.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let out = arv(bed, "arv-tool-0.8", &[], 5);
+            if String::from_utf8_lossy(&out.stdout).contains(&format!("({ip})")) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "camera never answered discovery");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        camera
+    }
+
+    /// Stops the camera and returns its JSON counters.
+    fn stop(mut self) -> serde_json::Value {
+        let child = self.child.take().expect("running");
+        // SAFETY: sends SIGTERM to our own child process.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let out = child.wait_with_output().expect("camera exit");
+        assert!(
+            out.status.success(),
+            "camera failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("camera JSON ({e}): {text}"))
+    }
+}
+
+impl Drop for Camera {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Runs an Aravis tool in the host namespace, bounded by `timeout_s`.
+fn arv(bed: &Testbed, tool: &str, args: &[&str], timeout_s: u32) -> Output {
+    let mut cmd = bed
+        .command("pc", "timeout")
+        .expect("command in pc")
+        .into_command()
+        .expect("command");
+    cmd.arg(timeout_s.to_string()).arg(tool).args(args);
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {tool} (scripts/test installs aravis-tools): {e}"));
+    assert_ne!(
+        out.status.code(),
+        Some(127),
+        "{tool} is not installed: run scripts/test"
+    );
+    out
+}
+
+/// `name = value` lines of arv-camera-test's summary.
+fn stats(out: &Output) -> HashMap<String, u64> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            Some((k.trim().to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+fn get(s: &HashMap<String, u64>, key: &str, out: &Output) -> u64 {
+    *s.get(key).unwrap_or_else(|| {
+        panic!(
+            "no {key} in arv-camera-test output:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn aravis_discovers_lists_and_sets_features() {
+    let bed = bed("arvfeat");
+    let camera = Camera::start(&bed, &[]);
+    let ip = bed.addr("cam").expect("addr").to_string();
+
+    let out = arv(&bed, "arv-tool-0.8", &["-a", &ip, "features"], 20);
+    let features = String::from_utf8_lossy(&out.stdout);
+    for f in [
+        "Width",
+        "Height",
+        "PixelFormat",
+        "PayloadSize",
+        "AcquisitionStart",
+        "AcquisitionFrameRate",
+        "TriggerSoftware",
+        "GevSCPSPacketSize",
+        "GevSCPD",
+        "GevTimestampTickFrequency",
+    ] {
+        assert!(
+            features.contains(&format!("'{f}'")),
+            "arv-tool features lacks {f}:\n{features}"
+        );
+    }
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("rror"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = arv(
+        &bed,
+        "arv-tool-0.8",
+        &[
+            "-a",
+            &ip,
+            "control",
+            "Width=640",
+            "Height=480",
+            "PixelFormat=Mono16",
+        ],
+        20,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = arv(
+        &bed,
+        "arv-tool-0.8",
+        &[
+            "-a",
+            &ip,
+            "control",
+            "Width",
+            "Height",
+            "PixelFormat",
+            "PayloadSize",
+        ],
+        20,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Width = 640"), "{text}");
+    assert!(text.contains("Height = 480"), "{text}");
+    assert!(text.contains("PixelFormat = Mono16"), "{text}");
+    assert!(
+        text.contains(&format!("PayloadSize = {}", 640 * 480 * 2)),
+        "{text}"
+    );
+    camera.stop();
+}
+
+#[test]
+fn aravis_streams_100fps_1024x1024_for_10s_with_nothing_missing() {
+    let bed = bed("arvstream");
+    let camera = Camera::start(&bed, &[]);
+    let ip = bed.addr("cam").expect("addr").to_string();
+    let out = arv(
+        &bed,
+        "arv-camera-test-0.8",
+        &[
+            "-n",
+            &ip,
+            "-f",
+            "100",
+            "-w",
+            "1024",
+            "-h",
+            "1024",
+            "-i",
+            "8000",
+            "--duration",
+            "10",
+        ],
+        40,
+    );
+    let s = stats(&out);
+    let counters = camera.stop();
+    let completed = get(&s, "n_completed_buffers", &out);
+    assert!(
+        completed >= 950,
+        "only {completed} frames in 10 s at 100 fps"
+    );
+    for key in [
+        "n_failures",
+        "n_missing_frames",
+        "n_missing_packets",
+        "n_size_mismatch_errors",
+        "n_underruns",
+    ] {
+        assert_eq!(
+            get(&s, key, &out),
+            0,
+            "{key} in\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let sent = counters["frames_sent"].as_u64().expect("frames_sent");
+    assert!(
+        sent >= completed && sent <= completed + 5,
+        "camera sent {sent}, Aravis completed {completed}"
+    );
+}
+
+#[test]
+fn aravis_completes_every_frame_through_1_percent_loss_with_resends() {
+    let bed = bed("arvloss");
+    bed.set_loss(&LossRule::new("pc", 1.0).ingress().udp_sport(STREAM_PORT))
+        .expect("loss rule");
+    let camera = Camera::start(&bed, &[]);
+    let ip = bed.addr("cam").expect("addr").to_string();
+    let out = arv(
+        &bed,
+        "arv-camera-test-0.8",
+        &[
+            "-n",
+            &ip,
+            "-f",
+            "100",
+            "-w",
+            "1024",
+            "-h",
+            "1024",
+            "-i",
+            "8000",
+            "--duration",
+            "5",
+        ],
+        30,
+    );
+    let s = stats(&out);
+    let counters = camera.stop();
+    assert!(get(&s, "n_completed_buffers", &out) >= 450);
+    assert_eq!(
+        get(&s, "n_failures", &out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(get(&s, "n_missing_frames", &out), 0);
+    assert!(
+        get(&s, "n_resend_requests", &out) > 0,
+        "1% loss caused no resend request"
+    );
+    assert!(get(&s, "n_resent_packets", &out) > 0);
+    let resent = counters["packets_resent"].as_u64().expect("packets_resent");
+    assert!(resent > 0, "camera counters show no resends: {counters}");
+    let dropped: u64 = bed
+        .loss_rules("pc")
+        .expect("rules")
+        .iter()
+        .map(|r| r.packets)
+        .sum();
+    assert!(
+        dropped > 0 && resent >= dropped / 2,
+        "dropped {dropped}, resent {resent}"
+    );
+}
+
+#[test]
+fn software_trigger_makes_one_frame_per_trigger() {
+    let bed = bed("arvtrig");
+    let camera = Camera::start(&bed, &[]);
+    let ip = bed.addr("cam").expect("addr").to_string();
+    let out = arv(
+        &bed,
+        "arv-camera-test-0.8",
+        &[
+            "-n",
+            &ip,
+            "-o",
+            "10",
+            "-w",
+            "256",
+            "-h",
+            "256",
+            "--duration",
+            "3",
+        ],
+        20,
+    );
+    let s = stats(&out);
+    let counters = camera.stop();
+    let completed = get(&s, "n_completed_buffers", &out);
+    let sent = counters["frames_sent"].as_u64().expect("frames_sent");
+    assert!(
+        (15..=40).contains(&sent),
+        "10 Hz triggers for 3 s made {sent} frames"
+    );
+    assert!(
+        sent.abs_diff(completed) <= 1,
+        "sent {sent}, completed {completed}"
+    );
+    assert!(
+        counters["trigger_latency_us"]
+            .as_u64()
+            .is_some_and(|l| l > 0),
+        "{counters}"
+    );
+}

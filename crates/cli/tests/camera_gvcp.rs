@@ -1,0 +1,240 @@
+//! `linerate camera` driven over raw GVCP with our own codec: heartbeat
+//! expiry stops the stream, a second host is refused while one holds
+//! control, and garbage datagrams never bring the camera down.
+
+use std::net::{SocketAddrV4, UdpSocket};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use linerate_gev::device::registers::bootstrap as bs;
+use linerate_gev::device::registers::device as dev;
+use linerate_testbed::Testbed;
+use linerate_wire::gvcp::{Ack, AckPacket, AckRepr, Command, CommandRepr, RegisterWrite};
+use linerate_wire::gvsp::PacketRepr;
+use linerate_wire::Status;
+
+fn bed(name: &str) -> Testbed {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "camera tests build namespaces and must run as root"
+    );
+    Testbed::builder(name)
+        .hosts(["cam", "pc"])
+        .link("cam", "pc")
+        .mtu(9000)
+        .build()
+        .expect("bench")
+}
+
+fn start_camera(bed: &Testbed) -> Child {
+    let ip = bed.addr("cam").expect("addr").to_string();
+    let mut cmd = bed
+        .command("cam", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command");
+    cmd.args([
+        "camera",
+        "--bind",
+        &ip,
+        "--stats-interval",
+        "0",
+        "--json",
+        "--width",
+        "256",
+        "--height",
+        "64",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    cmd.spawn().expect("start camera")
+}
+
+fn stop_camera(mut child: Child) -> serde_json::Value {
+    // SAFETY: SIGTERM to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while child.try_wait().ok().flatten().is_none() {
+        assert!(Instant::now() < deadline, "camera did not exit on SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert!(
+        out.status.success(),
+        "camera failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("camera JSON")
+}
+
+/// A minimal GVCP client on one UDP socket.
+struct Client {
+    sock: UdpSocket,
+    camera: SocketAddrV4,
+    next_id: u16,
+}
+
+impl Client {
+    fn new(camera: SocketAddrV4) -> Client {
+        let sock = UdpSocket::bind("0.0.0.0:0").expect("bind");
+        sock.set_read_timeout(Some(Duration::from_millis(500)))
+            .expect("timeout");
+        Client {
+            sock,
+            camera,
+            next_id: 1,
+        }
+    }
+
+    fn call(&mut self, command: Command) -> AckRepr {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        let bytes = CommandRepr::new(command, id).to_vec().expect("encode");
+        let mut buf = [0u8; 1024];
+        for _ in 0..5 {
+            self.sock.send_to(&bytes, self.camera).expect("send");
+            if let Ok(n) = self.sock.recv(&mut buf) {
+                let ack = AckRepr::parse(&AckPacket::new_checked(&buf[..n]).expect("ack"))
+                    .expect("ack parses");
+                assert_eq!(ack.ack_id, id);
+                return ack;
+            }
+        }
+        panic!("no ack from the camera");
+    }
+
+    fn write(&mut self, writes: &[(u32, u32)]) -> Status {
+        let writes = writes
+            .iter()
+            .map(|&(address, value)| RegisterWrite { address, value })
+            .collect();
+        self.call(Command::WriteReg { writes }).status
+    }
+
+    fn read(&mut self, address: u32) -> u32 {
+        match self.call(Command::ReadReg {
+            addresses: vec![address],
+        }) {
+            AckRepr {
+                status: Status::SUCCESS,
+                ack: Ack::ReadReg { values },
+                ..
+            } => values[0],
+            other => panic!("read {address:#x} failed: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn heartbeat_expiry_releases_control_and_stops_the_stream() {
+    let bed = bed("gvcphb");
+    let camera_child = start_camera(&bed);
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let pc = bed.addr("pc").expect("addr");
+    let (packets_while_alive, packets_after_silence, ccp_after) = bed
+        .run_in("pc", None, move || {
+            std::thread::sleep(Duration::from_millis(300));
+            let stream = UdpSocket::bind(SocketAddrV4::new(pc, 0)).expect("stream socket");
+            stream
+                .set_read_timeout(Some(Duration::from_millis(100)))
+                .expect("timeout");
+            let port = stream.local_addr().expect("addr").port();
+            let mut host = Client::new(cam);
+            assert_eq!(
+                host.write(&[(bs::CONTROL_CHANNEL_PRIVILEGE, bs::ccp::CONTROL_ACCESS)]),
+                Status::SUCCESS
+            );
+            // A second host may read but not write while the first holds control.
+            let mut other = Client::new(cam);
+            assert_eq!(other.write(&[(dev::WIDTH, 128)]), Status::ACCESS_DENIED);
+            assert_eq!(other.read(dev::WIDTH), 256);
+            let sc = bs::STREAM_CHANNEL_BASE;
+            assert_eq!(
+                host.write(&[
+                    (bs::HEARTBEAT_TIMEOUT, 600),
+                    (sc + bs::SCDA, u32::from(pc)),
+                    (sc + bs::SCP, u32::from(port)),
+                    (sc + bs::SCPS, 1500),
+                    (dev::ACQUISITION_FRAME_RATE, 200f32.to_bits()),
+                    (dev::ACQUISITION_START, 1),
+                ]),
+                Status::SUCCESS
+            );
+            // Keep control alive for a second: frames flow.
+            let mut buf = vec![0u8; 9000];
+            let mut alive = 0u32;
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_secs(1) {
+                if t.elapsed().as_millis() % 200 < 5 {
+                    host.read(bs::CONTROL_CHANNEL_PRIVILEGE);
+                }
+                if let Ok(n) = stream.recv(&mut buf) {
+                    PacketRepr::parse(&buf[..n]).expect("valid GVSP");
+                    alive += 1;
+                }
+            }
+            // Fall silent: after 600 ms the camera must stop streaming.
+            std::thread::sleep(Duration::from_millis(1200));
+            while stream.recv(&mut buf).is_ok() {}
+            let mut after = 0u32;
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_millis(500) {
+                if stream.recv(&mut buf).is_ok() {
+                    after += 1;
+                }
+            }
+            (alive, after, other.read(bs::CONTROL_CHANNEL_PRIVILEGE))
+        })
+        .expect("run in pc");
+    let counters = stop_camera(camera_child);
+    assert!(
+        packets_while_alive > 100,
+        "only {packets_while_alive} packets while in control"
+    );
+    assert_eq!(
+        packets_after_silence, 0,
+        "stream went on after the heartbeat expired"
+    );
+    assert_eq!(
+        ccp_after, 0,
+        "control not released after the heartbeat expired"
+    );
+    assert!(
+        counters["frames_sent"].as_u64().is_some_and(|n| n > 10),
+        "{counters}"
+    );
+}
+
+#[test]
+fn garbage_datagrams_never_bring_the_camera_down() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+
+    let bed = bed("gvcpjunk");
+    let camera_child = start_camera(&bed);
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let answered = bed
+        .run_in("pc", None, move || {
+            std::thread::sleep(Duration::from_millis(300));
+            let sock = UdpSocket::bind("0.0.0.0:0").expect("bind");
+            let mut runner = TestRunner::deterministic();
+            let junk = proptest::collection::vec(proptest::num::u8::ANY, 0..600);
+            for i in 0..3000u32 {
+                let mut d = junk.new_tree(&mut runner).expect("value").current();
+                // Make a third of them look like commands, to reach the parsers.
+                if i % 3 == 0 && d.len() >= 8 {
+                    d[0] = 0x42;
+                    let len = (d.len() - 8) as u16;
+                    d[4..6].copy_from_slice(&len.to_be_bytes());
+                }
+                sock.send_to(&d, cam).expect("send");
+            }
+            // The camera still answers a well-formed command.
+            let mut c = Client::new(cam);
+            c.read(bs::VERSION)
+        })
+        .expect("run in pc");
+    assert_eq!(answered, 0x0002_0000);
+    stop_camera(camera_child);
+}
