@@ -124,6 +124,15 @@ impl BlockPlan {
         self.data_per_packet
     }
 
+    /// GVSP header length of this block's packets (8, or 20 with extended ids).
+    pub fn header_len(&self) -> usize {
+        if self.extended {
+            EXTENDED_HEADER_LEN
+        } else {
+            STANDARD_HEADER_LEN
+        }
+    }
+
     /// The block id.
     pub fn block_id(&self) -> u64 {
         self.block_id

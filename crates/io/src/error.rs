@@ -16,6 +16,12 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// Datagrams handed to a GSO send were not all of the segment size.
+    #[error("UDP GSO needs every datagram but the last to be exactly {segment} bytes (and at most 65507)")]
+    GsoSegment {
+        /// The segment size asked for.
+        segment: usize,
+    },
     /// A batch was larger than one syscall can carry.
     #[error("batch of {len} datagrams exceeds the limit of {max}")]
     BatchTooLarge {

@@ -223,6 +223,124 @@ impl UdpEndpoint {
     }
 }
 
+impl UdpEndpoint {
+    /// Sends datagrams of exactly `segment` bytes each (`head` + `data`)
+    /// with UDP generic segmentation offload: several datagrams travel
+    /// through the stack as one, and are cut into `segment`-byte datagrams
+    /// at the last moment (by the NIC, or by the receiver's kernel on veth).
+    /// Several such super-datagrams go in one `sendmmsg`. Nothing is copied
+    /// in user space: the iovecs point at the caller's slices.
+    ///
+    /// Only the last datagram may be shorter than `segment`. Returns the
+    /// number of datagrams sent; an error from the first call (for example
+    /// EIO where the kernel or device cannot segment) tells the caller to
+    /// fall back to [`UdpEndpoint::send_gather`].
+    pub fn send_gso(
+        &self,
+        dest: SocketAddrV4,
+        segment: usize,
+        datagrams: &[(&[u8], &[u8])],
+    ) -> Result<usize> {
+        if segment == 0 || segment > MAX_GSO_BYTES {
+            return Err(Error::GsoSegment { segment });
+        }
+        for (i, (h, d)) in datagrams.iter().enumerate() {
+            let len = h.len() + d.len();
+            if len > segment || (len != segment && i + 1 != datagrams.len()) {
+                return Err(Error::GsoSegment { segment });
+            }
+        }
+        // Datagrams per super-datagram: the kernel caps both the segment
+        // count and the total size of one UDP GSO send.
+        let per_message = (MAX_GSO_BYTES / segment).clamp(1, MAX_GSO_SEGMENTS);
+        let mut addr = sockaddr_in(dest);
+        let chunks: Vec<&[(&[u8], &[u8])]> = datagrams.chunks(per_message).collect();
+        if chunks.len() > MAX_BATCH {
+            return Err(Error::BatchTooLarge {
+                len: chunks.len(),
+                max: MAX_BATCH,
+            });
+        }
+        let mut iovecs: Vec<Vec<libc::iovec>> = chunks
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .flat_map(|(h, d)| [*h, *d])
+                    .filter(|s| !s.is_empty())
+                    .map(|s| libc::iovec {
+                        iov_base: s.as_ptr() as *mut libc::c_void,
+                        iov_len: s.len(),
+                    })
+                    .collect()
+            })
+            .collect();
+        let cmsg_space = cmsg_space(std::mem::size_of::<u16>());
+        let mut controls: Vec<Vec<u64>> = chunks
+            .iter()
+            .map(|_| vec![0u64; cmsg_space.div_ceil(8)])
+            .collect();
+        let mut msgs: Vec<libc::mmsghdr> = Vec::with_capacity(chunks.len());
+        for (iov, control) in iovecs.iter_mut().zip(controls.iter_mut()) {
+            // SAFETY: an all-zero msghdr is a valid empty value; every pointer
+            // set here outlives the sendmmsg call below.
+            let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
+            hdr.msg_name = (&mut addr as *mut libc::sockaddr_in).cast();
+            hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+            hdr.msg_iov = iov.as_mut_ptr();
+            hdr.msg_iovlen = iov.len();
+            hdr.msg_control = control.as_mut_ptr().cast();
+            hdr.msg_controllen = cmsg_space;
+            // SAFETY: msg_control points to a zeroed buffer of CMSG_SPACE(2)
+            // bytes, 8-byte aligned, so CMSG_FIRSTHDR/CMSG_DATA stay inside it.
+            unsafe {
+                let c = libc::CMSG_FIRSTHDR(&hdr);
+                (*c).cmsg_level = libc::SOL_UDP;
+                (*c).cmsg_type = libc::UDP_SEGMENT;
+                (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<u16>() as u32) as usize;
+                std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<u16>(), segment as u16);
+            }
+            msgs.push(libc::mmsghdr {
+                msg_hdr: hdr,
+                msg_len: 0,
+            });
+        }
+        let mut sent_msgs = 0usize;
+        while sent_msgs < msgs.len() {
+            let rest = &mut msgs[sent_msgs..];
+            // SAFETY: `rest` holds valid mmsghdrs whose buffers are alive.
+            let n = unsafe {
+                libc::sendmmsg(
+                    self.socket.as_raw_fd(),
+                    rest.as_mut_ptr(),
+                    rest.len() as u32,
+                    0,
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                match e.kind() {
+                    std::io::ErrorKind::Interrupted => continue,
+                    std::io::ErrorKind::WouldBlock if sent_msgs > 0 => break,
+                    _ => return Err(sock_err("sendmmsg (UDP GSO)", SocketAddr::V4(dest))(e)),
+                }
+            }
+            sent_msgs += n as usize;
+        }
+        Ok(chunks.iter().take(sent_msgs).map(|c| c.len()).sum())
+    }
+}
+
+/// Largest UDP payload one GSO send may carry in total.
+pub const MAX_GSO_BYTES: usize = 65_507;
+/// Most segments the kernel accepts in one UDP GSO send (UDP_MAX_SEGMENTS).
+pub const MAX_GSO_SEGMENTS: usize = 64;
+
+/// CMSG_SPACE for a payload of `len` bytes.
+fn cmsg_space(len: usize) -> usize {
+    // SAFETY: CMSG_SPACE is a pure size computation.
+    unsafe { libc::CMSG_SPACE(len as u32) as usize }
+}
+
 /// What `recv_batch` learned about one datagram.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecvMeta {

@@ -69,3 +69,63 @@ fn oversized_batches_are_refused() {
         "batch of 2000 datagrams exceeds the limit of 1024"
     );
 }
+
+#[test]
+fn gso_datagrams_arrive_as_separate_datagrams() {
+    let lo = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0);
+    let rx = UdpEndpoint::bind(
+        lo,
+        &UdpOptions {
+            recv_buffer: Some(4 << 20),
+            ..UdpOptions::default()
+        },
+    )
+    .expect("bind");
+    rx.socket()
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let tx = UdpEndpoint::bind(lo, &UdpOptions::default()).expect("bind");
+    let dest = match rx.local_addr() {
+        std::net::SocketAddr::V4(a) => a,
+        other => panic!("unexpected {other}"),
+    };
+    // 150 datagrams of 1000 bytes (8-byte head + 992 data), the last shorter:
+    // more than one super-datagram (at most 64 segments each).
+    let frame: Vec<u8> = (0..992 * 150 - 500).map(|i| (i % 253) as u8).collect();
+    let heads: Vec<[u8; 8]> = (0..150u64).map(|i| i.to_be_bytes()).collect();
+    let datagrams: Vec<(&[u8], &[u8])> = heads
+        .iter()
+        .zip(frame.chunks(992))
+        .map(|(h, d)| (&h[..], d))
+        .collect();
+    assert_eq!(
+        tx.send_gso(dest, 1000, &datagrams).expect("UDP GSO send"),
+        150
+    );
+
+    let mut storage = vec![[0u8; 2048]; 64];
+    let mut got: Vec<Vec<u8>> = Vec::new();
+    while got.len() < 150 {
+        let mut bufs: Vec<&mut [u8]> = storage.iter_mut().map(|b| &mut b[..]).collect();
+        let mut meta = vec![RecvMeta::default(); bufs.len()];
+        let n = rx.recv_batch(&mut bufs, &mut meta).expect("recvmmsg");
+        for (b, m) in bufs.iter().zip(&meta).take(n) {
+            got.push(b[..m.len].to_vec());
+        }
+    }
+    for (i, d) in got.iter().enumerate() {
+        assert_eq!(
+            &d[..8],
+            &(i as u64).to_be_bytes(),
+            "datagram {i} out of order"
+        );
+        let want = &frame[i * 992..((i + 1) * 992).min(frame.len())];
+        assert_eq!(&d[8..], want, "datagram {i} content");
+    }
+    // A datagram of the wrong size in the middle is refused, not sent.
+    let bad: Vec<(&[u8], &[u8])> = vec![
+        (&heads[0][..], &frame[..10]),
+        (&heads[1][..], &frame[..992]),
+    ];
+    assert!(tx.send_gso(dest, 1000, &bad).is_err());
+}

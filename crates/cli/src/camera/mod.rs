@@ -70,6 +70,10 @@ pub struct CameraArgs {
     /// Print a status line every this many seconds (0: never).
     #[arg(long, default_value_t = 5.0)]
     stats_interval: f64,
+    /// Send one datagram per packet instead of UDP GSO super-datagrams
+    /// (for comparison; GSO falls back by itself where unsupported).
+    #[arg(long)]
+    no_gso: bool,
     /// On exit, print the counters as one JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -223,6 +227,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
         Arc::clone(&counters),
         epoch,
         args.resend_frames,
+        !args.no_gso,
     );
     let stream_thread = std::thread::Builder::new()
         .name("gvsp-stream".into())

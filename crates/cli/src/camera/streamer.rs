@@ -23,8 +23,8 @@ use linerate_wire::gvsp::{
 };
 use linerate_wire::{PixelFormat, Status};
 
-/// Packets handed to one sendmmsg call.
-const BATCH: usize = 64;
+/// Packets prepared per send call (one sendmmsg, or a few GSO super-datagrams).
+const BATCH: usize = 256;
 /// Room for the largest head: extended header + image leader.
 const HEAD_ROOM: usize = 64;
 
@@ -119,6 +119,7 @@ pub struct Streamer {
     generator: Option<Generator>,
     sent_in_run: u64,
     last_destination: Option<SocketAddrV4>,
+    gso: bool,
 }
 
 /// Whether the main loop should go on.
@@ -135,6 +136,7 @@ impl Streamer {
         counters: Arc<StreamCounters>,
         epoch: Instant,
         resend_frames: usize,
+        gso: bool,
     ) -> Streamer {
         let ring = FrameRing::new(resend_frames);
         Streamer {
@@ -151,6 +153,7 @@ impl Streamer {
             generator: None,
             sent_in_run: 0,
             last_destination: None,
+            gso,
         }
     }
 
@@ -411,7 +414,25 @@ impl Streamer {
             .iter()
             .map(|(h, d)| (h.len() + d.len()) as u64)
             .sum();
-        if self.socket.send_gather(to, &datagrams).is_err() {
+        let segment = plan.data_per_packet() + plan.header_len();
+        let mut gso_failed = false;
+        let ok = if self.gso && datagrams.len() > 1 {
+            match send_runs(&self.socket, to, segment, &datagrams) {
+                Ok(()) => true,
+                Err(e) => {
+                    // The kernel or device cannot segment: fall back for good.
+                    eprintln!("camera: UDP GSO unavailable ({e}); sending one datagram per packet");
+                    gso_failed = true;
+                    self.socket.send_gather(to, &datagrams).is_ok()
+                }
+            }
+        } else {
+            self.socket.send_gather(to, &datagrams).is_ok()
+        };
+        if gso_failed {
+            self.gso = false;
+        }
+        if !ok {
             self.counters.send_errors.fetch_add(1, Ordering::Relaxed);
         }
         bytes
@@ -485,4 +506,34 @@ impl Streamer {
     fn last_destination(&self) -> Option<SocketAddrV4> {
         self.last_destination
     }
+}
+
+/// Sends `datagrams` in order: runs of full-size datagrams (plus one
+/// shorter datagram closing a run) as UDP GSO super-datagrams, the rest
+/// (leader, trailer) one by one.
+fn send_runs(
+    socket: &UdpEndpoint,
+    to: SocketAddrV4,
+    segment: usize,
+    datagrams: &[(&[u8], &[u8])],
+) -> linerate_io::Result<()> {
+    let len = |d: &(&[u8], &[u8])| d.0.len() + d.1.len();
+    let mut i = 0;
+    while i < datagrams.len() {
+        let start = i;
+        while i < datagrams.len() && len(&datagrams[i]) == segment {
+            i += 1;
+        }
+        if i > start {
+            // A shorter datagram may close the run.
+            if i < datagrams.len() && len(&datagrams[i]) < segment {
+                i += 1;
+            }
+            socket.send_gso(to, segment, &datagrams[start..i])?;
+        } else {
+            socket.send_gather(to, &datagrams[i..=i])?;
+            i += 1;
+        }
+    }
+    Ok(())
 }
