@@ -163,6 +163,37 @@ fn aravis_discovers_lists_and_sets_features() {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // The defaults let Aravis acquire with no options at all.
+    let out = arv(&bed, "arv-camera-test-0.8", &["--duration", "2"], 20);
+    let s = stats(&out);
+    assert!(
+        get(&s, "n_completed_buffers", &out) >= 20,
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(get(&s, "n_failures", &out), 0);
+
+    // The moving gradient streams too.
+    let out = arv(
+        &bed,
+        "arv-camera-test-0.8",
+        &[
+            "-n",
+            &ip,
+            "--duration",
+            "1",
+            "--features",
+            "TestPattern=MovingGradient",
+        ],
+        20,
+    );
+    let s = stats(&out);
+    assert!(
+        get(&s, "n_completed_buffers", &out) >= 10,
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
     let out = arv(
         &bed,
         "arv-tool-0.8",

@@ -83,6 +83,28 @@ fn fill_pixels(frame_number: u64, frame: &mut [u8]) {
     }
 }
 
+/// Fills `frame` with a gradient that moves one pixel per frame, for people
+/// watching the stream: byte `(x, y)` of a `line_bytes`-wide image is
+/// `(x + y + frame_number) mod 256`. The 16-byte stamp (number and CRC)
+/// still opens the frame, so [`verify`] works; [`verify_pixels`] does not.
+pub fn fill_gradient(
+    frame_number: u64,
+    line_bytes: usize,
+    frame: &mut [u8],
+) -> Result<(), PatternError> {
+    if frame.len() < STAMP_LEN {
+        return Err(PatternError::TooShort(frame.len()));
+    }
+    let line_bytes = line_bytes.max(1);
+    let shift = (frame_number % 256) as usize;
+    for (y, line) in frame.chunks_mut(line_bytes).enumerate() {
+        for (x, b) in line.iter_mut().enumerate() {
+            *b = ((x + y + shift) % 256) as u8;
+        }
+    }
+    stamp(frame_number, frame)
+}
+
 /// Fills `frame` with the pattern for `frame_number`, stamp included.
 pub fn fill(frame_number: u64, frame: &mut [u8]) -> Result<(), PatternError> {
     if frame.len() < STAMP_LEN {
@@ -252,6 +274,19 @@ mod tests {
         assert_eq!(verify_pixels(&f), Ok(4));
         assert!(g.write(5, &mut [0u8; 10], false).is_err());
         assert!(Generator::new(3).is_err());
+    }
+
+    #[test]
+    fn gradient_moves_and_stays_verifiable() {
+        let mut a = vec![0u8; 64 * 8];
+        let mut b = vec![0u8; 64 * 8];
+        fill_gradient(1, 64, &mut a).expect("fills");
+        fill_gradient(2, 64, &mut b).expect("fills");
+        assert_eq!(verify(&a), Ok(1));
+        assert_eq!(verify(&b), Ok(2));
+        // Line 2 of frame 2 is line 2 of frame 1 moved by one pixel.
+        assert_eq!(a[2 * 64 + 1], b[2 * 64]);
+        assert!(fill_gradient(0, 64, &mut [0u8; 4]).is_err());
     }
 
     #[test]

@@ -25,14 +25,6 @@ use linerate_wire::PixelFormat;
 use control_socket::ControlSockets;
 use streamer::{StreamCommand, StreamCounters, StreamSettings, Streamer};
 
-/// Pixel formats the camera offers (and its GenICam XML lists).
-const PIXEL_FORMATS: [PixelFormat; 4] = [
-    PixelFormat::MONO8,
-    PixelFormat::MONO16,
-    PixelFormat::BAYER_RG8,
-    PixelFormat::RGB8,
-];
-
 /// Arguments of `linerate camera`.
 #[derive(Debug, Args)]
 pub struct CameraArgs {
@@ -48,7 +40,7 @@ pub struct CameraArgs {
     /// Initial image height in lines.
     #[arg(long, default_value_t = 768)]
     height: u32,
-    /// Initial pixel format: Mono8, Mono16, BayerRG8 or RGB8.
+    /// Initial pixel format: Mono8, Mono10, Mono12, Mono16, BayerRG8, BayerGR8 or RGB8.
     #[arg(long, default_value = "Mono8")]
     pixel_format: String,
     /// Initial frame rate in frames per second.
@@ -100,11 +92,13 @@ fn identity(args: &CameraArgs) -> Result<DeviceIdentity> {
 }
 
 fn config(args: &CameraArgs) -> Result<DeviceConfig> {
+    // The formats the GenICam XML lists are DeviceConfig's defaults.
+    let defaults = DeviceConfig::default();
     let pixel_format = PixelFormat::from_name(&args.pixel_format)
-        .filter(|f| PIXEL_FORMATS.contains(f))
+        .filter(|f| defaults.pixel_formats.contains(f))
         .with_context(|| {
             format!(
-                "unknown --pixel-format {:?}: use Mono8, Mono16, BayerRG8 or RGB8",
+                "unknown --pixel-format {:?}: use Mono8, Mono10, Mono12, Mono16, BayerRG8, BayerGR8 or RGB8",
                 args.pixel_format
             )
         })?;
@@ -112,10 +106,9 @@ fn config(args: &CameraArgs) -> Result<DeviceConfig> {
         width: args.width,
         height: args.height,
         pixel_format,
-        pixel_formats: PIXEL_FORMATS.to_vec(),
         frame_rate: args.fps,
         packet_size: args.packet_size,
-        ..DeviceConfig::default()
+        ..defaults
     };
     config.validate().context("invalid camera settings")?;
     Ok(config)
@@ -161,6 +154,7 @@ fn dispatch(event: &DeviceEvent, device: &Device, tx: &mpsc::Sender<StreamComman
                     AcquisitionMode::MultiFrame => Some(u64::from(cfg.frame_count.max(1))),
                 },
                 triggered: cfg.trigger_mode_on,
+                gradient: cfg.test_pattern == 1,
             })
         }
         DeviceEvent::AcquisitionStop => StreamCommand::Stop,

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use linerate_gev::block_plan::BlockPlan;
 use linerate_gev::frame_clock::{FrameClock, Tick};
 use linerate_gev::frame_ring::{FrameRing, ResendItem};
-use linerate_gev::test_pattern::Generator;
+use linerate_gev::test_pattern::{self, Generator};
 use linerate_io::udp::UdpEndpoint;
 use linerate_wire::gvcp::PacketResend;
 use linerate_wire::gvsp::{
@@ -55,6 +55,8 @@ pub struct StreamSettings {
     pub frame_limit: Option<u64>,
     /// One frame per software trigger instead of free running.
     pub triggered: bool,
+    /// Moving gradient for viewing instead of the fast verifiable pattern.
+    pub gradient: bool,
 }
 
 /// Requests from the control thread.
@@ -293,12 +295,23 @@ impl Streamer {
         let block_id = self.next_block_id;
         let (slot, data) = self.ring.claim(len);
         let phase = (frame_number % 251, len);
-        let pixels_valid = self.slot_phase.get(slot).copied().flatten() == Some(phase);
-        if generator.write(frame_number, data, pixels_valid).is_err() {
-            return;
-        }
-        if let Some(p) = self.slot_phase.get_mut(slot) {
-            *p = Some(phase);
+        if s.gradient {
+            let line =
+                (u64::from(s.width) * u64::from(s.pixel_format.bits_per_pixel())).div_ceil(8);
+            if test_pattern::fill_gradient(frame_number, line as usize, data).is_err() {
+                return;
+            }
+            if let Some(p) = self.slot_phase.get_mut(slot) {
+                *p = None;
+            }
+        } else {
+            let pixels_valid = self.slot_phase.get(slot).copied().flatten() == Some(phase);
+            if generator.write(frame_number, data, pixels_valid).is_err() {
+                return;
+            }
+            if let Some(p) = self.slot_phase.get_mut(slot) {
+                *p = Some(phase);
+            }
         }
         let leader = LeaderRepr {
             flags: 0,
