@@ -11,6 +11,16 @@ use linerate_testbed::{LossRule, Testbed};
 
 const STREAM_PORT: u16 = 40_000;
 
+/// The streaming tests take one at a time: on a 2-core machine, two
+/// camera+Aravis pairs at once measure the scheduler, not the camera.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn bed(name: &str) -> Testbed {
     // SAFETY: geteuid has no preconditions.
     assert!(
@@ -134,6 +144,7 @@ fn get(s: &HashMap<String, u64>, key: &str, out: &Output) -> u64 {
 
 #[test]
 fn aravis_discovers_lists_and_sets_features() {
+    let _serial = serial();
     let bed = bed("arvfeat");
     let camera = Camera::start(&bed, &[]);
     let ip = bed.addr("cam").expect("addr").to_string();
@@ -239,6 +250,7 @@ fn aravis_discovers_lists_and_sets_features() {
 
 #[test]
 fn aravis_streams_100fps_1024x1024_for_10s_with_nothing_missing() {
+    let _serial = serial();
     let bed = bed("arvstream");
     let camera = Camera::start(&bed, &[]);
     let ip = bed.addr("cam").expect("addr").to_string();
@@ -291,6 +303,7 @@ fn aravis_streams_100fps_1024x1024_for_10s_with_nothing_missing() {
 
 #[test]
 fn aravis_completes_every_frame_through_1_percent_loss_with_resends() {
+    let _serial = serial();
     let bed = bed("arvloss");
     bed.set_loss(&LossRule::new("pc", 1.0).ingress().udp_sport(STREAM_PORT))
         .expect("loss rule");
@@ -346,6 +359,7 @@ fn aravis_completes_every_frame_through_1_percent_loss_with_resends() {
 
 #[test]
 fn software_trigger_makes_one_frame_per_trigger() {
+    let _serial = serial();
     let bed = bed("arvtrig");
     let camera = Camera::start(&bed, &[]);
     let ip = bed.addr("cam").expect("addr").to_string();

@@ -238,3 +238,134 @@ fn garbage_datagrams_never_bring_the_camera_down() {
     assert_eq!(answered, 0x0002_0000);
     stop_camera(camera_child);
 }
+
+/// Takes control, points stream channel 0 at a fresh socket in the host
+/// namespace, applies `extra` register writes and starts acquisition.
+fn start_stream(
+    cam: SocketAddrV4,
+    pc: std::net::Ipv4Addr,
+    extra: &[(u32, u32)],
+) -> (Client, UdpSocket) {
+    let stream = UdpSocket::bind(SocketAddrV4::new(pc, 0)).expect("stream socket");
+    stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("timeout");
+    let port = stream.local_addr().expect("addr").port();
+    let mut host = Client::new(cam);
+    assert_eq!(
+        host.write(&[(bs::CONTROL_CHANNEL_PRIVILEGE, bs::ccp::CONTROL_ACCESS)]),
+        Status::SUCCESS
+    );
+    let sc = bs::STREAM_CHANNEL_BASE;
+    let mut writes = vec![
+        (sc + bs::SCDA, u32::from(pc)),
+        (sc + bs::SCP, u32::from(port)),
+        (sc + bs::SCPS, 1500),
+    ];
+    writes.extend_from_slice(extra);
+    writes.push((dev::ACQUISITION_START, 1));
+    assert_eq!(host.write(&writes), Status::SUCCESS);
+    (host, stream)
+}
+
+#[test]
+fn extended_ids_when_the_host_enables_them() {
+    let bed = bed("gvcpext");
+    let camera_child = start_camera(&bed);
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let pc = bed.addr("pc").expect("addr");
+    let headers = bed
+        .run_in("pc", None, move || {
+            std::thread::sleep(Duration::from_millis(300));
+            let ext = bs::gvsp_configuration::EXTENDED_IDS;
+            let (mut host, stream) = start_stream(cam, pc, &[(bs::GVSP_CONFIGURATION, ext)]);
+            let mut buf = vec![0u8; 9000];
+            let mut headers = Vec::new();
+            while headers.len() < 50 {
+                let n = stream.recv(&mut buf).expect("stream packet");
+                headers.push(PacketRepr::parse(&buf[..n]).expect("valid GVSP").header);
+            }
+            host.write(&[(dev::ACQUISITION_STOP, 1)]);
+            headers
+        })
+        .expect("run in pc");
+    stop_camera(camera_child);
+    assert!(
+        headers.iter().all(|h| h.extended),
+        "standard header while extended ids are on"
+    );
+    assert!(headers.iter().all(|h| h.block_id >= 1));
+}
+
+#[test]
+fn resend_serves_held_frames_and_refuses_lost_ones() {
+    use linerate_wire::gvcp::PacketResend;
+    use linerate_wire::gvsp::Body;
+
+    let bed = bed("gvcpresend");
+    let camera_child = start_camera(&bed);
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let pc = bed.addr("pc").expect("addr");
+    let (resent, unavailable) = bed
+        .run_in("pc", None, move || {
+            std::thread::sleep(Duration::from_millis(300));
+            // 256x64 Mono8 at 200 fps: 16 frames (the default ring) last 80 ms.
+            let (mut host, stream) =
+                start_stream(cam, pc, &[(dev::ACQUISITION_FRAME_RATE, 200f32.to_bits())]);
+            let mut buf = vec![0u8; 9000];
+            let mut newest = 0u64;
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_millis(500) {
+                if let Ok(n) = stream.recv(&mut buf) {
+                    newest =
+                        newest.max(PacketRepr::parse(&buf[..n]).expect("GVSP").header.block_id);
+                }
+            }
+            host.write(&[(dev::ACQUISITION_STOP, 1)]);
+            std::thread::sleep(Duration::from_millis(100));
+            while stream.recv(&mut buf).is_ok() {}
+            // The request comes from the stream socket, as Aravis sends it.
+            let mut ask = |block_id: u64| {
+                let cmd = CommandRepr::new(
+                    Command::PacketResend(PacketResend {
+                        channel: 0,
+                        block_id,
+                        first_packet_id: 1,
+                        last_packet_id: 2,
+                        extended: false,
+                    }),
+                    77,
+                );
+                stream
+                    .send_to(&cmd.to_vec().expect("encode"), cam)
+                    .expect("send");
+                let mut got = Vec::new();
+                while let Ok(n) = stream.recv(&mut buf) {
+                    let p = PacketRepr::parse(&buf[..n]).expect("GVSP");
+                    got.push((
+                        p.header.status,
+                        p.header.block_id,
+                        p.header.packet_id,
+                        matches!(p.body, Body::Empty),
+                    ));
+                }
+                got
+            };
+            let held = ask(newest);
+            (held, ask(1))
+        })
+        .expect("run in pc");
+    let counters = stop_camera(camera_child);
+    assert_eq!(resent.len(), 2, "{resent:?}");
+    assert!(
+        resent
+            .iter()
+            .all(|&(s, _, _, empty)| s == Status::PACKET_RESEND && !empty),
+        "{resent:?}"
+    );
+    assert_eq!(unavailable.len(), 1, "{unavailable:?}");
+    assert_eq!(unavailable[0].0, Status::PACKET_UNAVAILABLE);
+    assert!(unavailable[0].3, "an error-status packet carries no data");
+    assert_eq!(counters["packets_resent"], 2, "{counters}");
+    assert_eq!(counters["resend_unavailable"], 1, "{counters}");
+}

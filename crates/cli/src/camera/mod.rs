@@ -125,7 +125,7 @@ fn snapshot(c: &StreamCounters) -> Counters {
 }
 
 /// Turns a device event into work for the stream thread.
-fn dispatch(event: &DeviceEvent, device: &Device, tx: &mpsc::Sender<StreamCommand>) {
+fn dispatch(event: &DeviceEvent, device: &Device, now: Duration, tx: &mpsc::Sender<StreamCommand>) {
     let cfg = device.stream_config();
     let cmd = match event {
         DeviceEvent::AcquisitionStart => {
@@ -155,6 +155,7 @@ fn dispatch(event: &DeviceEvent, device: &Device, tx: &mpsc::Sender<StreamComman
                 },
                 triggered: cfg.trigger_mode_on,
                 gradient: cfg.test_pattern == 1,
+                timestamp_offset_ns: i128::from(device.timestamp(now)) - now.as_nanos() as i128,
             })
         }
         DeviceEvent::AcquisitionStop => StreamCommand::Stop,
@@ -252,11 +253,11 @@ pub fn run(args: CameraArgs) -> Result<()> {
                 }
             }
             for e in &result.events {
-                dispatch(e, &device, &tx);
+                dispatch(e, &device, epoch.elapsed(), &tx);
             }
         }
         for e in device.poll(epoch.elapsed()) {
-            dispatch(&e, &device, &tx);
+            dispatch(&e, &device, epoch.elapsed(), &tx);
         }
         // Single- and multi-frame acquisitions end by themselves.
         let runs = counters.runs_finished.load(Ordering::Relaxed);

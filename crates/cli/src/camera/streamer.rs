@@ -57,6 +57,9 @@ pub struct StreamSettings {
     pub triggered: bool,
     /// Moving gradient for viewing instead of the fast verifiable pattern.
     pub gradient: bool,
+    /// Device timestamp minus stream-thread time at start, in ns, so leader
+    /// timestamps match the timestamp registers (which a host may reset).
+    pub timestamp_offset_ns: i128,
 }
 
 /// Requests from the control thread.
@@ -316,7 +319,8 @@ impl Streamer {
         let leader = LeaderRepr {
             flags: 0,
             payload_type: PayloadType::IMAGE,
-            timestamp: self.now_ns(),
+            timestamp: (i128::from(self.now_ns()) + s.timestamp_offset_ns)
+                .clamp(0, i128::from(u64::MAX)) as u64,
             info: LeaderInfo::Image(ImageInfo {
                 pixel_format: s.pixel_format,
                 width: s.width,
