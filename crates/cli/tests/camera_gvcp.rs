@@ -369,3 +369,59 @@ fn resend_serves_held_frames_and_refuses_lost_ones() {
     assert_eq!(counters["packets_resent"], 2, "{counters}");
     assert_eq!(counters["resend_unavailable"], 1, "{counters}");
 }
+
+#[test]
+fn packet_delay_spreads_a_frame_over_time() {
+    let bed = bed("gvcpscpd");
+    let camera_child = start_camera(&bed);
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let pc = bed.addr("pc").expect("addr");
+    let sc = bs::STREAM_CHANNEL_BASE;
+    // Time from the first to the last packet of one block, in microseconds.
+    let spread = move |delay_ns: u32| {
+        let (mut host, stream) = start_stream(
+            cam,
+            pc,
+            &[
+                (sc + bs::SCPD, delay_ns),
+                (dev::ACQUISITION_FRAME_RATE, 10f32.to_bits()),
+            ],
+        );
+        let mut buf = vec![0u8; 9000];
+        let mut times: Vec<(u64, Instant)> = Vec::new();
+        while times.len() < 60 {
+            if let Ok(n) = stream.recv(&mut buf) {
+                let h = PacketRepr::parse(&buf[..n]).expect("GVSP").header;
+                times.push((h.block_id, Instant::now()));
+            }
+        }
+        host.write(&[
+            (dev::ACQUISITION_STOP, 1),
+            (bs::CONTROL_CHANNEL_PRIVILEGE, 0),
+        ]);
+        // 256x64 Mono8 in 1500-byte packets: 14 packets a block. Use the
+        // second block, which starts cleanly.
+        let block = times[20].0;
+        let of_block: Vec<Instant> = times.iter().filter(|t| t.0 == block).map(|t| t.1).collect();
+        assert_eq!(
+            of_block.len(),
+            14,
+            "block {block}: {} packets",
+            of_block.len()
+        );
+        (of_block[13] - of_block[0]).as_micros()
+    };
+    let (fast, paced) = bed
+        .run_in("pc", None, move || {
+            std::thread::sleep(Duration::from_millis(300));
+            (spread(0), spread(200_000))
+        })
+        .expect("run in pc");
+    stop_camera(camera_child);
+    // 13 gaps of 200 µs: at least 2.6 ms; unpaced, a burst.
+    assert!(
+        paced >= 2_600,
+        "SCPD 200 µs spread the block over only {paced} µs"
+    );
+    assert!(fast < 2_000, "unpaced block took {fast} µs");
+}
