@@ -126,30 +126,9 @@ impl UdpEndpoint {
                 }
             })
             .collect();
-        let mut sent = 0usize;
-        while sent < msgs.len() {
-            let rest = &mut msgs[sent..];
-            // SAFETY: `rest` points to valid mmsghdrs whose iovecs reference
-            // the caller's slices, all alive for the duration of the call.
-            let n = unsafe {
-                libc::sendmmsg(
-                    self.socket.as_raw_fd(),
-                    rest.as_mut_ptr(),
-                    rest.len() as u32,
-                    0,
-                )
-            };
-            if n < 0 {
-                let e = std::io::Error::last_os_error();
-                match e.kind() {
-                    std::io::ErrorKind::Interrupted => continue,
-                    std::io::ErrorKind::WouldBlock if sent > 0 => break,
-                    _ => return Err(sock_err("sendmmsg", SocketAddr::V4(dest))(e)),
-                }
-            }
-            sent += n as usize;
-        }
-        Ok(sent)
+        // SAFETY: every mmsghdr's name and iovecs point into `addr`,
+        // `iovecs` and the caller's slices, all alive until we return.
+        unsafe { send_all(&self.socket, &mut msgs, dest, "sendmmsg") }
     }
 
     /// Receives up to `bufs.len()` datagrams in one `recvmmsg` call, waiting
@@ -304,30 +283,43 @@ impl UdpEndpoint {
                 msg_len: 0,
             });
         }
-        let mut sent_msgs = 0usize;
-        while sent_msgs < msgs.len() {
-            let rest = &mut msgs[sent_msgs..];
-            // SAFETY: `rest` holds valid mmsghdrs whose buffers are alive.
-            let n = unsafe {
-                libc::sendmmsg(
-                    self.socket.as_raw_fd(),
-                    rest.as_mut_ptr(),
-                    rest.len() as u32,
-                    0,
-                )
-            };
-            if n < 0 {
-                let e = std::io::Error::last_os_error();
-                match e.kind() {
-                    std::io::ErrorKind::Interrupted => continue,
-                    std::io::ErrorKind::WouldBlock if sent_msgs > 0 => break,
-                    _ => return Err(sock_err("sendmmsg (UDP GSO)", SocketAddr::V4(dest))(e)),
-                }
-            }
-            sent_msgs += n as usize;
-        }
+        // SAFETY: names, iovecs and control buffers live in `addr`,
+        // `iovecs` and `controls`, alive until we return.
+        let sent_msgs = unsafe { send_all(&self.socket, &mut msgs, dest, "sendmmsg (UDP GSO)")? };
         Ok(chunks.iter().take(sent_msgs).map(|c| c.len()).sum())
     }
+}
+
+/// Calls `sendmmsg` until every message is sent, retrying on EINTR and
+/// stopping early only when a non-blocking socket is full after some went.
+/// Returns the number of messages sent.
+///
+/// # Safety
+/// Every `mmsghdr` must point to a valid name, iovecs and (if any) control
+/// buffer that stay alive for the duration of the call.
+unsafe fn send_all(
+    socket: &UdpSocket,
+    msgs: &mut [libc::mmsghdr],
+    dest: SocketAddrV4,
+    op: &'static str,
+) -> Result<usize> {
+    let mut sent = 0usize;
+    while sent < msgs.len() {
+        let rest = &mut msgs[sent..];
+        // SAFETY: guaranteed by the caller, see above.
+        let n =
+            unsafe { libc::sendmmsg(socket.as_raw_fd(), rest.as_mut_ptr(), rest.len() as u32, 0) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            match e.kind() {
+                std::io::ErrorKind::Interrupted => continue,
+                std::io::ErrorKind::WouldBlock if sent > 0 => break,
+                _ => return Err(sock_err(op, SocketAddr::V4(dest))(e)),
+            }
+        }
+        sent += n as usize;
+    }
+    Ok(sent)
 }
 
 /// Largest UDP payload one GSO send may carry in total.

@@ -23,6 +23,17 @@ impl PixelFormat {
     /// 24-bit packed RGB.
     pub const RGB8: PixelFormat = PixelFormat(0x0218_0014);
 
+    /// Every format this crate names, in a stable order.
+    pub const KNOWN: [PixelFormat; 7] = [
+        PixelFormat::MONO8,
+        PixelFormat::MONO10,
+        PixelFormat::MONO12,
+        PixelFormat::MONO16,
+        PixelFormat::BAYER_RG8,
+        PixelFormat::BAYER_GR8,
+        PixelFormat::RGB8,
+    ];
+
     /// Effective bits per pixel, from bits 16..24 of the code.
     pub const fn bits_per_pixel(self) -> u32 {
         (self.0 >> 16) & 0xff
@@ -52,17 +63,9 @@ impl PixelFormat {
 
     /// Looks a format up by its GenICam name (case-insensitive).
     pub fn from_name(name: &str) -> Option<PixelFormat> {
-        [
-            PixelFormat::MONO8,
-            PixelFormat::MONO10,
-            PixelFormat::MONO12,
-            PixelFormat::MONO16,
-            PixelFormat::BAYER_RG8,
-            PixelFormat::BAYER_GR8,
-            PixelFormat::RGB8,
-        ]
-        .into_iter()
-        .find(|f| f.name().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+        PixelFormat::KNOWN
+            .into_iter()
+            .find(|f| f.name().is_some_and(|n| n.eq_ignore_ascii_case(name)))
     }
 }
 
