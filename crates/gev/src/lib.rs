@@ -19,6 +19,7 @@
 //! work.
 
 pub mod block_plan;
+pub mod client;
 pub mod device;
 pub mod frame_clock;
 pub mod frame_ring;
