@@ -27,6 +27,8 @@ enum Commands {
     Camera(camera::CameraArgs),
     /// Stream self-verifying frames between two emulated hosts and verify every one.
     Demo(cmd::demo::DemoArgs),
+    /// Find GigE Vision devices (GVCP discovery) and list IP, MAC, vendor, model and serial.
+    Discover(cmd::discover::DiscoverArgs),
     /// Build, inspect and tear down network test benches (namespaces, veth, loss, rate).
     Testbed(cmd::testbed::TestbedArgs),
     /// Decode GVCP, GVSP, GVSP-over-TCP or FADE packets given as hex.
@@ -49,6 +51,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Commands::Camera(args) => camera::run(args),
         Commands::Demo(args) => cmd::demo::run(args),
+        Commands::Discover(args) => cmd::discover::run(args),
         Commands::Testbed(args) => cmd::testbed::run(args),
         Commands::Decode(args) => cmd::decode::run(args),
     }

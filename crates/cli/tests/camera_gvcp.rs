@@ -425,3 +425,59 @@ fn packet_delay_spreads_a_frame_over_time() {
     );
     assert!(fast < 2_000, "unpaced block took {fast} µs");
 }
+
+#[test]
+fn discover_lists_our_camera_and_aravis_fake_camera() {
+    // SAFETY: geteuid has no preconditions.
+    assert!(unsafe { libc::geteuid() } == 0, "needs root");
+    let bed = Testbed::builder("disco")
+        .hosts(["cam", "fake", "pc"])
+        .switch()
+        .build()
+        .expect("bench");
+    let ours = start_camera(&bed);
+    let fake_ip = bed.addr("fake").expect("addr");
+    let mut fake = bed
+        .command("fake", "arv-fake-gv-camera-0.8")
+        .expect("command")
+        .into_command()
+        .expect("command");
+    let mut fake = fake
+        .args(["-i", "eth0", "-s", "FAKE42"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("arv-fake-gv-camera-0.8 (scripts/test installs aravis-tools)");
+    std::thread::sleep(Duration::from_millis(500));
+    let pc_ip = bed.addr("pc").expect("addr").to_string();
+    let out = bed
+        .command("pc", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .args(["discover", "--interface", &pc_ip, "--json"])
+        .output()
+        .expect("discover");
+    let _ = fake.kill();
+    let _ = fake.wait();
+    stop_camera(ours);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let list = list.as_array().expect("array");
+    let cam_ip = bed.addr("cam").expect("addr").to_string();
+    let ours = list
+        .iter()
+        .find(|d| d["ip"] == cam_ip.as_str())
+        .unwrap_or_else(|| panic!("{list:?}"));
+    assert_eq!(ours["vendor"], "linerate");
+    assert_eq!(ours["serial"], "LR001001");
+    assert_eq!(ours["mac"], bed.mac("cam").expect("mac").to_string());
+    let fake = list
+        .iter()
+        .find(|d| d["ip"] == fake_ip.to_string().as_str())
+        .unwrap_or_else(|| panic!("{list:?}"));
+    assert_eq!(fake["serial"], "FAKE42");
+    assert_eq!(fake["vendor"], "Aravis");
+}

@@ -1,3 +1,4 @@
 pub mod decode;
 pub mod demo;
+pub mod discover;
 pub mod testbed;
