@@ -18,6 +18,7 @@
 //! frame assembler with its resend planner follow with the camera and host
 //! work.
 
+pub mod assembler;
 pub mod block_plan;
 pub mod client;
 pub mod device;

@@ -1,0 +1,121 @@
+//! Assembler settings and their defaults.
+
+/// Why a [`Config`] is rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// At least one frame must be assembled at a time.
+    #[error("max_frames_in_flight must be at least 1")]
+    NoFrameSlots,
+    /// At least one buffer is needed to hold a frame.
+    #[error("buffer_count ({buffers}) must be at least max_frames_in_flight ({slots})")]
+    TooFewBuffers {
+        /// Buffers configured.
+        buffers: usize,
+        /// Frame slots configured.
+        slots: usize,
+    },
+    /// Payload packets carry at least one byte.
+    #[error("data per packet must be at least 1 byte")]
+    ZeroDataPerPacket,
+    /// The request ratio must be a finite number in 0..=1.
+    #[error("resend request ratio {0} is not within 0..=1")]
+    BadRequestRatio(String),
+}
+
+/// When and how much the resend planner asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResendConfig {
+    /// Whether to plan resend requests at all (some cameras do not implement them).
+    pub enabled: bool,
+    /// How long a detected gap may stay open before the first request, so
+    /// packets merely reordered (RSS queues, bonding) are not requested.
+    pub initial_timeout_ns: u64,
+    /// How long to wait for an answer before asking again for the same packet.
+    pub repeat_timeout_ns: u64,
+    /// Most packet ids requested per frame, as a fraction of the frame's
+    /// packets (repeats count again), so a dead link cannot make us flood the camera.
+    pub request_ratio: f64,
+}
+
+impl Default for ResendConfig {
+    /// 300 µs initial timeout, 5 ms repeat, ratio 0.25.
+    ///
+    /// Aravis waits 1 ms before the first request and 20 ms before a repeat.
+    /// On a LAN, reordering lasts microseconds and a resend round trip well
+    /// under a millisecond, so 300 µs still leaves a wide margin for
+    /// reordering while asking three times sooner; a 5 ms repeat gives ~20
+    /// attempts inside the 100 ms retention instead of ~4. The ratio matches
+    /// Aravis's: a quarter of a frame is already a link in serious trouble.
+    fn default() -> Self {
+        ResendConfig {
+            enabled: true,
+            initial_timeout_ns: 300_000,
+            repeat_timeout_ns: 5_000_000,
+            request_ratio: 0.25,
+        }
+    }
+}
+
+/// Everything the assembler needs to know up front.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Blocks assembled at the same time; a newer block evicts the oldest
+    /// (delivered incomplete) when all are busy.
+    pub max_frames_in_flight: usize,
+    /// Frame buffers the assembler may allocate (lazily, once each). Buffers
+    /// come back through `Assembler::recycle`; with none free, a new block is
+    /// dropped and counted as an underrun.
+    pub buffer_count: usize,
+    /// Size of each frame buffer: the device's PayloadSize. Data beyond it is ignored.
+    pub max_payload_size: usize,
+    /// Data bytes per full payload packet, when known from SCPS; `None`
+    /// learns it per block from the largest payload packet seen.
+    pub data_per_packet: Option<usize>,
+    /// Smallest data-per-packet a device may use, bounding packet ids (and
+    /// so the per-frame bookkeeping) to `max_payload_size / this`. 256 is
+    /// below any real GigE Vision packet size (576-byte IP minimum → 540).
+    pub min_data_per_packet: usize,
+    /// How long an unfinished frame is kept after its last packet arrived,
+    /// before it is delivered incomplete.
+    pub frame_retention_ns: u64,
+    /// Resend planning.
+    pub resend: ResendConfig,
+}
+
+impl Config {
+    /// Defaults for a device whose PayloadSize is `max_payload_size`:
+    /// 4 frames in flight, 8 buffers, learned packet size, 100 ms retention
+    /// (Aravis's value; measured from the last packet, so a slow frame is
+    /// not cut short) and [`ResendConfig::default`].
+    pub fn new(max_payload_size: usize) -> Config {
+        Config {
+            max_frames_in_flight: 4,
+            buffer_count: 8,
+            max_payload_size,
+            data_per_packet: None,
+            min_data_per_packet: 256,
+            frame_retention_ns: 100_000_000,
+            resend: ResendConfig::default(),
+        }
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_frames_in_flight == 0 {
+            return Err(ConfigError::NoFrameSlots);
+        }
+        if self.buffer_count < self.max_frames_in_flight {
+            return Err(ConfigError::TooFewBuffers {
+                buffers: self.buffer_count,
+                slots: self.max_frames_in_flight,
+            });
+        }
+        if self.data_per_packet == Some(0) || self.min_data_per_packet == 0 {
+            return Err(ConfigError::ZeroDataPerPacket);
+        }
+        let r = self.resend.request_ratio;
+        if !(r.is_finite() && (0.0..=1.0).contains(&r)) {
+            return Err(ConfigError::BadRequestRatio(r.to_string()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,46 @@
+//! Running totals of what the assembler saw and did.
+
+/// Counters, monotonically increasing for the life of an [`super::Assembler`].
+///
+/// They are finer than Aravis's stream statistics on purpose: when a stream
+/// loses frames, the split between "never arrived", "arrived late",
+/// "arrived malformed" and "no buffer" says which part of the path to fix.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Frames delivered with every byte, leader and trailer.
+    pub frames_completed: u64,
+    /// Frames delivered with something missing (timed out, evicted or flushed).
+    pub frames_incomplete: u64,
+    /// Incomplete frames delivered because frame retention expired.
+    pub frames_timed_out: u64,
+    /// Incomplete frames delivered early because a newer block needed the slot.
+    pub frames_evicted: u64,
+    /// Blocks dropped because no frame buffer was free (the caller did not recycle).
+    pub underruns: u64,
+    /// Datagrams passed to `on_packet`, valid or not.
+    pub packets_received: u64,
+    /// Packets (leader, payload, trailer) still missing when incomplete frames were delivered.
+    pub packets_missing: u64,
+    /// Packets that arrived again after being placed; never copied twice.
+    pub packets_duplicate: u64,
+    /// Retransmitted packets (status PACKET_RESEND) that filled a gap.
+    pub packets_resent: u64,
+    /// All packets ignored, for whatever reason (sum of the detailed counters below and inconsistent ones).
+    pub packets_ignored: u64,
+    /// Packets for blocks already delivered, dropped or too old.
+    pub packets_late: u64,
+    /// Datagrams that are not valid GVSP (short, bad format, block id 0, ...).
+    pub packets_malformed: u64,
+    /// Payload packets that would land outside the announced payload or the buffer.
+    pub packets_out_of_bounds: u64,
+    /// Packets with an error status (usually answers to resend requests).
+    pub packets_error: u64,
+    /// Packet ids the device declared unavailable, so they are never requested again.
+    pub packets_unavailable: u64,
+    /// Resend requests returned by `poll_transmit`.
+    pub resend_requests: u64,
+    /// Packet ids covered by those requests (a repeat counts again).
+    pub resend_packets_requested: u64,
+    /// Payload bytes copied into frame buffers.
+    pub bytes_received: u64,
+}

@@ -1,0 +1,504 @@
+//! Frame assembler and resend planner, fed with packets exactly as our camera sends them.
+
+use linerate_gev::assembler::{
+    Assembler, Config, FrameStatus, IgnoreReason, Placement, ResendRequest,
+};
+use linerate_gev::block_plan::BlockPlan;
+use linerate_wire::gvsp::{
+    HeaderRepr, ImageInfo, LeaderInfo, LeaderRepr, PacketFormat, PayloadType, TrailerRepr,
+};
+use linerate_wire::{PixelFormat, Status};
+use proptest::prelude::*;
+
+const DPP: usize = 100;
+const MS: u64 = 1_000_000;
+
+fn plan(block_id: u64, extended: bool, len: usize) -> BlockPlan {
+    let header = if extended { 20 } else { 8 };
+    let leader = LeaderRepr {
+        flags: 0,
+        payload_type: PayloadType::IMAGE,
+        timestamp: 99,
+        info: LeaderInfo::Image(ImageInfo {
+            pixel_format: PixelFormat::MONO8,
+            width: len as u32,
+            height: 1,
+            ..ImageInfo::default()
+        }),
+    };
+    BlockPlan::new(
+        block_id,
+        extended,
+        28 + header + DPP,
+        len,
+        leader,
+        TrailerRepr::image(1),
+    )
+    .expect("plans")
+}
+
+fn packet(p: &BlockPlan, data: &[u8], id: u32, status: Status) -> Vec<u8> {
+    let mut head = [0u8; 128];
+    let (n, range) = p.write_head(id, status, &mut head).expect("head");
+    let mut v = head[..n].to_vec();
+    v.extend_from_slice(&data[range]);
+    v
+}
+
+fn block(block_id: u64, extended: bool, data: &[u8]) -> Vec<Vec<u8>> {
+    let p = plan(block_id, extended, data.len());
+    (0..p.packet_count())
+        .map(|id| packet(&p, data, id, Status::SUCCESS))
+        .collect()
+}
+
+fn source(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+fn config(len: usize) -> Config {
+    let mut c = Config::new(len);
+    c.min_data_per_packet = 16;
+    c
+}
+
+fn assembler(len: usize) -> Assembler {
+    Assembler::new(config(len)).expect("valid config")
+}
+
+fn error_packet(block_id: u64, packet_id: u32, status: Status) -> Vec<u8> {
+    let h = HeaderRepr {
+        status,
+        block_id,
+        packet_id,
+        format: PacketFormat::Payload,
+        extended: false,
+        flags: 0,
+    };
+    let mut v = vec![0u8; 8];
+    h.emit(&mut v).expect("emits");
+    v
+}
+
+#[test]
+fn in_order_block_completes_with_the_source_bytes() {
+    let data = source(1050, 1);
+    let mut a = assembler(4096);
+    for (t, p) in block(5, false, &data).iter().enumerate() {
+        a.on_packet(p, t as u64);
+    }
+    let f = a.poll_frame().expect("delivered");
+    assert_eq!(f.status, FrameStatus::Complete);
+    assert_eq!(f.block_id, 5);
+    assert_eq!(f.data(), &data[..]);
+    assert_eq!(f.received_bytes, 1050);
+    assert!(f.missing.is_empty());
+    assert_eq!(f.timestamp(), Some(99));
+    assert_eq!(f.image_info().map(|i| i.width), Some(1050));
+    let c = *a.counters();
+    assert_eq!(c.frames_completed, 1);
+    assert_eq!(c.packets_received, 13);
+    assert_eq!(c.bytes_received, 1050);
+    assert_eq!(c.packets_ignored + c.packets_duplicate, 0);
+    assert_eq!(a.poll_transmit(1_000 * MS), None);
+    assert_eq!(a.next_wakeup(), None);
+    a.recycle(f);
+}
+
+#[test]
+fn leader_after_payload_and_trailer_before_the_last_payloads() {
+    let data = source(1050, 2);
+    let pk = block(9, false, &data);
+    // Last (short) payload first, so packet size is learned wrong and fixed up.
+    let order = [11usize, 12, 5, 6, 1, 2, 3, 4, 0, 7, 8, 9, 10];
+    let mut a = assembler(4096);
+    for i in order {
+        a.on_packet(&pk[i], 10);
+    }
+    let f = a.poll_frame().expect("delivered");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+}
+
+#[test]
+fn lost_packets_are_requested_merged_and_resends_complete_the_frame() {
+    let data = source(1050, 3);
+    let p = plan(20, false, data.len());
+    let mut c = config(4096);
+    c.resend.request_ratio = 1.0;
+    let mut a = Assembler::new(c).expect("valid");
+    let dropped = [0u32, 3, 4, 5, 8, 11];
+    for id in 0..p.packet_count() {
+        if !dropped.contains(&id) {
+            a.on_packet(&packet(&p, &data, id, Status::SUCCESS), MS);
+        }
+    }
+    assert!(a.poll_frame().is_none());
+    let due = a.next_wakeup().expect("a gap is pending");
+    assert_eq!(due, MS + 300_000);
+    assert_eq!(a.poll_transmit(due - 1), None);
+    let mut reqs = Vec::new();
+    while let Some(r) = a.poll_transmit(due) {
+        reqs.push((r.first_packet_id, r.last_packet_id));
+        assert_eq!(r.block_id, 20);
+        assert!(!r.extended);
+    }
+    assert_eq!(reqs, [(0, 0), (3, 5), (8, 8), (11, 11)]);
+    // Not repeated before the repeat timeout, repeated after it.
+    assert_eq!(a.poll_transmit(due + 4 * MS), None);
+    assert!(a.poll_transmit(due + 5 * MS).is_some());
+    for id in dropped {
+        a.on_packet(&packet(&p, &data, id, Status::PACKET_RESEND), due + 6 * MS);
+    }
+    let f = a.poll_frame().expect("completed");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+    let c = a.counters();
+    assert_eq!(c.packets_resent, 5); // the leader is not a payload packet
+    assert_eq!(c.resend_requests, 5);
+    assert!(c.resend_packets_requested >= 6);
+}
+
+#[test]
+fn unanswered_gaps_deliver_an_incomplete_frame_with_exact_ranges() {
+    let data = source(1050, 4);
+    let p = plan(30, false, data.len());
+    let mut a = assembler(4096);
+    for id in 0..p.packet_count() {
+        if ![3, 4, 11].contains(&id) {
+            a.on_packet(&packet(&p, &data, id, Status::SUCCESS), 0);
+        }
+    }
+    while a.poll_transmit(MS).is_some() {}
+    assert!(a.poll_frame().is_none());
+    assert!(a.next_wakeup().is_some_and(|t| t <= 100 * MS));
+    a.poll_transmit(100 * MS);
+    let f = a.poll_frame().expect("timed out");
+    assert_eq!(f.status, FrameStatus::TimedOut);
+    assert_eq!(f.missing, vec![200..400, 1000..1050]);
+    assert_eq!(f.received_bytes, 1050 - 250);
+    assert_eq!(&f.data()[..200], &data[..200]);
+    assert_eq!(a.counters().frames_timed_out, 1);
+    assert_eq!(a.counters().packets_missing, 3);
+    // Late packets for it are ignored.
+    let late = packet(&p, &data, 3, Status::PACKET_RESEND);
+    assert_eq!(
+        a.on_packet(&late, 101 * MS),
+        Placement::Ignored(IgnoreReason::Late)
+    );
+    assert_eq!(a.counters().packets_late, 1);
+}
+
+#[test]
+fn unavailable_packets_are_never_requested_again() {
+    let data = source(500, 5);
+    let p = plan(40, false, data.len());
+    let mut a = assembler(4096);
+    for id in 0..p.packet_count() {
+        if id != 3 {
+            a.on_packet(&packet(&p, &data, id, Status::SUCCESS), 0);
+        }
+    }
+    assert_eq!(
+        a.poll_transmit(MS),
+        Some(ResendRequest {
+            block_id: 40,
+            first_packet_id: 3,
+            last_packet_id: 3,
+            extended: false
+        })
+    );
+    let e = error_packet(40, 3, Status::PACKET_UNAVAILABLE);
+    assert!(matches!(
+        a.on_packet(&e, 2 * MS),
+        Placement::Error { packet_id: 3, .. }
+    ));
+    assert_eq!(a.poll_transmit(50 * MS), None);
+    assert_eq!(a.counters().packets_unavailable, 1);
+    assert_eq!(a.counters().packets_error, 1);
+    a.poll_transmit(102 * MS);
+    let f = a.poll_frame().expect("timed out");
+    assert_eq!(f.missing, vec![200..300]);
+}
+
+#[test]
+fn standard_block_ids_wrap_from_65535_to_1() {
+    let mut a = assembler(4096);
+    for (n, id) in [65534u64, 65535, 1, 2].into_iter().enumerate() {
+        let data = source(300, n as u8);
+        for pk in block(id, false, &data) {
+            a.on_packet(&pk, 0);
+        }
+        let f = a.poll_frame().expect("delivered");
+        assert!(f.is_complete());
+        assert_eq!(f.block_id, id);
+        assert_eq!(f.data(), &data[..]);
+        a.recycle(f);
+    }
+    let stale = block(65535, false, &source(300, 0));
+    assert_eq!(
+        a.on_packet(&stale[1], 0),
+        Placement::Ignored(IgnoreReason::Late)
+    );
+    // Block id 0 is never valid.
+    let zero = [0u8, 0, 0, 0, 3, 0, 0, 1, 0xaa];
+    assert_eq!(
+        a.on_packet(&zero, 0),
+        Placement::Ignored(IgnoreReason::Malformed)
+    );
+}
+
+#[test]
+fn extended_ids_complete_and_request_in_extended_form() {
+    let data = source(777, 6);
+    let id = (1u64 << 40) + 5;
+    let p = plan(id, true, data.len());
+    let mut a = assembler(4096);
+    for pid in 0..p.packet_count() {
+        if pid != 2 {
+            a.on_packet(&packet(&p, &data, pid, Status::SUCCESS), 0);
+        }
+    }
+    let r = a.poll_transmit(MS).expect("request");
+    assert_eq!((r.block_id, r.first_packet_id, r.extended), (id, 2, true));
+    a.on_packet(&packet(&p, &data, 2, Status::PACKET_RESEND), MS);
+    let f = a.poll_frame().expect("complete");
+    assert!(f.is_complete() && f.extended);
+    assert_eq!(f.data(), &data[..]);
+}
+
+#[test]
+fn out_of_bounds_payload_is_ignored_and_counted() {
+    let data = source(1050, 7);
+    let pk = block(3, false, &data);
+    let mut a = assembler(4096);
+    a.on_packet(&pk[0], 0); // leader announces 1050 bytes
+    let big = plan(3, false, 4000);
+    let far = packet(&big, &source(4000, 0), 20, Status::SUCCESS);
+    assert_eq!(
+        a.on_packet(&far, 0),
+        Placement::Ignored(IgnoreReason::OutOfBounds)
+    );
+    // Past the buffer entirely, and past the packet id limit.
+    let huge = plan(3, false, 1_000_000);
+    let beyond = packet(&huge, &source(1_000_000, 0), 9000, Status::SUCCESS);
+    assert_eq!(
+        a.on_packet(&beyond, 0),
+        Placement::Ignored(IgnoreReason::OutOfBounds)
+    );
+    for p in &pk[1..] {
+        a.on_packet(p, 0);
+    }
+    // After the trailer, ids past it are out of bounds too.
+    assert_eq!(a.counters().packets_out_of_bounds, 2);
+    let f = a.poll_frame().expect("complete");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+}
+
+#[test]
+fn too_many_frames_evict_the_oldest_and_no_buffer_is_an_underrun() {
+    let mut c = config(4096);
+    c.max_frames_in_flight = 2;
+    c.buffer_count = 3;
+    let mut a = Assembler::new(c).expect("valid");
+    let data = source(500, 8);
+    // Blocks 1 and 2 lose their trailer; block 3 evicts block 1.
+    for id in 1..=3u64 {
+        let pk = block(id, false, &data);
+        for p in &pk[..pk.len() - 1] {
+            a.on_packet(p, 0);
+        }
+    }
+    let f = a.poll_frame().expect("evicted");
+    assert_eq!((f.block_id, f.status), (1, FrameStatus::Evicted));
+    assert!(f.missing.is_empty()); // all bytes in; only the trailer is missing
+                                   // Never recycled: block 4 finds no buffer.
+    let pk = block(4, false, &data);
+    assert_eq!(
+        a.on_packet(&pk[0], 0),
+        Placement::Ignored(IgnoreReason::NoBuffer)
+    );
+    assert_eq!(a.counters().underruns, 1);
+    assert_eq!(
+        a.on_packet(&pk[1], 0),
+        Placement::Ignored(IgnoreReason::Late)
+    );
+    a.recycle(f);
+    let pk = block(5, false, &data);
+    for p in &pk {
+        a.on_packet(p, 0);
+    }
+    a.flush();
+    let statuses: Vec<_> = std::iter::from_fn(|| a.poll_frame())
+        .map(|f| (f.block_id, f.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            (2, FrameStatus::Evicted),
+            (5, FrameStatus::Complete),
+            (3, FrameStatus::Flushed)
+        ]
+    );
+}
+
+#[test]
+fn config_errors_are_typed() {
+    let mut c = Config::new(100);
+    c.max_frames_in_flight = 0;
+    assert!(Assembler::new(c).is_err());
+    let mut c = Config::new(100);
+    c.resend.request_ratio = f64::NAN;
+    assert!(Assembler::new(c).is_err());
+    let mut c = Config::new(100);
+    c.data_per_packet = Some(0);
+    assert!(Assembler::new(c).is_err());
+}
+
+fn order_with_duplicates() -> impl Strategy<Value = (usize, Vec<usize>)> {
+    (0usize..2500).prop_flat_map(|len| {
+        let n = len.div_ceil(DPP) + 2;
+        (
+            Just(len),
+            proptest::collection::vec(0..n, 0..8).prop_flat_map(move |dups| {
+                let mut all: Vec<usize> = (0..n).collect();
+                all.extend(dups);
+                Just(all).prop_shuffle()
+            }),
+        )
+    })
+}
+
+fn garbage() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..200),
+        // Plausible headers with a random body, never for block 7.
+        (
+            any::<u16>().prop_filter("not block 7", |b| *b != 7),
+            0u8..8,
+            0u32..64,
+            any::<bool>(),
+            proptest::collection::vec(any::<u8>(), 0..150),
+        )
+            .prop_map(|(block, format, pid, resend, body)| {
+                let mut v = vec![0u8; 8];
+                v[0] = if resend { 1 } else { 0 };
+                v[2..4].copy_from_slice(&block.to_be_bytes());
+                v[4..8].copy_from_slice(&((u32::from(format) << 24) | pid).to_be_bytes());
+                v.extend(body);
+                v
+            }),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn any_order_and_duplicates_complete_identically((len, order) in order_with_duplicates()) {
+        let data = source(len, 9);
+        let pk = block(7, false, &data);
+        let mut a = assembler(4096);
+        for i in &order {
+            a.on_packet(&pk[*i], 0);
+        }
+        let f = a.poll_frame().expect("delivered");
+        prop_assert!(f.is_complete());
+        prop_assert_eq!(f.data(), &data[..]);
+        let c = a.counters();
+        prop_assert_eq!(c.packets_duplicate + c.packets_late, (order.len() - pk.len()) as u64);
+        prop_assert_eq!(c.bytes_received, len as u64);
+    }
+
+    #[test]
+    fn complete_if_and_only_if_nothing_was_dropped(
+        len in 1usize..2500,
+        drops in proptest::collection::vec(any::<bool>(), 30),
+        shuffle in any::<bool>(),
+    ) {
+        let data = source(len, 10);
+        let pk = block(7, false, &data);
+        let mut a = assembler(4096);
+        let mut sent: Vec<usize> = (0..pk.len()).filter(|i| !drops[*i]).collect();
+        if shuffle {
+            sent.reverse();
+        }
+        for i in &sent {
+            a.on_packet(&pk[*i], 0);
+        }
+        a.poll_transmit(200 * MS);
+        if sent.is_empty() {
+            // Nothing arrived: there is no frame to deliver.
+            prop_assert!(a.poll_frame().is_none());
+            return Ok(());
+        }
+        let f = a.poll_frame().expect("delivered by now");
+        let dropped_any = sent.len() < pk.len();
+        prop_assert_eq!(f.is_complete(), !dropped_any);
+        // Missing ranges are exactly the dropped payload packets' bytes, merged.
+        let mut expect: Vec<std::ops::Range<usize>> = Vec::new();
+        let payload_ids = 1..pk.len() - 1;
+        for id in payload_ids.filter(|id| drops.get(*id) == Some(&true)) {
+            let r = (id - 1) * DPP..(id * DPP).min(len);
+            match expect.last_mut() {
+                Some(last) if last.end == r.start => last.end = r.end,
+                _ => expect.push(r),
+            }
+        }
+        if !dropped_any {
+            prop_assert!(f.missing.is_empty());
+        } else {
+            // Exact when the data per packet and the frame's extent are knowable.
+            let (last, trailer) = (pk.len() - 2, pk.len() - 1);
+            let full_seen = (1..last).any(|id| !drops[id]);
+            let tail_seen = !drops[last] && !drops[trailer];
+            let dpp_known = full_seen || last == 1 || (!drops[0] && tail_seen);
+            if dpp_known && (!drops[0] || tail_seen) {
+                prop_assert_eq!(&f.missing, &expect);
+            }
+        }
+        // Without leader and last packet the size is known only to a packet.
+        for r in f.missing.iter() {
+            prop_assert!(r.end <= len.div_ceil(DPP) * DPP);
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics_and_a_valid_block_still_completes(
+        junk in proptest::collection::vec(garbage(), 0..40),
+        at in any::<proptest::sample::Index>(),
+    ) {
+        let data = source(1234, 11);
+        let pk = block(7, false, &data);
+        let mut c = config(4096);
+        c.max_frames_in_flight = 64;
+        c.buffer_count = 64;
+        let mut a = Assembler::new(c).expect("valid");
+        let split = at.index(junk.len() + 1);
+        for j in &junk[..split] {
+            a.on_packet(j, 0);
+            let _ = a.poll_transmit(0);
+        }
+        for (i, p) in pk.iter().enumerate() {
+            a.on_packet(p, 0);
+            if let Some(j) = junk.get(split + i) {
+                a.on_packet(j, 0);
+            }
+        }
+        for j in junk.iter().skip(split + pk.len()) {
+            a.on_packet(j, 0);
+        }
+        let _ = a.next_wakeup();
+        a.flush();
+        let mut found = false;
+        while let Some(f) = a.poll_frame() {
+            if f.block_id == 7 && !f.extended {
+                prop_assert!(f.is_complete());
+                prop_assert_eq!(f.data(), &data[..]);
+                found = true;
+            }
+        }
+        prop_assert!(found);
+    }
+}
