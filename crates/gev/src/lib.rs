@@ -6,17 +6,20 @@
 //! without a network. The I/O lives in `linerate-io`; the byte layouts live
 //! in `linerate-wire`.
 //!
-//! Present now:
-//! * [`block_plan`]: how one block (frame) becomes a leader, payload packets
-//!   and a trailer for a given packet size, with each payload packet's data
-//!   range in the frame, so a sender can scatter-gather headers and frame
-//!   memory without copying.
-//!
+//! Camera side:
+//! * [`device`]: the emulated camera's GVCP logic (register map, privilege,
+//!   heartbeat, GenICam XML), driven by datagrams and time;
+//! * [`block_plan`]: one block (frame) as leader, payload packets and
+//!   trailer, with each packet's data range in the frame, so a sender can
+//!   scatter-gather headers and frame memory without copying;
+//! * [`frame_clock`]: when the next frame is due, and how many were skipped;
+//! * [`frame_ring`]: the resend buffer of recent frames;
 //! * [`test_pattern`]: self-verifying frames (frame number and CRC stamp).
 //!
-//! The device logic (GVCP server, resend buffer), the client logic and the
-//! frame assembler with its resend planner follow with the camera and host
-//! work.
+//! Host side:
+//! * [`client`]: one GVCP command in flight (ids, retries, pending ack) and
+//!   the heartbeat that keeps control;
+//! * [`assembler`]: GVSP packets into frames, with the resend planner.
 
 pub mod assembler;
 pub mod block_plan;
