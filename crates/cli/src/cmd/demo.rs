@@ -3,23 +3,21 @@
 //! A "camera" namespace streams self-verifying frames as GVSP over UDP
 //! (headers from `linerate-gev`'s block plan, data gathered straight from
 //! the frame buffer by `linerate-io`'s sendmmsg) to a "host" namespace, which
-//! decodes every packet with `linerate-wire`, places the data by packet id
-//! and verifies each frame's stamp and CRC. The emulated camera and the grab
+//! assembles frames with `linerate-gev`'s frame assembler and verifies each
+//! frame's stamp and CRC. The emulated camera and the grab
 //! engine take over sender and receiver as they land.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use linerate_gev::assembler::{Assembler, Config as AssemblerConfig, IgnoreReason, Placement};
 use linerate_gev::block_plan::BlockPlan;
 use linerate_gev::test_pattern;
 use linerate_io::udp::{RecvMeta, UdpEndpoint, UdpOptions};
 use linerate_testbed::{LossRule, Testbed};
-use linerate_wire::gvsp::{
-    Body, ImageInfo, LeaderInfo, LeaderRepr, PacketRepr, PayloadType, TrailerRepr,
-};
+use linerate_wire::gvsp::{ImageInfo, LeaderInfo, LeaderRepr, PayloadType, TrailerRepr};
 use linerate_wire::{PixelFormat, Status};
 
 const STREAM_PORT: u16 = 50_010;
@@ -67,94 +65,76 @@ struct Received {
     first_error: Option<String>,
 }
 
-/// One frame being assembled by the demo receiver.
-struct Assembly {
-    data: Vec<u8>,
-    seen: Vec<bool>,
-    trailer: bool,
-}
-
+/// Receives until `frames` frames are delivered or the sender falls quiet,
+/// assembling with the host's own frame assembler and verifying each
+/// complete frame's test-pattern stamp and CRC.
 fn receive(
     endpoint: &UdpEndpoint,
     frame_len: usize,
     data_per_packet: usize,
     frames: u64,
 ) -> Received {
-    let payload_packets = frame_len.div_ceil(data_per_packet);
     let mut r = Received::default();
-    let mut open: BTreeMap<u64, Assembly> = BTreeMap::new();
-    let mut storage = vec![vec![0u8; 9216]; 64];
-    let mut meta = vec![RecvMeta::default(); storage.len()];
-    let mut finished = 0u64;
-    let finish = |a: Assembly, r: &mut Received| {
-        if a.seen.iter().all(|s| *s) && a.trailer {
-            match test_pattern::verify(&a.data) {
-                Ok(_) => r.complete_verified += 1,
-                Err(e) => {
-                    r.bad_pattern += 1;
-                    r.first_error.get_or_insert(e.to_string());
-                }
-            }
-        } else {
-            r.incomplete += 1;
+    let mut config = AssemblerConfig::new(frame_len);
+    config.data_per_packet = Some(data_per_packet);
+    // The demo has no control channel to send resend requests on.
+    config.resend.enabled = false;
+    let mut assembler = match Assembler::new(config) {
+        Ok(a) => a,
+        Err(e) => {
+            r.first_error = Some(e.to_string());
+            return r;
         }
     };
-    loop {
+    let epoch = Instant::now();
+    let mut storage = vec![vec![0u8; 9216]; 64];
+    let mut meta = vec![RecvMeta::default(); storage.len()];
+    let mut delivered = 0u64;
+    let drain = |assembler: &mut Assembler, r: &mut Received, delivered: &mut u64| {
+        while let Some(frame) = assembler.poll_frame() {
+            *delivered += 1;
+            if frame.is_complete() {
+                match test_pattern::verify(frame.data()) {
+                    Ok(_) => r.complete_verified += 1,
+                    Err(e) => {
+                        r.bad_pattern += 1;
+                        r.first_error.get_or_insert(e.to_string());
+                    }
+                }
+            } else {
+                r.incomplete += 1;
+            }
+            assembler.recycle(frame);
+        }
+    };
+    while delivered < frames {
         let mut bufs: Vec<&mut [u8]> = storage.iter_mut().map(|b| &mut b[..]).collect();
         let n = match endpoint.recv_batch(&mut bufs, &mut meta) {
             Ok(n) => n,
             // The read timeout: the sender is done (or everything after was lost).
             Err(_) => break,
         };
+        let now = epoch.elapsed().as_nanos() as u64;
         for (buf, m) in bufs.iter().zip(&meta).take(n) {
             r.packets += 1;
             r.bytes += m.len as u64;
-            let packet = match PacketRepr::parse(&buf[..m.len]) {
-                Ok(p) => p,
-                Err(e) => {
-                    r.undecodable += 1;
-                    r.first_error.get_or_insert(e.to_string());
-                    continue;
-                }
-            };
-            let block = packet.header.block_id;
-            let a = open.entry(block).or_insert_with(|| Assembly {
-                data: vec![0u8; frame_len],
-                seen: vec![false; payload_packets],
-                trailer: false,
-            });
-            match packet.body {
-                Body::Payload(d) => {
-                    let id = packet.header.packet_id as usize;
-                    let start = id.wrapping_sub(1).wrapping_mul(data_per_packet);
-                    if id == 0 || id > payload_packets || start + d.len() > frame_len {
-                        r.undecodable += 1;
-                        continue;
-                    }
-                    a.data[start..start + d.len()].copy_from_slice(d);
-                    a.seen[id - 1] = true;
-                }
-                Body::Trailer(_) => a.trailer = true,
-                _ => {}
-            }
-            // Frames close in order: everything older than a trailer's block is done.
-            if a.trailer {
-                let older: Vec<u64> = open.range(..=block).map(|(k, _)| *k).collect();
-                for k in older {
-                    if let Some(done) = open.remove(&k) {
-                        finish(done, &mut r);
-                        finished += 1;
-                    }
-                }
+            if let Placement::Ignored(
+                reason @ (IgnoreReason::Malformed
+                | IgnoreReason::OutOfBounds
+                | IgnoreReason::Inconsistent),
+            ) = assembler.on_packet(&buf[..m.len], now)
+            {
+                r.undecodable += 1;
+                r.first_error
+                    .get_or_insert(format!("packet ignored: {reason:?}"));
             }
         }
-        if finished >= frames {
-            break;
-        }
+        // Lets frames whose retention ran out come out incomplete.
+        while assembler.poll_transmit(now).is_some() {}
+        drain(&mut assembler, &mut r, &mut delivered);
     }
-    for (_, a) in std::mem::take(&mut open) {
-        finish(a, &mut r);
-    }
+    assembler.flush();
+    drain(&mut assembler, &mut r, &mut delivered);
     r
 }
 
