@@ -83,12 +83,16 @@ impl FrameRing {
         }
     }
 
+    /// The slot holding block `block_id`, if it is still held.
+    pub fn find(&self, block_id: u64) -> Option<usize> {
+        self.slots
+            .iter()
+            .position(|s| s.plan.as_ref().is_some_and(|p| p.block_id() == block_id))
+    }
+
     /// The plan and data of a held block.
     pub fn get(&self, block_id: u64) -> Option<(&BlockPlan, &[u8])> {
-        self.slots.iter().find_map(|s| match &s.plan {
-            Some(p) if p.block_id() == block_id => Some((p, &s.data[..])),
-            _ => None,
-        })
+        self.slot(self.find(block_id)?)
     }
 
     /// The plan and data held in slot `index`.

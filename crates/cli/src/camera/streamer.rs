@@ -462,22 +462,35 @@ impl Streamer {
         let items = self
             .ring
             .plan_resend(r.block_id, r.first_packet_id, r.last_packet_id);
-        let slot = (0..self.ring.capacity()).find(|&i| {
-            self.ring
-                .slot(i)
-                .is_some_and(|(p, _)| p.block_id() == r.block_id)
-        });
-        for item in items {
-            match (item, slot) {
+        let slot = self.ring.find(r.block_id);
+        // Consecutive packets of a held frame go out together, in one send
+        // call per run (at most BATCH packets), like first transmissions.
+        let mut i = 0;
+        while i < items.len() {
+            match (items[i], slot) {
                 (ResendItem::Packet { packet_id }, Some(slot)) => {
-                    self.send_packets(slot, packet_id, 1, Status::PACKET_RESEND, dest);
-                    self.counters.packets_resent.fetch_add(1, Ordering::Relaxed);
+                    let mut n = 1u32;
+                    while (n as usize) < BATCH
+                        && matches!(
+                            (items.get(i + n as usize), packet_id.checked_add(n)),
+                            (Some(&ResendItem::Packet { packet_id: next }), Some(want)) if next == want
+                        )
+                    {
+                        n += 1;
+                    }
+                    self.send_packets(slot, packet_id, n, Status::PACKET_RESEND, dest);
+                    self.counters
+                        .packets_resent
+                        .fetch_add(u64::from(n), Ordering::Relaxed);
+                    i += n as usize;
                 }
                 (ResendItem::Error { packet_id, status }, _) => {
                     self.send_error_packet(dest, r, packet_id, status);
+                    i += 1;
                 }
                 (ResendItem::Packet { packet_id }, None) => {
                     self.send_error_packet(dest, r, packet_id, Status::PACKET_UNAVAILABLE);
+                    i += 1;
                 }
             }
         }
