@@ -1,9 +1,7 @@
 //! Turning a spec into concrete names, addresses and MACs, without touching
 //! the system, so the allocation is deterministic and unit-testable.
 
-use std::fmt;
 use std::net::Ipv4Addr;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,52 +15,8 @@ pub const PREFIX_LEN: u8 = 16;
 /// Name of the bridge inside the switch namespace.
 pub const BRIDGE_NAME: &str = "br0";
 
-/// An Ethernet MAC address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct MacAddr(pub [u8; 6]);
-
-impl fmt::Display for MacAddr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = self.0;
-        write!(
-            f,
-            "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
-            m[0], m[1], m[2], m[3], m[4], m[5]
-        )
-    }
-}
-
-impl FromStr for MacAddr {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<MacAddr> {
-        let mut m = [0u8; 6];
-        let mut parts = s.split(':');
-        for b in m.iter_mut() {
-            let p = parts
-                .next()
-                .ok_or_else(|| Error::Spec(format!("bad MAC {s:?}")))?;
-            *b = u8::from_str_radix(p, 16).map_err(|_| Error::Spec(format!("bad MAC {s:?}")))?;
-        }
-        if parts.next().is_some() {
-            return Err(Error::Spec(format!("bad MAC {s:?}")));
-        }
-        Ok(MacAddr(m))
-    }
-}
-
-impl TryFrom<String> for MacAddr {
-    type Error = Error;
-    fn try_from(s: String) -> Result<MacAddr> {
-        s.parse()
-    }
-}
-
-impl From<MacAddr> for String {
-    fn from(m: MacAddr) -> String {
-        m.to_string()
-    }
-}
+/// An Ethernet MAC address (linerate's one MAC type, from the wire crate).
+pub use linerate_wire::ethernet::MacAddr;
 
 /// One network interface of a host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -434,7 +388,9 @@ mod tests {
 
     #[test]
     fn mac_and_alias_roundtrip() -> Result<()> {
-        let m: MacAddr = "02:6c:72:00:01:ff".parse()?;
+        let m: MacAddr = "02:6c:72:00:01:ff"
+            .parse()
+            .map_err(|e: linerate_wire::Error| Error::Spec(e.to_string()))?;
         assert_eq!(m.0[5], 0xff);
         assert!("02:6c:72:00:01".parse::<MacAddr>().is_err());
         assert!("02:6c:72:00:01:02:03".parse::<MacAddr>().is_err());

@@ -67,6 +67,22 @@ impl core::str::FromStr for MacAddr {
     }
 }
 
+#[cfg(feature = "serde")]
+impl serde::Serialize for MacAddr {
+    /// As text, `02:00:00:00:00:01`, the form people and JSON tools read.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for MacAddr {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// A zero-copy view of an Ethernet II frame (without FCS).
 #[derive(Debug, Clone)]
 pub struct Frame<T: AsRef<[u8]>> {
