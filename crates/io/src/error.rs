@@ -1,6 +1,6 @@
 //! Errors of the I/O layer.
 
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr};
 
 /// An I/O failure, with the operation and the address involved.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +29,63 @@ pub enum Error {
         len: usize,
         /// Largest batch accepted.
         max: usize,
+    },
+    /// No network interface has this IPv4 address, so there is nothing to
+    /// bind a packet ring to.
+    #[error("no network interface owns {addr}")]
+    NoInterface {
+        /// The address looked up.
+        addr: Ipv4Addr,
+    },
+    /// Listing the interfaces (getifaddrs) failed.
+    #[error("listing network interfaces to find {addr}: {source}")]
+    InterfaceLookup {
+        /// The address looked up.
+        addr: Ipv4Addr,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The interface does not carry Ethernet frames, which the packet ring's
+    /// filter and parser assume.
+    #[error("interface {interface} has link type {hatype} (ARPHRD), not Ethernet; the packet ring needs Ethernet framing")]
+    UnsupportedLink {
+        /// Interface name.
+        interface: String,
+        /// Its ARPHRD_* hardware type.
+        hatype: u16,
+    },
+    /// The process may not open AF_PACKET sockets.
+    #[error("opening an AF_PACKET socket needs CAP_NET_RAW (run as root, or grant the capability with setcap cap_net_raw+ep): {source}")]
+    NeedsCapNetRaw {
+        /// The OS error (EPERM or EACCES).
+        #[source]
+        source: std::io::Error,
+    },
+    /// The kernel (or our check before asking it) refused the ring geometry,
+    /// or mapping the ring failed.
+    #[error("packet ring of {block_count} blocks of {block_size} bytes (frame size {frame_size}) refused: {source}")]
+    RingRefused {
+        /// Bytes per block.
+        block_size: usize,
+        /// Number of blocks.
+        block_count: usize,
+        /// Frame size given to the kernel.
+        frame_size: usize,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A call on a packet socket failed.
+    #[error("{op} on packet socket of {interface}: {source}")]
+    PacketSocket {
+        /// What was attempted, e.g. "SO_ATTACH_FILTER".
+        op: &'static str,
+        /// The interface the socket serves.
+        interface: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
     },
 }
 

@@ -5,10 +5,14 @@
 //! crate moves those bytes with as few syscalls and copies as the kernel
 //! allows. Present now: batched UDP with `sendmmsg`/`recvmmsg` and
 //! scatter-gather, so a header and frame data leave in one datagram without
-//! being copied together. Packet rings, AF_XDP, TCP and pacing follow with
-//! the camera, host and FADE work.
+//! being copied together; and a PF_PACKET TPACKET_V3 receive ring behind a
+//! BPF filter ([`packet_ring`]), the kernel-copies-into-shared-memory
+//! baseline the host's receive backends are measured against. AF_XDP, TCP
+//! and pacing follow with the camera, host and FADE work.
 
 pub mod error;
+pub mod packet_ring;
+pub mod scatter;
 pub mod udp;
 
 pub use error::{Error, Result};
