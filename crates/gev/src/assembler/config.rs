@@ -64,7 +64,8 @@ pub struct Config {
     pub max_frames_in_flight: usize,
     /// Frame buffers the assembler may allocate (lazily, once each). Buffers
     /// come back through `Assembler::recycle`; with none free, a new block is
-    /// dropped and counted as an underrun.
+    /// dropped and counted as an underrun. 0: allocate none, use only the
+    /// buffers the caller hands in with `Assembler::supply`.
     pub buffer_count: usize,
     /// Size of each frame buffer: the device's PayloadSize. Data beyond it is ignored.
     pub max_payload_size: usize,
@@ -103,7 +104,7 @@ impl Config {
         if self.max_frames_in_flight == 0 {
             return Err(ConfigError::NoFrameSlots);
         }
-        if self.buffer_count < self.max_frames_in_flight {
+        if self.buffer_count != 0 && self.buffer_count < self.max_frames_in_flight {
             return Err(ConfigError::TooFewBuffers {
                 buffers: self.buffer_count,
                 slots: self.max_frames_in_flight,

@@ -170,6 +170,117 @@ impl DeliveredFrame {
             _ => None,
         }
     }
+
+    /// Length of [`DeliveredFrame::data`].
+    pub fn size(&self) -> usize {
+        self.size.min(self.buffer.len())
+    }
+
+    /// Takes the frame buffer and the missing-ranges vector out, so a grab
+    /// API can hand the memory to its caller and later give both back with
+    /// [`Assembler::supply`] (nothing is allocated per frame).
+    pub fn take_buffers(&mut self) -> (Vec<u8>, Vec<Range<usize>>) {
+        (
+            core::mem::take(&mut self.buffer),
+            core::mem::take(&mut self.missing),
+        )
+    }
+}
+
+/// Where one payload packet is predicted to land in a frame buffer, so a
+/// receive backend can point the kernel's copy straight at it (recvmmsg
+/// scatter) instead of copying from a staging buffer.
+///
+/// A guess stays valid only until the next call on the [`Assembler`] other
+/// than [`Assembler::guess_slots`]; the pointer aims into a buffer the
+/// assembler owns, at a range no packet has filled yet, so a wrong guess can
+/// only scribble over bytes that are still missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotGuess {
+    /// Block the packet is expected to belong to.
+    pub block_id: u64,
+    /// Whether that block uses extended ids (20-byte GVSP header instead of 8).
+    pub extended: bool,
+    /// Expected packet id.
+    pub packet_id: u32,
+    /// Byte offset of the slot in the frame.
+    pub offset: usize,
+    /// Slot length: data per packet, or less at the end of the frame.
+    pub len: usize,
+    ptr: *mut u8,
+}
+
+// SAFETY: a guess is an address and a length; moving it to another thread
+// dereferences nothing. Writing through it is the receiver's unsafe act,
+// bound by the contract above.
+unsafe impl Send for SlotGuess {}
+
+impl SlotGuess {
+    /// Start of the slot in the frame buffer. Writing up to `len` bytes
+    /// there before the next call on the assembler is sound.
+    pub fn as_mut_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+}
+
+/// How the newest block laid its payload out, so the next one can be
+/// predicted the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    key: BlockKey,
+    dpp: usize,
+    bound: usize,
+    last_id: u32,
+}
+
+impl Layout {
+    fn of(f: &Frame, cap: usize) -> Option<Layout> {
+        let dpp = f.dpp.filter(|&d| d > 0)?;
+        let bound = f.announced.map_or(cap, |a| a.min(cap)).min(f.buffer.len());
+        let last_id = u32::try_from(bound.div_ceil(dpp)).ok()?;
+        Some(Layout {
+            key: f.key,
+            dpp,
+            bound,
+            last_id,
+        })
+    }
+
+    /// The slot of payload packet `id` of block `key` in the buffer at `base`.
+    fn slot(&self, key: BlockKey, id: u32, base: *mut u8) -> Option<SlotGuess> {
+        let offset = (id as usize).checked_sub(1)?.checked_mul(self.dpp)?;
+        let len = self.dpp.min(self.bound.checked_sub(offset)?);
+        if len == 0 {
+            return None;
+        }
+        Some(SlotGuess {
+            block_id: key.block_id,
+            extended: key.extended,
+            packet_id: id,
+            offset,
+            len,
+            // SAFETY: offset < bound <= the buffer's length, so the pointer
+            // stays inside the allocation.
+            ptr: unsafe { base.add(offset) },
+        })
+    }
+}
+
+/// Payload data handed to `on_payload`: bytes to copy, or bytes the
+/// kernel already wrote into the frame buffer at `offset`.
+#[derive(Debug, Clone, Copy)]
+enum Data<'a> {
+    Copy(&'a [u8]),
+    InPlace { offset: usize, len: usize },
+}
+
+impl Data<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Data::Copy(b) => b.len(),
+            Data::InPlace { len, .. } => *len,
+        }
+    }
 }
 
 /// A resend request to send to the device (GVCP PACKETRESEND).
@@ -197,6 +308,11 @@ pub struct Assembler {
     finished: [Option<BlockKey>; FINISHED_MEMORY],
     finished_at: usize,
     newest: Option<BlockKey>,
+    /// Layout of the newest block when it finished, for predicting the next.
+    last_layout: Option<Layout>,
+    /// A free buffer set aside for the predicted next block, which
+    /// `guess_slots` may already have pointed the kernel at.
+    spare: Option<(BlockKey, Vec<u8>)>,
     next_seq: u64,
     max_packet_id: u32,
     counters: Counters,
@@ -222,6 +338,8 @@ impl Assembler {
             finished: [None; FINISHED_MEMORY],
             finished_at: 0,
             newest: None,
+            last_layout: None,
+            spare: None,
             next_seq: 0,
             max_packet_id,
             counters: Counters::default(),
@@ -275,9 +393,9 @@ impl Assembler {
                 }
                 _ => self.ignore(IgnoreReason::Malformed),
             },
-            PacketFormat::Payload if packet_id > 0 && !data.is_empty() => {
-                self.on_payload(key, packet_id, data, resent, now_ns)
-            }
+            PacketFormat::Payload if packet_id > 0 && !data.is_empty() => self
+                .on_payload(key, packet_id, Data::Copy(data), resent, now_ns)
+                .unwrap_or_else(|| self.ignore(IgnoreReason::Inconsistent)),
             PacketFormat::Payload => self.ignore(IgnoreReason::Malformed),
             PacketFormat::AllIn => self.on_all_in(key, packet_id, data, now_ns),
         }
@@ -337,6 +455,164 @@ impl Assembler {
         }
     }
 
+    /// Adds a buffer the caller owns (or gives back one taken with
+    /// [`DeliveredFrame::take_buffers`]) to the free pool; it is resized to
+    /// `max_payload_size` if needed. With `buffer_count` 0 in the config the
+    /// assembler allocates nothing itself and uses only supplied buffers.
+    pub fn supply(&mut self, mut buffer: Vec<u8>, mut missing: Vec<Range<usize>>) {
+        if buffer.len() != self.config.max_payload_size {
+            buffer.resize(self.config.max_payload_size, 0);
+        }
+        missing.clear();
+        self.free_buffers.push(buffer);
+        self.allocated = self.allocated.max(self.free_buffers.len());
+        self.free_missing.push(missing);
+    }
+
+    /// Buffers free for new blocks right now.
+    pub fn free_buffer_count(&self) -> usize {
+        self.free_buffers.len()
+    }
+
+    /// Predicts, in arrival order, what the next datagrams will be, so a
+    /// receive backend can point each one's payload at its final place:
+    /// `Some(slot)` for a payload packet, `None` for a leader or trailer
+    /// (which go to a staging buffer). The prediction runs through the
+    /// newest frame's missing ids above the highest one seen, its trailer,
+    /// then the next block's leader and payload packets, laid out like the
+    /// newest frame, in a buffer set aside for it. Writes up to `max`
+    /// entries to `out` (cleared first) and returns how many. Empty when
+    /// the packet size is not known yet.
+    pub fn guess_slots(&mut self, out: &mut Vec<Option<SlotGuess>>, max: usize) -> usize {
+        out.clear();
+        let Some(newest) = self.newest else {
+            return 0;
+        };
+        let cap = self.config.max_payload_size;
+        let mut layout = self.last_layout.filter(|l| l.key == newest);
+        if let Some(f) = self.find(newest).and_then(|i| self.frames.get_mut(i)) {
+            let Some(l) = Layout::of(f, cap) else {
+                return 0;
+            };
+            layout = Some(l);
+            let first = f.highest.map_or(1, |h| h.saturating_add(1)).max(1);
+            let last = f
+                .trailer_id
+                .map_or(l.last_id, |t| l.last_id.min(t.saturating_sub(1)));
+            let base = f.buffer.as_mut_ptr();
+            for id in first..=last {
+                if out.len() >= max {
+                    return out.len();
+                }
+                if !f.is_received(id) {
+                    out.push(l.slot(f.key, id, base));
+                }
+            }
+            if f.trailer_id.is_none() && out.len() < max {
+                out.push(None);
+            }
+        }
+        let Some(l) = layout else {
+            return out.len();
+        };
+        if out.len() + 1 >= max {
+            return out.len();
+        }
+        // The next block, in a buffer set aside until it arrives.
+        let next = BlockKey {
+            extended: newest.extended,
+            block_id: if newest.extended {
+                newest.block_id.wrapping_add(1).max(1)
+            } else {
+                newest.block_id % STANDARD_IDS + 1
+            },
+        };
+        if self.find(next).is_some() {
+            return out.len();
+        }
+        if self.spare.as_ref().is_some_and(|(k, _)| *k != next) {
+            if let Some((_, b)) = self.spare.take() {
+                self.free_buffers.push(b);
+            }
+        }
+        if self.spare.is_none() {
+            let Some(b) = self.free_buffers.pop() else {
+                return out.len();
+            };
+            self.spare = Some((next, b));
+        }
+        let Some((_, spare)) = self.spare.as_mut() else {
+            return out.len();
+        };
+        let l = Layout {
+            bound: l.bound.min(spare.len()),
+            ..l
+        };
+        let base = spare.as_mut_ptr();
+        out.push(None);
+        for id in 1..=l.last_id {
+            if out.len() >= max {
+                break;
+            }
+            out.push(l.slot(next, id, base));
+        }
+        out.len()
+    }
+
+    /// Takes a payload packet whose data the kernel already wrote into the
+    /// slot of `guess`: `header` is the GVSP header alone and `data_len` the
+    /// bytes that followed it. When the header confirms the guess the packet
+    /// is recorded without copying and the placement returned; otherwise
+    /// nothing changes and `None` tells the caller to fall back to
+    /// [`Assembler::on_packet`] with a contiguous copy of the datagram.
+    pub fn on_placed_payload(
+        &mut self,
+        guess: &SlotGuess,
+        header: &[u8],
+        data_len: usize,
+        now_ns: u64,
+    ) -> Option<Placement> {
+        let packet = Packet::new_checked(header).ok()?;
+        let status = packet.status();
+        let is_payload = PacketFormat::from_code(packet.format_code()) == Ok(PacketFormat::Payload);
+        let key = BlockKey {
+            extended: packet.is_extended(),
+            block_id: packet.block_id(),
+        };
+        let expected = BlockKey {
+            extended: guess.extended,
+            block_id: guess.block_id,
+        };
+        if !is_payload
+            || status.is_error()
+            || !packet.data().is_empty()
+            || key != expected
+            || packet.packet_id() != guess.packet_id
+            || data_len == 0
+            || data_len > guess.len
+        {
+            return None;
+        }
+        let resent = status == Status::PACKET_RESEND;
+        // Same bookkeeping as a copied packet, minus the copy.
+        self.counters.packets_received += 1;
+        self.expire(now_ns);
+        let placed = self.on_payload(
+            key,
+            guess.packet_id,
+            Data::InPlace {
+                offset: guess.offset,
+                len: data_len,
+            },
+            resent,
+            now_ns,
+        );
+        if placed.is_none() {
+            self.counters.packets_received -= 1;
+        }
+        placed
+    }
+
     /// The earliest time a resend request or a retention timeout is due, so
     /// the I/O loop knows how long it may block; `None` when nothing is pending.
     pub fn next_wakeup(&self) -> Option<u64> {
@@ -360,6 +636,9 @@ impl Assembler {
     pub fn flush(&mut self) {
         while let Some(i) = self.oldest_active() {
             self.finish(i, FrameStatus::Flushed);
+        }
+        if let Some((_, b)) = self.spare.take() {
+            self.free_buffers.push(b);
         }
     }
 
@@ -451,7 +730,14 @@ impl Assembler {
         if newer {
             self.newest = Some(key);
         }
-        let buffer = match self.free_buffers.pop() {
+        let spare = match self.spare.take() {
+            Some((k, b)) if k == key => Some(b),
+            other => {
+                self.spare = other;
+                None
+            }
+        };
+        let buffer = match spare.or_else(|| self.free_buffers.pop()) {
             Some(b) => b,
             None if self.allocated < self.config.buffer_count => {
                 self.allocated += 1;
@@ -494,6 +780,9 @@ impl Assembler {
             return;
         };
         f.infer_dpp(None, cap);
+        if self.newest == Some(f.key) {
+            self.last_layout = Layout::of(f, cap);
+        }
         let complete = f.is_complete();
         let status = if complete {
             FrameStatus::Complete
@@ -627,39 +916,45 @@ impl Assembler {
         }
     }
 
+    /// Records a payload packet. `None` only for [`Data::InPlace`] when the
+    /// data does not sit where the frame's layout wants it (nothing changed).
     fn on_payload(
         &mut self,
         key: BlockKey,
         packet_id: u32,
-        data: &[u8],
+        data: Data<'_>,
         resent: bool,
         now_ns: u64,
-    ) -> Placement {
+    ) -> Option<Placement> {
         // The trailer takes max_packet_id; payload ids stay below it.
         if packet_id >= self.max_packet_id {
-            return self.ignore(IgnoreReason::OutOfBounds);
+            return Some(self.ignore(IgnoreReason::OutOfBounds));
         }
         let i = match self.slot_for(key, now_ns) {
             Ok(i) => i,
-            Err(r) => return self.ignore(r),
+            Err(r) => return Some(self.ignore(r)),
         };
         let gap_at = self.gap_at(now_ns);
         let fixed = self.config.data_per_packet.is_some();
         let cap = self.config.max_payload_size;
         let Some(f) = self.frames.get_mut(i) else {
-            return self.ignore(IgnoreReason::NoBuffer);
+            return Some(self.ignore(IgnoreReason::NoBuffer));
         };
         if f.is_received(packet_id) {
             self.counters.packets_duplicate += 1;
-            return Placement::Duplicate {
+            return Some(Placement::Duplicate {
                 block_id: key.block_id,
                 packet_id,
-            };
+            });
         }
         if f.trailer_id.is_some_and(|t| packet_id >= t) {
-            return self.ignore(IgnoreReason::OutOfBounds);
+            return Some(self.ignore(IgnoreReason::OutOfBounds));
         }
         let len = data.len();
+        let in_place_at = match data {
+            Data::InPlace { offset, .. } => Some(offset),
+            Data::Copy(_) => None,
+        };
         // Decide the packet size this frame uses, without changing anything yet.
         enum Plan {
             Full,
@@ -671,7 +966,7 @@ impl Assembler {
             Some(d) if len == d => Plan::Full,
             Some(d) if len > d => {
                 if fixed {
-                    return self.ignore(IgnoreReason::OutOfBounds);
+                    return Some(self.ignore(IgnoreReason::OutOfBounds));
                 }
                 Plan::Reset(len)
             }
@@ -681,7 +976,7 @@ impl Assembler {
                 if last_ok && other_short.is_none() {
                     Plan::Short
                 } else if f.dpp_confirmed || fixed {
-                    return self.ignore(IgnoreReason::Inconsistent);
+                    return Some(self.ignore(IgnoreReason::Inconsistent));
                 } else {
                     Plan::Reset(other_short.map_or(len, |(_, l)| l.max(len)))
                 }
@@ -695,13 +990,18 @@ impl Assembler {
         let offset = (packet_id as usize - 1).checked_mul(dpp);
         let end = offset.and_then(|o| o.checked_add(len));
         let (Some(offset), Some(end)) = (offset, end) else {
-            return self.ignore(IgnoreReason::OutOfBounds);
+            return Some(self.ignore(IgnoreReason::OutOfBounds));
         };
         if end > bound {
-            return self.ignore(IgnoreReason::OutOfBounds);
+            return Some(self.ignore(IgnoreReason::OutOfBounds));
         }
         if end > f.buffer.len() {
-            return self.ignore(IgnoreReason::OutOfBounds);
+            return Some(self.ignore(IgnoreReason::OutOfBounds));
+        }
+        // Data already in the buffer must sit exactly where this layout puts
+        // it, and a re-layout would move other packets over it.
+        if in_place_at.is_some_and(|at| at != offset || matches!(plan, Plan::Reset(_))) {
+            return None;
         }
         // Re-layout first: the kept packet moves before new data lands.
         match plan {
@@ -716,16 +1016,18 @@ impl Assembler {
                 if len < d {
                     if f.short.is_some() {
                         // The kept packet is the last one; this one cannot be.
-                        return self.ignore(IgnoreReason::Inconsistent);
+                        return Some(self.ignore(IgnoreReason::Inconsistent));
                     }
                     f.short = Some((packet_id, len));
                 }
             }
         }
-        let Some(dst) = f.buffer.get_mut(offset..end) else {
-            return self.ignore(IgnoreReason::OutOfBounds);
-        };
-        dst.copy_from_slice(data);
+        if let Data::Copy(bytes) = data {
+            let Some(dst) = f.buffer.get_mut(offset..end) else {
+                return Some(self.ignore(IgnoreReason::OutOfBounds));
+            };
+            dst.copy_from_slice(bytes);
+        }
         f.mark(packet_id);
         f.note_id(packet_id, gap_at);
         f.payload_received += 1;
@@ -737,11 +1039,11 @@ impl Assembler {
             self.counters.packets_resent += 1;
         }
         self.finish_if_complete(i);
-        Placement::Payload {
+        Some(Placement::Payload {
             block_id: key.block_id,
             offset,
             len,
-        }
+        })
     }
 
     fn on_all_in(&mut self, key: BlockKey, packet_id: u32, data: &[u8], now_ns: u64) -> Placement {
