@@ -29,6 +29,8 @@ enum Commands {
     Demo(cmd::demo::DemoArgs),
     /// Find GigE Vision devices (GVCP discovery) and list IP, MAC, vendor, model and serial.
     Discover(cmd::discover::DiscoverArgs),
+    /// Receive frames from a GigE Vision camera, verify them, and report loss, throughput and CPU.
+    Grab(cmd::grab::GrabArgs),
     /// Build, inspect and tear down network test benches (namespaces, veth, loss, rate).
     Testbed(cmd::testbed::TestbedArgs),
     /// Decode GVCP, GVSP, GVSP-over-TCP or FADE packets given as hex.
@@ -52,6 +54,7 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Camera(args) => camera::run(args),
         Commands::Demo(args) => cmd::demo::run(args),
         Commands::Discover(args) => cmd::discover::run(args),
+        Commands::Grab(args) => cmd::grab::run(args),
         Commands::Testbed(args) => cmd::testbed::run(args),
         Commands::Decode(args) => cmd::decode::run(args),
     }

@@ -1,4 +1,5 @@
 pub mod decode;
 pub mod demo;
 pub mod discover;
+pub mod grab;
 pub mod testbed;

@@ -1,0 +1,506 @@
+//! `linerate grab`: receive frames from a GigE Vision camera, verify them,
+//! and report what arrived, what was lost and what it cost in CPU.
+
+use std::io::Write as _;
+use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use linerate_gev::assembler::{Config as AssemblerConfig, FrameStatus};
+use linerate_grab::receive::Backend;
+use linerate_grab::stream::{Buffer, StreamStats};
+use linerate_grab::verify::{Pattern, Verifier};
+use linerate_grab::{Camera, ControlConfig, StreamOptions};
+use linerate_metrics::CpuSnapshot;
+use serde::Serialize;
+
+/// Arguments of `linerate grab`.
+#[derive(Debug, Args, Clone)]
+pub struct GrabArgs {
+    /// Camera: IPv4 address, or serial number / user name (found by discovery).
+    pub camera: String,
+    /// Frames to receive; the run stops after this many (complete or not).
+    #[arg(long, conflicts_with = "duration")]
+    pub frames: Option<u64>,
+    /// Seconds to receive for (default: 10 frames when neither is given... see --frames).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Set the Width feature before starting.
+    #[arg(long)]
+    pub width: Option<u32>,
+    /// Set the Height feature before starting.
+    #[arg(long)]
+    pub height: Option<u32>,
+    /// Set the AcquisitionFrameRate feature (frames per second).
+    #[arg(long)]
+    pub fps: Option<f64>,
+    /// Stream packet size in bytes (SCPS: IP + UDP + GVSP headers + data).
+    #[arg(long)]
+    pub packet_size: Option<u32>,
+    /// Set the PixelFormat feature (e.g. Mono8).
+    #[arg(long)]
+    pub pixel_format: Option<String>,
+    /// Receive backend: mmsg (one copy, default), copy (two copies,
+    /// baseline) or ring (PF_PACKET ring as Aravis uses; needs root).
+    #[arg(long, default_value = "mmsg")]
+    pub backend: Backend,
+    /// Check every frame's test pattern (frame number and checksum for
+    /// linerate's camera, the diagonal ramp for Aravis's fake camera);
+    /// mismatches count as frames_corrupt.
+    #[arg(long)]
+    pub verify: bool,
+    /// Pattern to verify against: auto (from the camera's vendor), linerate or aravis.
+    #[arg(long, default_value = "auto")]
+    pub pattern: String,
+    /// Save every complete frame into this directory (PGM for 8-bit mono, raw otherwise).
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Print one JSON object with the results instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Local IPv4 address facing the camera (default: from the routing table).
+    #[arg(long)]
+    pub interface: Option<Ipv4Addr>,
+    /// Frame buffers lent to the stream.
+    #[arg(long, default_value_t = 16)]
+    pub buffers: usize,
+    /// Pin the receive thread to this CPU.
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Local UDP port for the stream (0: any free port). A fixed port lets
+    /// firewall and loss rules select the stream.
+    #[arg(long, default_value_t = 0)]
+    pub stream_port: u16,
+    /// SO_BUSY_POLL in microseconds (spin instead of sleeping; NAPI drivers only).
+    #[arg(long)]
+    pub busy_poll: Option<u32>,
+    /// Never ask the camera to resend lost packets.
+    #[arg(long)]
+    pub no_resend: bool,
+    /// Microseconds a gap may stay open before the first resend request.
+    #[arg(long, default_value_t = 300)]
+    pub resend_initial_us: u64,
+    /// Milliseconds before asking again for the same packets.
+    #[arg(long, default_value_t = 5)]
+    pub resend_repeat_ms: u64,
+    /// Milliseconds an unfinished frame is kept after its last packet.
+    #[arg(long, default_value_t = 100)]
+    pub retention_ms: u64,
+    /// Seconds to wait for a frame before giving up.
+    #[arg(long, default_value_t = 3.0)]
+    pub frame_timeout: f64,
+}
+
+/// Results of a grab, as printed with --json.
+#[derive(Debug, Clone, Serialize)]
+pub struct GrabReport {
+    /// Camera vendor.
+    pub vendor: String,
+    /// Camera model.
+    pub model: String,
+    /// Backend used.
+    pub backend: String,
+    /// Frames asked for (0 with --duration).
+    pub frames_requested: u64,
+    /// Frames delivered with every byte.
+    pub frames_completed: u64,
+    /// Frames delivered with bytes missing.
+    pub frames_incomplete: u64,
+    /// Complete frames that failed verification.
+    pub frames_corrupt: u64,
+    /// Complete frames that passed verification.
+    pub frames_verified: u64,
+    /// Blocks dropped for want of a free buffer.
+    pub underruns: u64,
+    /// Datagrams handed to the assembler.
+    pub packets_received: u64,
+    /// Packets still missing in incomplete frames.
+    pub packets_missing: u64,
+    /// Packets that arrived twice.
+    pub packets_duplicate: u64,
+    /// Retransmitted packets that filled a gap.
+    pub packets_resent: u64,
+    /// Packets ignored (malformed, late, out of bounds, foreign source).
+    pub packets_ignored: u64,
+    /// Resend requests sent.
+    pub resend_requests: u64,
+    /// Payload bytes received.
+    pub bytes: u64,
+    /// Wall-clock seconds from acquisition start to the last frame.
+    pub seconds: f64,
+    /// Payload throughput.
+    pub gbit_per_s: f64,
+    /// Busy percentage of the busiest core during the run.
+    pub cpu_busy_core_pct: f64,
+    /// Average busy percentage over all cores.
+    pub cpu_avg_pct: f64,
+    /// CPU-seconds (all cores) per GB of payload.
+    pub cpu_seconds_per_gb: f64,
+    /// Receive syscalls that returned data.
+    pub syscalls: u64,
+    /// mmsg: payload packets the kernel wrote straight into the frame.
+    pub packets_placed_in_frame: u64,
+    /// Datagrams copied through a staging buffer.
+    pub packets_copied: u64,
+    /// Datagrams from other addresses, dropped.
+    pub packets_foreign: u64,
+    /// Receive buffer granted, bytes.
+    pub recv_buffer: usize,
+    /// Missing byte ranges of the first incomplete frames (block id, ranges), at most 16.
+    pub incomplete_examples: Vec<IncompleteFrame>,
+    /// First verification failures, at most 16.
+    pub corrupt_examples: Vec<String>,
+    /// True when every frame asked for arrived complete (and verified with --verify).
+    pub ok: bool,
+}
+
+/// One incomplete frame, for the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct IncompleteFrame {
+    /// Block id.
+    pub block_id: u64,
+    /// Why it is incomplete.
+    pub status: String,
+    /// Missing byte ranges `[start, end)`.
+    pub missing: Vec<(usize, usize)>,
+}
+
+/// Runs `linerate grab`.
+pub fn run(args: GrabArgs) -> Result<()> {
+    let json = args.json;
+    let report = grab(&args, !json)?;
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_summary(&report);
+    }
+    if !report.ok {
+        bail!(
+            "{} of {} frames incomplete, {} corrupt",
+            report.frames_incomplete,
+            report.frames_completed + report.frames_incomplete,
+            report.frames_corrupt
+        );
+    }
+    Ok(())
+}
+
+/// Opens the camera, grabs as `args` say, and returns the report. Shows a
+/// progress bar on a terminal when `progress` is set.
+pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
+    let control = ControlConfig {
+        local: args.interface,
+        ..ControlConfig::default()
+    };
+    let mut camera = Camera::open(&args.camera, &control)
+        .with_context(|| format!("opening camera {}", args.camera))?;
+    configure(&mut camera, args)?;
+    let pattern = match args.pattern.as_str() {
+        "linerate" => Pattern::Linerate,
+        "aravis" => Pattern::AravisRamp,
+        "auto" if camera.info().vendor.eq_ignore_ascii_case("aravis") => Pattern::AravisRamp,
+        "auto" => Pattern::Linerate,
+        other => bail!("--pattern {other:?}: expected auto, linerate or aravis"),
+    };
+    let payload = camera.payload_size().context("reading PayloadSize")?;
+    let mut assembler = AssemblerConfig::new(payload);
+    assembler.resend.enabled = !args.no_resend;
+    assembler.resend.initial_timeout_ns = args.resend_initial_us * 1_000;
+    assembler.resend.repeat_timeout_ns = args.resend_repeat_ms * 1_000_000;
+    assembler.frame_retention_ns = args.retention_ms * 1_000_000;
+    let buffers = args.buffers.max(2);
+    let options = StreamOptions {
+        backend: args.backend,
+        max_buffers: buffers,
+        cpu: args.cpu,
+        busy_poll_us: args.busy_poll,
+        assembler: Some(assembler),
+        port: args.stream_port,
+        ..StreamOptions::default()
+    };
+    let mut stream = camera.stream(&options).context("opening the stream")?;
+    for _ in 0..buffers {
+        stream.queue(Buffer::new(payload))?;
+    }
+    if let Some(dir) = &args.save {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let target = args
+        .frames
+        .unwrap_or(if args.duration.is_some() { 0 } else { 100 });
+    let duration = args.duration.map(Duration::from_secs_f64);
+    let bar = progress_bar(progress, target, duration);
+    let mut verifier = args.verify.then(|| Verifier::new(pattern));
+    let mut tally = Tally::default();
+    let cpu_before = CpuSnapshot::take().ok();
+    let started = Instant::now();
+    camera.start().context("starting acquisition")?;
+    let frame_timeout = Duration::from_secs_f64(args.frame_timeout.max(0.01));
+    let mut error = None;
+    loop {
+        let delivered = tally.completed + tally.incomplete;
+        if target > 0 && delivered >= target {
+            break;
+        }
+        if duration.is_some_and(|d| started.elapsed() >= d) {
+            break;
+        }
+        let buffer = match stream.wait(frame_timeout) {
+            Ok(b) => b,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
+        tally.take(&buffer, verifier.as_mut(), args.save.as_deref());
+        stream.queue(buffer)?;
+        if let Some(bar) = &bar {
+            if target > 0 {
+                bar.set_position(tally.completed + tally.incomplete);
+            } else {
+                bar.set_position(started.elapsed().as_secs());
+            }
+            bar.set_message(format!(
+                "{} complete, {} incomplete, {:.2} Gbit/s",
+                tally.completed,
+                tally.incomplete,
+                gbit(
+                    stream.stats().assembler.bytes_received,
+                    started.elapsed().as_secs_f64()
+                )
+            ));
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let cpu = cpu_before.and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(&b)));
+    let _ = camera.stop();
+    let stats = stream.stop();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if let Some(e) = error {
+        return Err(e).context(format!(
+            "after {} complete and {} incomplete frames",
+            tally.completed, tally.incomplete
+        ));
+    }
+    Ok(report(&camera, args, target, &tally, &stats, seconds, cpu))
+}
+
+fn configure(camera: &mut Camera, args: &GrabArgs) -> Result<()> {
+    if let Some(p) = &args.pixel_format {
+        camera
+            .set("PixelFormat", p)
+            .context("setting PixelFormat")?;
+    }
+    if let Some(w) = args.width {
+        camera
+            .set("Width", &w.to_string())
+            .context("setting Width")?;
+    }
+    if let Some(h) = args.height {
+        camera
+            .set("Height", &h.to_string())
+            .context("setting Height")?;
+    }
+    if let Some(f) = args.fps {
+        camera
+            .set("AcquisitionFrameRate", &f.to_string())
+            .context("setting AcquisitionFrameRate")?;
+    }
+    if let Some(p) = args.packet_size {
+        camera
+            .set_packet_size(p)
+            .context("setting the packet size")?;
+    }
+    Ok(())
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    completed: u64,
+    incomplete: u64,
+    corrupt: u64,
+    verified: u64,
+    incomplete_examples: Vec<IncompleteFrame>,
+    corrupt_examples: Vec<String>,
+    saved: u64,
+}
+
+impl Tally {
+    fn take(&mut self, buffer: &Buffer, verifier: Option<&mut Verifier>, save: Option<&Path>) {
+        if !buffer.is_complete() {
+            self.incomplete += 1;
+            if self.incomplete_examples.len() < 16 {
+                self.incomplete_examples.push(IncompleteFrame {
+                    block_id: buffer.info().block_id,
+                    status: format!("{:?}", buffer.info().status),
+                    missing: buffer.missing().iter().map(|r| (r.start, r.end)).collect(),
+                });
+            }
+            return;
+        }
+        self.completed += 1;
+        if let Some(v) = verifier {
+            match v.check(buffer) {
+                Ok(()) => self.verified += 1,
+                Err(e) => {
+                    self.corrupt += 1;
+                    if self.corrupt_examples.len() < 16 {
+                        self.corrupt_examples.push(e.to_string());
+                    }
+                }
+            }
+        }
+        if let Some(dir) = save {
+            if let Err(e) = save_frame(dir, buffer) {
+                tracing::warn!(error = %e, "cannot save frame");
+            } else {
+                self.saved += 1;
+            }
+        }
+    }
+}
+
+fn save_frame(dir: &Path, buffer: &Buffer) -> Result<()> {
+    let info = buffer.info();
+    let mono8 = info.pixel_format == Some(linerate_wire::PixelFormat::MONO8)
+        && (info.width as usize) * (info.height as usize) == buffer.data().len();
+    let (name, header) = if mono8 {
+        (
+            format!("frame-{:08}.pgm", info.block_id),
+            format!("P5\n{} {}\n255\n", info.width, info.height),
+        )
+    } else {
+        (format!("frame-{:08}.raw", info.block_id), String::new())
+    };
+    let path = dir.join(name);
+    let mut f =
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    f.write_all(header.as_bytes())?;
+    f.write_all(buffer.data())?;
+    Ok(())
+}
+
+fn progress_bar(show: bool, frames: u64, duration: Option<Duration>) -> Option<ProgressBar> {
+    if !show || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return None;
+    }
+    let (len, unit) = match duration {
+        Some(d) => (d.as_secs().max(1), "s"),
+        None => (frames, "frames"),
+    };
+    let bar = ProgressBar::new(len);
+    let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+fn gbit(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 * 8.0 / seconds / 1e9
+    } else {
+        0.0
+    }
+}
+
+fn report(
+    camera: &Camera,
+    args: &GrabArgs,
+    target: u64,
+    tally: &Tally,
+    stats: &StreamStats,
+    seconds: f64,
+    cpu: Option<linerate_metrics::CpuDelta>,
+) -> GrabReport {
+    let a = &stats.assembler;
+    let r = &stats.receive;
+    let busiest = cpu.as_ref().and_then(|c| c.busiest());
+    let total = cpu.as_ref().map(|c| c.total());
+    let bytes = a.bytes_received;
+    let cpu_secs = total.map_or(0.0, |t| t.busy_secs);
+    let delivered = tally.completed + tally.incomplete;
+    let all_asked = target == 0 || delivered >= target;
+    GrabReport {
+        vendor: camera.info().vendor.clone(),
+        model: camera.info().model.clone(),
+        backend: args.backend.name().into(),
+        frames_requested: target,
+        frames_completed: tally.completed,
+        frames_incomplete: tally.incomplete,
+        frames_corrupt: tally.corrupt,
+        frames_verified: tally.verified,
+        underruns: a.underruns,
+        packets_received: a.packets_received,
+        packets_missing: a.packets_missing,
+        packets_duplicate: a.packets_duplicate,
+        packets_resent: a.packets_resent,
+        packets_ignored: a.packets_ignored + r.foreign,
+        resend_requests: a.resend_requests,
+        bytes,
+        seconds,
+        gbit_per_s: gbit(bytes, seconds),
+        cpu_busy_core_pct: busiest.map_or(0.0, |b| b.utilisation * 100.0),
+        cpu_avg_pct: total.map_or(0.0, |t| t.utilisation * 100.0),
+        cpu_seconds_per_gb: if bytes > 0 {
+            cpu_secs / (bytes as f64 / 1e9)
+        } else {
+            0.0
+        },
+        syscalls: r.syscalls,
+        packets_placed_in_frame: r.placed_in_frame,
+        packets_copied: r.copied,
+        packets_foreign: r.foreign,
+        recv_buffer: r.recv_buffer,
+        incomplete_examples: tally.incomplete_examples.clone(),
+        corrupt_examples: tally.corrupt_examples.clone(),
+        ok: all_asked && delivered > 0 && tally.incomplete == 0 && tally.corrupt == 0,
+    }
+}
+
+fn print_summary(r: &GrabReport) {
+    println!(
+        "camera        {} {} ({} backend)",
+        r.vendor, r.model, r.backend
+    );
+    println!(
+        "frames        {} complete, {} incomplete{}",
+        r.frames_completed,
+        r.frames_incomplete,
+        if r.frames_verified + r.frames_corrupt > 0 {
+            format!(
+                ", {} verified, {} corrupt",
+                r.frames_verified, r.frames_corrupt
+            )
+        } else {
+            String::new()
+        }
+    );
+    println!(
+        "throughput    {:.3} Gbit/s ({} bytes in {:.2} s)",
+        r.gbit_per_s, r.bytes, r.seconds
+    );
+    println!(
+        "packets       {} received, {} missing, {} resent, {} duplicate, {} ignored; {} resend requests",
+        r.packets_received, r.packets_missing, r.packets_resent, r.packets_duplicate, r.packets_ignored, r.resend_requests
+    );
+    println!(
+        "cpu           busiest core {:.1}%, average {:.1}%, {:.3} CPU-s/GB",
+        r.cpu_busy_core_pct, r.cpu_avg_pct, r.cpu_seconds_per_gb
+    );
+    for f in &r.incomplete_examples {
+        println!(
+            "incomplete    block {} ({}): missing {:?}",
+            f.block_id, f.status, f.missing
+        );
+    }
+    for c in &r.corrupt_examples {
+        println!("corrupt       {c}");
+    }
+    let _ = FrameStatus::Complete;
+}

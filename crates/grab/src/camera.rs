@@ -1,0 +1,273 @@
+//! A GigE Vision camera as a host uses it: control connection, GenICam
+//! features by name, and streams pointed at this host.
+
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use linerate_genicam::{FeatureValue, Features, PortError, RegisterPort};
+use linerate_gev::assembler::Config as AssemblerConfig;
+use linerate_gev::device::registers::bootstrap::{self, gvsp_configuration};
+use linerate_wire::gvsp::{EXTENDED_HEADER_LEN, IP_UDP_OVERHEAD, STANDARD_HEADER_LEN};
+
+use crate::control::{Control, ControlConfig};
+use crate::discovery;
+use crate::error::{Error, Result};
+use crate::receive::{Backend, ReceiveConfig};
+use crate::stream::{Stream, StreamConfig};
+
+/// Identity strings read from the bootstrap registers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Camera address.
+    pub ip: Option<Ipv4Addr>,
+    /// Manufacturer name.
+    pub vendor: String,
+    /// Model name.
+    pub model: String,
+    /// Serial number.
+    pub serial: String,
+    /// Device version.
+    pub version: String,
+}
+
+/// How to receive a stream from the camera.
+#[derive(Debug, Clone)]
+pub struct StreamOptions {
+    /// Receive backend.
+    pub backend: Backend,
+    /// Buffers the application will lend at once.
+    pub max_buffers: usize,
+    /// Pin the receive thread to this CPU.
+    pub cpu: Option<usize>,
+    /// SO_BUSY_POLL microseconds.
+    pub busy_poll_us: Option<u32>,
+    /// Receive buffer bytes (default from the payload size).
+    pub recv_buffer: Option<usize>,
+    /// Assembler tweaks: resend planning and retention. Payload and packet
+    /// sizes are filled in from the camera.
+    pub assembler: Option<AssemblerConfig>,
+    /// Local UDP port (0: any).
+    pub port: u16,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        StreamOptions {
+            backend: Backend::default(),
+            max_buffers: 16,
+            cpu: None,
+            busy_poll_us: None,
+            recv_buffer: None,
+            assembler: None,
+            port: 0,
+        }
+    }
+}
+
+/// An open camera.
+#[derive(Debug)]
+pub struct Camera {
+    control: Control,
+    features: Option<Features>,
+    info: DeviceInfo,
+}
+
+/// Adapts the control connection to the GenICam crate's register port.
+struct Port<'a>(&'a Control);
+
+impl RegisterPort for Port<'_> {
+    fn read(&mut self, address: u64, buf: &mut [u8]) -> std::result::Result<(), PortError> {
+        let a = u32::try_from(address)
+            .map_err(|_| PortError::read(address, buf.len(), "address beyond 32 bits"))?;
+        self.0
+            .read_mem(a, buf)
+            .map_err(|e| PortError::read(address, buf.len(), e))
+    }
+
+    fn write(&mut self, address: u64, data: &[u8]) -> std::result::Result<(), PortError> {
+        let a = u32::try_from(address)
+            .map_err(|_| PortError::write(address, data.len(), "address beyond 32 bits"))?;
+        self.0
+            .write_mem(a, data)
+            .map_err(|e| PortError::write(address, data.len(), e))
+    }
+}
+
+impl Camera {
+    /// Opens `target` (an IPv4 address, or a serial number or user name
+    /// found by discovery) and takes control of it.
+    pub fn open(target: &str, config: &ControlConfig) -> Result<Camera> {
+        let ip = discovery::resolve(target, config.local, Duration::from_millis(500))?;
+        let control = Control::open(ip, config)?;
+        let read = |addr, len| control.read_string(addr, len).unwrap_or_default();
+        let info = DeviceInfo {
+            ip: Some(ip),
+            vendor: read(bootstrap::MANUFACTURER_NAME, 32),
+            model: read(bootstrap::MODEL_NAME, 32),
+            serial: read(bootstrap::SERIAL_NUMBER, 16),
+            version: read(bootstrap::DEVICE_VERSION, 32),
+        };
+        Ok(Camera {
+            control,
+            features: None,
+            info,
+        })
+    }
+
+    /// Identity of the camera.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The control connection (registers, memory, control-loss check).
+    pub fn control(&self) -> &Control {
+        &self.control
+    }
+
+    fn features(&mut self) -> Result<&mut Features> {
+        if self.features.is_none() {
+            let mut port = Port(&self.control);
+            let xml = linerate_genicam::fetch_xml(&mut port).map_err(genicam_err)?;
+            self.features = Some(Features::from_xml(&xml).map_err(genicam_err)?);
+        }
+        self.features
+            .as_mut()
+            .ok_or_else(|| Error::StreamClosed("GenICam features unavailable".into()))
+    }
+
+    /// Reads a feature by name.
+    pub fn get(&mut self, name: &str) -> Result<FeatureValue> {
+        let control = &self.control;
+        let mut port = Port(control);
+        let features = match self.features.as_mut() {
+            Some(f) => f,
+            None => {
+                let xml = linerate_genicam::fetch_xml(&mut port).map_err(genicam_err)?;
+                self.features
+                    .insert(Features::from_xml(&xml).map_err(genicam_err)?)
+            }
+        };
+        features.get(&mut port, name).map_err(genicam_err)
+    }
+
+    /// Sets a feature from text ("1024", "Mono8", "true", "30.0"), checked
+    /// against the feature's Min/Max/Inc or enumeration entries first.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        self.features()?;
+        let mut port = Port(&self.control);
+        match self.features.as_mut() {
+            Some(f) => f.set(&mut port, name, value).map_err(genicam_err),
+            None => Ok(()),
+        }
+    }
+
+    /// Executes a command feature (AcquisitionStart, TriggerSoftware, ...).
+    pub fn execute(&mut self, name: &str) -> Result<()> {
+        self.features()?;
+        let mut port = Port(&self.control);
+        match self.features.as_mut() {
+            Some(f) => f.execute(&mut port, name).map_err(genicam_err),
+            None => Ok(()),
+        }
+    }
+
+    /// Bytes per frame (the PayloadSize feature).
+    pub fn payload_size(&mut self) -> Result<usize> {
+        match self.get("PayloadSize")? {
+            FeatureValue::Integer(n) => usize::try_from(n).map_err(|_| Error::BadSetting {
+                what: "PayloadSize",
+                value: n.to_string(),
+                why: "the camera reports a negative payload size".into(),
+            }),
+            other => Err(Error::BadSetting {
+                what: "PayloadSize",
+                value: format!("{other:?}"),
+                why: "not an integer".into(),
+            }),
+        }
+    }
+
+    /// Sets the stream packet size (SCPS0: IP + UDP + GVSP headers + data).
+    pub fn set_packet_size(&mut self, bytes: u32) -> Result<()> {
+        if !(576..=16_000).contains(&bytes) {
+            return Err(Error::BadSetting {
+                what: "packet size",
+                value: bytes.to_string(),
+                why: "must be within 576..=16000 bytes".into(),
+            });
+        }
+        self.control.write_reg(scps_address(), bytes)
+    }
+
+    /// The stream packet size in force.
+    pub fn packet_size(&self) -> Result<u32> {
+        Ok(self.control.read_reg(scps_address())? & 0xffff)
+    }
+
+    /// Opens a receive stream and points the camera's channel 0 at it.
+    pub fn stream(&mut self, options: &StreamOptions) -> Result<Stream> {
+        let payload = self.payload_size()?;
+        let packet = self.packet_size()? as usize;
+        let extended = self
+            .control
+            .read_reg(bootstrap::GVSP_CONFIGURATION)
+            .map(|v| v & gvsp_configuration::EXTENDED_IDS != 0)
+            .unwrap_or(false);
+        let header = if extended {
+            EXTENDED_HEADER_LEN
+        } else {
+            STANDARD_HEADER_LEN
+        };
+        let device_ip = *self.control.device().ip();
+        let local_ip = self.control.local_ip();
+        let mut receive = ReceiveConfig::new(local_ip, device_ip, payload);
+        receive.backend = options.backend;
+        receive.busy_poll_us = options.busy_poll_us;
+        receive.port = options.port;
+        if let Some(b) = options.recv_buffer {
+            receive.recv_buffer = b;
+        }
+        let mut assembler = options
+            .assembler
+            .clone()
+            .unwrap_or_else(|| AssemblerConfig::new(payload));
+        assembler.max_payload_size = payload;
+        assembler.data_per_packet = packet
+            .checked_sub(IP_UDP_OVERHEAD + header)
+            .filter(|&d| d > 0);
+        let stream = Stream::start(
+            StreamConfig {
+                receive,
+                assembler,
+                max_buffers: options.max_buffers,
+                cpu: options.cpu,
+            },
+            Some(self.control.resend_sender()?),
+            Some(self.control.watch()),
+        )?;
+        let base = bootstrap::STREAM_CHANNEL_BASE;
+        self.control
+            .write_reg(base + bootstrap::SCDA, u32::from(local_ip))?;
+        self.control
+            .write_reg(base + bootstrap::SCP, u32::from(stream.port()))?;
+        Ok(stream)
+    }
+
+    /// Starts acquisition (the AcquisitionStart command).
+    pub fn start(&mut self) -> Result<()> {
+        self.execute("AcquisitionStart")
+    }
+
+    /// Stops acquisition (the AcquisitionStop command).
+    pub fn stop(&mut self) -> Result<()> {
+        self.execute("AcquisitionStop")
+    }
+}
+
+fn scps_address() -> u32 {
+    bootstrap::STREAM_CHANNEL_BASE + bootstrap::SCPS
+}
+
+fn genicam_err(e: linerate_genicam::Error) -> Error {
+    Error::GenICam(Box::new(e))
+}

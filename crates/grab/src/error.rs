@@ -1,0 +1,93 @@
+//! Errors of the GigE Vision host.
+
+use std::net::SocketAddrV4;
+
+use linerate_gev::client::ClientError;
+
+/// Anything that can go wrong while controlling a camera or receiving its stream.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A socket operation failed.
+    #[error("{op} ({addr}): {source}")]
+    Socket {
+        /// What was attempted.
+        op: &'static str,
+        /// Address involved.
+        addr: SocketAddrV4,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The I/O layer failed (batched receive, packet ring).
+    #[error(transparent)]
+    Io(#[from] linerate_io::Error),
+    /// A GVCP command failed: timeout or refused.
+    #[error("camera {device}: {source}")]
+    Gvcp {
+        /// The camera.
+        device: SocketAddrV4,
+        /// What went wrong.
+        #[source]
+        source: ClientError,
+    },
+    /// The camera answered with an ack of the wrong kind.
+    #[error("camera {device}: unexpected answer to {what}")]
+    UnexpectedAck {
+        /// The camera.
+        device: SocketAddrV4,
+        /// The command that got it.
+        what: &'static str,
+    },
+    /// Another host controls the camera.
+    #[error("camera {device} is controlled by another host (control channel privilege {ccp:#x}); close the other application or wait for its heartbeat to expire")]
+    ControlTaken {
+        /// The camera.
+        device: SocketAddrV4,
+        /// The privilege register value read.
+        ccp: u32,
+    },
+    /// We lost control of the camera while using it.
+    #[error("lost control of camera {device}: {reason}")]
+    ControlLost {
+        /// The camera.
+        device: SocketAddrV4,
+        /// Why (heartbeat refused or unanswered).
+        reason: String,
+    },
+    /// No device with this serial number or address answered discovery.
+    #[error("no GigE Vision device {0:?} answered discovery (check the cable, the interface address, or give the IP address)")]
+    NotFound(String),
+    /// A setting is out of range.
+    #[error("{what} = {value} is not allowed: {why}")]
+    BadSetting {
+        /// Which setting.
+        what: &'static str,
+        /// The offending value.
+        value: String,
+        /// Why.
+        why: String,
+    },
+    /// The frame assembler refused its configuration.
+    #[error("stream configuration: {0}")]
+    Assembler(#[from] linerate_gev::assembler::ConfigError),
+    /// Reading the GenICam XML or a feature failed.
+    #[error(transparent)]
+    GenICam(Box<linerate_genicam::Error>),
+    /// Waiting for a frame timed out.
+    #[error("no frame within {0:?}")]
+    Timeout(std::time::Duration),
+    /// The stream was stopped or its receive thread ended.
+    #[error("stream closed: {0}")]
+    StreamClosed(String),
+    /// A buffer handed in is too small for the camera's payload.
+    #[error("buffer of {len} bytes is smaller than the payload size {payload}")]
+    BufferTooSmall {
+        /// Buffer length.
+        len: usize,
+        /// Payload size needed.
+        payload: usize,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,29 @@
+//! The GigE Vision host side of linerate: everything between a camera on
+//! the wire and frames in the application's buffers.
+//!
+//! * [`control`]: the GVCP control connection (privilege, heartbeat,
+//!   register and memory access, control-loss detection);
+//! * [`receive`]: the stream receive backends — `copy` (one datagram per
+//!   syscall into a staging buffer, then a copy: the two-copy baseline),
+//!   `mmsg` (recvmmsg scattering each payload straight into its predicted
+//!   place in the frame buffer: one copy) and `ring` (PF_PACKET TPACKET_V3,
+//!   the method Aravis uses as root);
+//! * [`stream`]: the receive thread that runs a backend, the sans-IO frame
+//!   assembler from `linerate-gev` and resend requests, and the grab API
+//!   (queue buffers, wait, retrieve, requeue) on top of it.
+//!
+//! The protocol logic lives in `linerate-gev` and the byte layouts in
+//! `linerate-wire`; this crate only drives them with sockets and threads.
+
+pub mod camera;
+pub mod clock;
+pub mod control;
+pub mod discovery;
+pub mod error;
+pub mod receive;
+pub mod stream;
+pub mod verify;
+
+pub use camera::{Camera, DeviceInfo, StreamOptions};
+pub use control::{Control, ControlConfig};
+pub use error::{Error, Result};

@@ -1,0 +1,284 @@
+//! The `mmsg` backend: one `recvmmsg` per batch, each datagram scattered so
+//! its GVSP header lands in a side buffer and its payload straight in the
+//! frame buffer, at the place the assembler predicts from the packet ids
+//! seen so far ([`Assembler::guess_slots`]). In-order packets are copied once,
+//! by the kernel; a wrong guess (loss, reordering, a resend, a leader or
+//! trailer) costs one extra copy through a staging buffer.
+//!
+//! After each `recvmmsg` the batch is reconciled in two passes: first every
+//! datagram that missed its guess is copied out to its own staging buffer,
+//! then all are handed to the assembler in arrival order. Copying the misses
+//! out first matters: a miss landed in a slot another datagram of the same
+//! batch may belong in, and must leave before that one is written there.
+
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use linerate_gev::assembler::{Assembler, SlotGuess};
+use linerate_io::scatter::ScatterBatch;
+use linerate_wire::gvsp::{Packet, PacketFormat, EXTENDED_HEADER_LEN, STANDARD_HEADER_LEN};
+
+use super::copy::MAX_DATAGRAM;
+use super::socket::StreamSocket;
+use super::{ReceiveConfig, ReceiveStats};
+use crate::clock::now_ns;
+use crate::error::Result;
+
+/// Where datagram `i` of a batch was told to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// Whole datagram into `staging[i]`.
+    Staging,
+    /// Header into `heads[i]`, payload into the guessed slot, excess into `overflow[i]`.
+    Guess(SlotGuess),
+}
+
+/// What the first pass decided for datagram `i`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Drop it (foreign source, truncated).
+    Skip,
+    /// Its payload sits in the guessed slot: `data_len` bytes.
+    Placed { data_len: usize },
+    /// Contiguous copy of `len` bytes in `staging[i]`.
+    Staged { len: usize },
+}
+
+/// See the module docs.
+#[derive(Debug)]
+pub struct MmsgReceiver {
+    socket: StreamSocket,
+    source: Ipv4Addr,
+    batch: ScatterBatch,
+    guesses: Vec<Option<SlotGuess>>,
+    targets: Vec<Target>,
+    outcomes: Vec<Outcome>,
+    heads: Box<[[u8; EXTENDED_HEADER_LEN]]>,
+    staging: Box<[Box<[u8]>]>,
+    overflow: Box<[Box<[u8]>]>,
+    stats: ReceiveStats,
+}
+
+impl MmsgReceiver {
+    /// Binds the stream socket and allocates the batch's buffers once.
+    pub fn open(config: &ReceiveConfig) -> Result<MmsgReceiver> {
+        let socket = StreamSocket::open(config)?;
+        let n = config.batch.clamp(1, linerate_io::udp::MAX_BATCH);
+        let buffers = || {
+            (0..n)
+                .map(|_| vec![0u8; MAX_DATAGRAM + 1].into_boxed_slice())
+                .collect::<Vec<_>>()
+                .into_boxed_slice()
+        };
+        Ok(MmsgReceiver {
+            source: config.source_ip,
+            batch: ScatterBatch::new(n)?,
+            guesses: Vec::with_capacity(n),
+            targets: Vec::with_capacity(n),
+            outcomes: Vec::with_capacity(n),
+            heads: vec![[0u8; EXTENDED_HEADER_LEN]; n].into_boxed_slice(),
+            staging: buffers(),
+            overflow: buffers(),
+            stats: ReceiveStats {
+                recv_buffer: socket.granted,
+                ..ReceiveStats::default()
+            },
+            socket,
+        })
+    }
+
+    /// Local port.
+    pub fn port(&self) -> u16 {
+        self.socket.port
+    }
+
+    /// One `recvmmsg` (waiting up to `timeout` for the first datagram),
+    /// then reconciliation; returns datagrams taken.
+    pub fn receive(
+        &mut self,
+        assembler: &mut Assembler,
+        timeout: Duration,
+        refill: &mut dyn FnMut(&mut Assembler),
+    ) -> Result<usize> {
+        self.socket.set_timeout(timeout)?;
+        let cap = self.batch.capacity();
+        let guessed = assembler.guess_slots(&mut self.guesses, cap);
+        // Ask for as many datagrams as were predicted: past the
+        // prediction they would all be copies.
+        let count = if guessed == 0 { cap.min(8) } else { guessed };
+        self.targets.clear();
+        for i in 0..count {
+            let target = match self.guesses.get(i) {
+                Some(Some(g)) => Target::Guess(*g),
+                _ => Target::Staging,
+            };
+            self.targets.push(target);
+            self.point(i, target);
+        }
+        let got = self.batch.recv(&self.socket.endpoint, count)?;
+        if got == 0 {
+            return Ok(0);
+        }
+        // Adding free buffers moves no frame buffer: the guesses stay valid.
+        refill(assembler);
+        self.stats.syscalls += 1;
+        self.stats.datagrams += got as u64;
+        // Pass 1: classify, and copy every miss out of the frame buffer.
+        self.outcomes.clear();
+        for i in 0..got {
+            let outcome = self.classify(i);
+            self.outcomes.push(outcome);
+        }
+        // Pass 2: hand everything to the assembler in arrival order.
+        for i in 0..got {
+            let now = now_ns();
+            let (Some(&outcome), Some(&target)) = (self.outcomes.get(i), self.targets.get(i))
+            else {
+                break;
+            };
+            match (outcome, target) {
+                (Outcome::Skip, _) => {}
+                (Outcome::Placed { data_len }, Target::Guess(g)) => {
+                    let head = self.heads.get(i).map(|h| &h[..header_len(&g)]);
+                    let placed =
+                        head.and_then(|h| assembler.on_placed_payload(&g, h, data_len, now));
+                    if placed.is_some() {
+                        self.stats.placed_in_frame += 1;
+                    } else {
+                        // The layout moved under it: copy as a miss.
+                        let len = self.stage_guessed(i, &g, header_len(&g) + data_len);
+                        self.feed_staged(assembler, i, len, now);
+                    }
+                }
+                (Outcome::Placed { .. }, Target::Staging) => {}
+                (Outcome::Staged { len }, _) => self.feed_staged(assembler, i, len, now),
+            }
+        }
+        Ok(got)
+    }
+
+    /// Counters so far.
+    pub fn stats(&mut self) -> ReceiveStats {
+        self.stats.kernel_drops = self.socket.drops();
+        self.stats
+    }
+
+    fn point(&mut self, i: usize, target: Target) {
+        let (Some(head), Some(staging), Some(overflow)) = (
+            self.heads.get_mut(i),
+            self.staging.get_mut(i),
+            self.overflow.get_mut(i),
+        ) else {
+            return;
+        };
+        match target {
+            // SAFETY: staging[i] is owned by self and untouched until recv returns.
+            Target::Staging => unsafe {
+                self.batch.set(i, &[(staging.as_mut_ptr(), staging.len())]);
+            },
+            // SAFETY: heads[i] and overflow[i] are owned by self; the slot
+            // is an unreceived range of a frame buffer the assembler keeps
+            // in place until its next call (SlotGuess's contract).
+            Target::Guess(g) => unsafe {
+                self.batch.set(
+                    i,
+                    &[
+                        (head.as_mut_ptr(), header_len(&g)),
+                        (g.as_mut_ptr(), g.len),
+                        (overflow.as_mut_ptr(), overflow.len()),
+                    ],
+                );
+            },
+        }
+    }
+
+    fn classify(&mut self, i: usize) -> Outcome {
+        let meta = self.batch.meta(i);
+        if *meta.source.ip() != self.source {
+            self.stats.foreign += 1;
+            return Outcome::Skip;
+        }
+        if meta.truncated || meta.len > MAX_DATAGRAM {
+            self.stats.truncated += 1;
+            return Outcome::Skip;
+        }
+        match self.targets.get(i).copied() {
+            Some(Target::Guess(g)) => {
+                let hl = header_len(&g);
+                let data_len = meta.len.saturating_sub(hl);
+                let hit = meta.len > hl
+                    && data_len <= g.len
+                    && self
+                        .heads
+                        .get(i)
+                        .is_some_and(|h| header_confirms(&h[..hl], &g));
+                if hit {
+                    Outcome::Placed { data_len }
+                } else {
+                    Outcome::Staged {
+                        len: self.stage_guessed(i, &g, meta.len),
+                    }
+                }
+            }
+            Some(Target::Staging) => Outcome::Staged { len: meta.len },
+            None => Outcome::Skip,
+        }
+    }
+
+    /// Rebuilds datagram `i` (received split over header, slot and
+    /// overflow) contiguously in `staging[i]`; returns its length.
+    fn stage_guessed(&mut self, i: usize, g: &SlotGuess, len: usize) -> usize {
+        let hl = header_len(g);
+        let (Some(head), Some(staging), Some(overflow)) = (
+            self.heads.get(i),
+            self.staging.get_mut(i),
+            self.overflow.get(i),
+        ) else {
+            return 0;
+        };
+        let head_part = len.min(hl);
+        let slot_part = len.saturating_sub(hl).min(g.len);
+        let over_part = len.saturating_sub(hl + g.len).min(overflow.len());
+        let total = head_part + slot_part + over_part;
+        if total > staging.len() {
+            return 0;
+        }
+        staging[..head_part].copy_from_slice(&head[..head_part]);
+        // SAFETY: the kernel wrote `slot_part` bytes at the slot, which
+        // stays valid (SlotGuess's contract) and is not referenced elsewhere.
+        let slot = unsafe { std::slice::from_raw_parts(g.as_mut_ptr().cast_const(), slot_part) };
+        staging[head_part..head_part + slot_part].copy_from_slice(slot);
+        staging[head_part + slot_part..total].copy_from_slice(&overflow[..over_part]);
+        self.stats.copied += 1;
+        total
+    }
+
+    fn feed_staged(&mut self, assembler: &mut Assembler, i: usize, len: usize, now: u64) {
+        if let Some(d) = self.staging.get(i).and_then(|s| s.get(..len)) {
+            if !matches!(self.targets.get(i), Some(Target::Guess(_))) {
+                self.stats.copied += 1;
+            }
+            assembler.on_packet(d, now);
+        }
+    }
+}
+
+fn header_len(g: &SlotGuess) -> usize {
+    if g.extended {
+        EXTENDED_HEADER_LEN
+    } else {
+        STANDARD_HEADER_LEN
+    }
+}
+
+/// True when `head` is the header of payload packet `g.packet_id` of block `g.block_id`.
+fn header_confirms(head: &[u8], g: &SlotGuess) -> bool {
+    let Ok(p) = Packet::new_checked(head) else {
+        return false;
+    };
+    p.is_extended() == g.extended
+        && p.block_id() == g.block_id
+        && p.packet_id() == g.packet_id
+        && !p.status().is_error()
+        && PacketFormat::from_code(p.format_code()) == Ok(PacketFormat::Payload)
+}

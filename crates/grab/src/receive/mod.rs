@@ -1,0 +1,199 @@
+//! Stream receive backends: how GVSP datagrams get from the kernel into the
+//! frame assembler, with how many copies and syscalls.
+//!
+//! | backend | syscalls | copies of each payload byte |
+//! |---|---|---|
+//! | `copy` | one `recvfrom` per packet | two: kernel → staging buffer → frame |
+//! | `mmsg` | one `recvmmsg` per batch | one: kernel → frame (predicted place); two on a wrong guess |
+//! | `ring` | one `poll` per ring block | two: kernel → mmap'ed ring → frame |
+//!
+//! Every backend drops datagrams whose source address is not the camera's
+//! before the assembler sees them, so spoofed or stray traffic on the port
+//! cannot touch a frame.
+
+mod copy;
+mod mmsg;
+mod ring;
+mod socket;
+
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use linerate_gev::assembler::Assembler;
+
+pub use copy::CopyReceiver;
+pub use mmsg::MmsgReceiver;
+pub use ring::RingReceiver;
+
+use crate::error::Result;
+
+/// Which receive path to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// One `recvfrom` per packet into a staging buffer, then a copy into
+    /// the frame: the two-copy baseline (what a filter driver does).
+    Copy,
+    /// `recvmmsg` batches scattered straight into the frame buffer: one copy.
+    #[default]
+    Mmsg,
+    /// PF_PACKET TPACKET_V3 ring with a BPF filter (needs root): Aravis's
+    /// method, for comparison.
+    Ring,
+}
+
+impl Backend {
+    /// All backends, for benchmarks.
+    pub const ALL: [Backend; 3] = [Backend::Copy, Backend::Mmsg, Backend::Ring];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Copy => "copy",
+            Backend::Mmsg => "mmsg",
+            Backend::Ring => "ring",
+        }
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Backend> {
+        match s {
+            "copy" => Ok(Backend::Copy),
+            "mmsg" => Ok(Backend::Mmsg),
+            "ring" => Ok(Backend::Ring),
+            other => Err(crate::Error::BadSetting {
+                what: "backend",
+                value: other.into(),
+                why: "expected copy, mmsg or ring".into(),
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Socket settings shared by the backends.
+#[derive(Debug, Clone)]
+pub struct ReceiveConfig {
+    /// The backend.
+    pub backend: Backend,
+    /// Local address to receive on (the interface facing the camera).
+    pub local_ip: Ipv4Addr,
+    /// Local UDP port; 0 lets the kernel choose (then tell the camera).
+    pub port: u16,
+    /// Only datagrams from this address are accepted.
+    pub source_ip: Ipv4Addr,
+    /// Receive buffer to ask for (SO_RCVBUF, or the ring's size), bytes.
+    pub recv_buffer: usize,
+    /// SO_BUSY_POLL in microseconds: spin in the driver instead of
+    /// sleeping for that long when the queue is empty (NAPI devices only).
+    pub busy_poll_us: Option<u32>,
+    /// Most datagrams per `recvmmsg`.
+    pub batch: usize,
+}
+
+impl ReceiveConfig {
+    /// Defaults for a stream of frames of `payload_size` bytes from
+    /// `source_ip` arriving on `local_ip`: the `mmsg` backend, a receive
+    /// buffer of four frames (at least 8 MiB, at most 256 MiB) so a
+    /// scheduling hiccup of a few frame times loses nothing, batches of 64.
+    pub fn new(local_ip: Ipv4Addr, source_ip: Ipv4Addr, payload_size: usize) -> ReceiveConfig {
+        ReceiveConfig {
+            backend: Backend::default(),
+            local_ip,
+            port: 0,
+            source_ip,
+            recv_buffer: recv_buffer_for(payload_size),
+            busy_poll_us: None,
+            batch: 64,
+        }
+    }
+}
+
+/// Receive buffer for frames of `payload_size`: 4 frames, clamped to 8..=256 MiB.
+pub fn recv_buffer_for(payload_size: usize) -> usize {
+    payload_size.saturating_mul(4).clamp(8 << 20, 256 << 20)
+}
+
+/// What a backend counted, beyond the assembler's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReceiveStats {
+    /// Receive syscalls that returned data.
+    pub syscalls: u64,
+    /// Datagrams taken from the kernel.
+    pub datagrams: u64,
+    /// Datagrams dropped because they came from another address.
+    pub foreign: u64,
+    /// Datagrams longer than the receive buffers (cut, then ignored).
+    pub truncated: u64,
+    /// `mmsg`: payload packets that landed where predicted (no copy).
+    pub placed_in_frame: u64,
+    /// `mmsg`: datagrams that needed a fallback copy.
+    pub copied: u64,
+    /// Packets the kernel dropped (ring statistics or socket drops), when known.
+    pub kernel_drops: u64,
+    /// Receive buffer the kernel granted, bytes.
+    pub recv_buffer: usize,
+}
+
+/// One of the backends, ready to receive.
+#[derive(Debug)]
+pub enum Receiver {
+    /// See [`Backend::Copy`].
+    Copy(CopyReceiver),
+    /// See [`Backend::Mmsg`].
+    Mmsg(MmsgReceiver),
+    /// See [`Backend::Ring`].
+    Ring(RingReceiver),
+}
+
+impl Receiver {
+    /// Opens the backend `config` names.
+    pub fn open(config: &ReceiveConfig) -> Result<Receiver> {
+        Ok(match config.backend {
+            Backend::Copy => Receiver::Copy(CopyReceiver::open(config)?),
+            Backend::Mmsg => Receiver::Mmsg(MmsgReceiver::open(config)?),
+            Backend::Ring => Receiver::Ring(RingReceiver::open(config)?),
+        })
+    }
+
+    /// The local UDP port the camera must send to.
+    pub fn port(&self) -> u16 {
+        match self {
+            Receiver::Copy(r) => r.port(),
+            Receiver::Mmsg(r) => r.port(),
+            Receiver::Ring(r) => r.port(),
+        }
+    }
+
+    /// Waits up to `timeout` for datagrams and hands every one to `assembler`;
+    /// returns how many were taken (0 on timeout). `refill` runs when the
+    /// wait ends, before any packet is handed over, so buffers the
+    /// application queued meanwhile are there for them.
+    pub fn receive(
+        &mut self,
+        assembler: &mut Assembler,
+        timeout: Duration,
+        refill: &mut dyn FnMut(&mut Assembler),
+    ) -> Result<usize> {
+        match self {
+            Receiver::Copy(r) => r.receive(assembler, timeout, refill),
+            Receiver::Mmsg(r) => r.receive(assembler, timeout, refill),
+            Receiver::Ring(r) => r.receive(assembler, timeout, refill),
+        }
+    }
+
+    /// Counters so far.
+    pub fn stats(&mut self) -> ReceiveStats {
+        match self {
+            Receiver::Copy(r) => r.stats(),
+            Receiver::Mmsg(r) => r.stats(),
+            Receiver::Ring(r) => r.stats(),
+        }
+    }
+}

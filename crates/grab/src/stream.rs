@@ -1,0 +1,484 @@
+//! The grab API: a receive thread runs a backend, the frame assembler and
+//! resend requests; the application lends it buffers and gets them back
+//! filled, the pattern of pylon, Aravis and the GenTL standard.
+//!
+//! ```text
+//! app:     queue(buf) ──► [receive thread: backend → assembler → resends] ──► wait() → buf
+//!             ▲                                                                  │
+//!             └──────────────────────── requeue after use ◄─────────────────────┘
+//! ```
+//!
+//! The caller owns every buffer: [`Buffer::new`] allocates one (or
+//! [`Buffer::from_vec`] adopts the caller's memory), and nothing is
+//! allocated per frame afterwards: buffers and their missing-range lists
+//! travel through bounded, preallocated channels and come back with
+//! [`Stream::queue`]. With no buffer queued, new frames are dropped and
+//! counted as underruns — the application decides how much memory to spend.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{
+    sync_channel, Receiver as ChannelReceiver, RecvTimeoutError, SyncSender, TrySendError,
+};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use linerate_gev::assembler::{
+    Assembler, Config as AssemblerConfig, Counters, DeliveredFrame, FrameStatus,
+};
+use linerate_wire::PixelFormat;
+
+use crate::clock::now_ns;
+use crate::control::{ControlWatch, ResendSender};
+use crate::error::{Error, Result};
+use crate::receive::{ReceiveConfig, ReceiveStats, Receiver};
+
+/// What is known about the frame in a returned buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameInfo {
+    /// Complete, or why not.
+    pub status: FrameStatus,
+    /// GVSP block id (the camera's frame id).
+    pub block_id: u64,
+    /// Camera timestamp from the leader, in the camera's ticks (0 if the leader was lost).
+    pub timestamp: u64,
+    /// Host time the frame was handed over, ns on [`crate::clock::now_ns`]'s clock.
+    pub delivered_ns: u64,
+    /// Bytes of frame data in the buffer.
+    pub size: usize,
+    /// Payload bytes that actually arrived.
+    pub received_bytes: usize,
+    /// Pixel format from the leader, when it arrived and was an image.
+    pub pixel_format: Option<PixelFormat>,
+    /// Width in pixels (0 if unknown).
+    pub width: u32,
+    /// Height in lines (0 if unknown).
+    pub height: u32,
+}
+
+impl Default for FrameInfo {
+    fn default() -> Self {
+        FrameInfo {
+            status: FrameStatus::Flushed,
+            block_id: 0,
+            timestamp: 0,
+            delivered_ns: 0,
+            size: 0,
+            received_bytes: 0,
+            pixel_format: None,
+            width: 0,
+            height: 0,
+        }
+    }
+}
+
+/// A frame buffer lent to the stream and returned filled.
+#[derive(Debug, Default)]
+pub struct Buffer {
+    data: Vec<u8>,
+    missing: Vec<Range<usize>>,
+    info: FrameInfo,
+}
+
+impl Buffer {
+    /// A zeroed buffer of `len` bytes (the camera's payload size).
+    pub fn new(len: usize) -> Buffer {
+        Buffer::from_vec(vec![0; len])
+    }
+
+    /// Adopts memory the caller already has.
+    pub fn from_vec(data: Vec<u8>) -> Buffer {
+        Buffer {
+            data,
+            missing: Vec::with_capacity(16),
+            info: FrameInfo::default(),
+        }
+    }
+
+    /// The frame: exact when complete; for incomplete frames the bytes in
+    /// [`Buffer::missing`] are whatever the buffer held before.
+    pub fn data(&self) -> &[u8] {
+        self.data.get(..self.info.size).unwrap_or(&self.data)
+    }
+
+    /// Metadata of the frame.
+    pub fn info(&self) -> &FrameInfo {
+        &self.info
+    }
+
+    /// True when every byte of the frame arrived.
+    pub fn is_complete(&self) -> bool {
+        self.info.status == FrameStatus::Complete
+    }
+
+    /// Byte ranges of the frame that never arrived (empty when complete).
+    pub fn missing(&self) -> &[Range<usize>] {
+        &self.missing
+    }
+
+    /// Gives the memory back to the caller.
+    pub fn into_vec(self) -> Vec<u8> {
+        self.data
+    }
+
+    fn fill_from(frame: &mut DeliveredFrame) -> Buffer {
+        let image = frame.image_info();
+        let info = FrameInfo {
+            status: frame.status,
+            block_id: frame.block_id,
+            timestamp: frame.timestamp().unwrap_or(0),
+            delivered_ns: now_ns(),
+            size: frame.size(),
+            received_bytes: frame.received_bytes,
+            pixel_format: image.map(|i| i.pixel_format),
+            width: image.map_or(0, |i| i.width),
+            height: image.map_or(0, |i| i.height),
+        };
+        let (data, missing) = frame.take_buffers();
+        Buffer {
+            data,
+            missing,
+            info,
+        }
+    }
+}
+
+/// Counters of a running stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamStats {
+    /// The frame assembler's counters.
+    pub assembler: Counters,
+    /// The receive backend's counters.
+    pub receive: ReceiveStats,
+    /// Resend requests that could not be sent.
+    pub resend_send_errors: u64,
+}
+
+/// Everything a stream needs besides the camera connection.
+#[derive(Debug, Clone)]
+pub struct StreamConfig {
+    /// Receive backend and socket settings.
+    pub receive: ReceiveConfig,
+    /// Assembler settings (payload size, packet size, resend, retention).
+    /// Its `buffer_count` is forced to 0: only queued buffers are used.
+    pub assembler: AssemblerConfig,
+    /// Most buffers the application will lend at once.
+    pub max_buffers: usize,
+    /// Pin the receive thread to this CPU.
+    pub cpu: Option<usize>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    stop: AtomicBool,
+    stats: Mutex<StreamStats>,
+    error: Mutex<Option<String>>,
+}
+
+/// A receiving stream. Dropping it stops the receive thread.
+#[derive(Debug)]
+pub struct Stream {
+    shared: Arc<Shared>,
+    to_thread: SyncSender<Buffer>,
+    from_thread: ChannelReceiver<Buffer>,
+    thread: Option<JoinHandle<()>>,
+    port: u16,
+    payload_size: usize,
+    watch: Option<ControlWatch>,
+}
+
+impl Stream {
+    /// Opens the receive backend and starts the receive thread. Resend
+    /// requests go through `resend` when given; `watch` makes [`Stream::wait`]
+    /// report a lost camera connection.
+    pub fn start(
+        config: StreamConfig,
+        resend: Option<ResendSender>,
+        watch: Option<ControlWatch>,
+    ) -> Result<Stream> {
+        let mut asm_config = config.assembler.clone();
+        asm_config.buffer_count = 0;
+        let payload_size = asm_config.max_payload_size;
+        let assembler = Assembler::new(asm_config)?;
+        let receiver = Receiver::open(&config.receive)?;
+        let port = receiver.port();
+        let cap = config.max_buffers.max(1);
+        let (to_thread, thread_rx) = sync_channel::<Buffer>(cap);
+        let (thread_tx, from_thread) = sync_channel::<Buffer>(cap);
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            stats: Mutex::new(StreamStats::default()),
+            error: Mutex::new(None),
+        });
+        let worker = Worker {
+            shared: Arc::clone(&shared),
+            assembler,
+            receiver,
+            resend,
+            incoming: thread_rx,
+            outgoing: thread_tx,
+            cpu: config.cpu,
+            resend_errors: 0,
+        };
+        let thread = std::thread::Builder::new()
+            .name("gvsp-receive".into())
+            .spawn(move || worker.run())
+            .map_err(|e| Error::StreamClosed(format!("cannot spawn the receive thread: {e}")))?;
+        Ok(Stream {
+            shared,
+            to_thread,
+            from_thread,
+            thread: Some(thread),
+            port,
+            payload_size,
+            watch,
+        })
+    }
+
+    /// The local UDP port the camera must stream to.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Payload size each buffer must hold.
+    pub fn payload_size(&self) -> usize {
+        self.payload_size
+    }
+
+    /// Lends a buffer to the stream. It must hold [`Stream::payload_size`]
+    /// bytes; more than `max_buffers` lent at once is refused.
+    pub fn queue(&self, buffer: Buffer) -> Result<()> {
+        if buffer.data.len() < self.payload_size {
+            return Err(Error::BufferTooSmall {
+                len: buffer.data.len(),
+                payload: self.payload_size,
+            });
+        }
+        match self.to_thread.try_send(buffer) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => Err(Error::BadSetting {
+                what: "queued buffers",
+                value: "one more".into(),
+                why: "more buffers queued than max_buffers allows".into(),
+            }),
+            Err(TrySendError::Disconnected(_)) => Err(self.closed()),
+        }
+    }
+
+    /// Waits up to `timeout` for the next frame, complete or not. Frames
+    /// come out in the order they finish.
+    pub fn wait(&self, timeout: Duration) -> Result<Buffer> {
+        if let Some(w) = &self.watch {
+            w.check()?;
+        }
+        match self.from_thread.recv_timeout(timeout) {
+            Ok(b) => Ok(b),
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(w) = &self.watch {
+                    w.check()?;
+                }
+                match self.error() {
+                    Some(e) => Err(Error::StreamClosed(e)),
+                    None => Err(Error::Timeout(timeout)),
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.closed()),
+        }
+    }
+
+    /// Iterates over frames, waiting up to `timeout` for each; every item
+    /// is requeued when the next one is asked for, so the loop body only
+    /// borrows the frame.
+    pub fn frames(&mut self, timeout: Duration) -> Frames<'_> {
+        Frames {
+            stream: self,
+            timeout,
+            previous: None,
+        }
+    }
+
+    /// Counters so far (updated by the receive thread every few milliseconds).
+    pub fn stats(&self) -> StreamStats {
+        *self.shared.stats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stops the receive thread, delivering frames still in flight as
+    /// incomplete (collect them with [`Stream::drain`]), and returns the final counters.
+    pub fn stop(&mut self) -> StreamStats {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.stats()
+    }
+
+    /// Frames delivered but not yet taken, without waiting.
+    pub fn drain(&self) -> impl Iterator<Item = Buffer> + '_ {
+        self.from_thread.try_iter()
+    }
+
+    fn error(&self) -> Option<String> {
+        self.shared
+            .error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn closed(&self) -> Error {
+        Error::StreamClosed(
+            self.error()
+                .unwrap_or_else(|| "receive thread stopped".into()),
+        )
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Iterator returned by [`Stream::frames`].
+#[derive(Debug)]
+pub struct Frames<'a> {
+    stream: &'a mut Stream,
+    timeout: Duration,
+    previous: Option<Buffer>,
+}
+
+impl Frames<'_> {
+    /// The next frame; the one returned before goes back to the stream.
+    /// (A lending iterator, which `Iterator` cannot express.)
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<Result<&Buffer>> {
+        if let Some(b) = self.previous.take() {
+            if let Err(e) = self.stream.queue(b) {
+                return Some(Err(e));
+            }
+        }
+        match self.stream.wait(self.timeout) {
+            Ok(b) => {
+                self.previous = Some(b);
+                self.previous.as_ref().map(Ok)
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+struct Worker {
+    shared: Arc<Shared>,
+    assembler: Assembler,
+    receiver: Receiver,
+    resend: Option<ResendSender>,
+    incoming: ChannelReceiver<Buffer>,
+    outgoing: SyncSender<Buffer>,
+    cpu: Option<usize>,
+    resend_errors: u64,
+}
+
+impl Worker {
+    fn run(mut self) {
+        if let Some(cpu) = self.cpu {
+            if let Err(e) = pin_to_cpu(cpu) {
+                tracing::warn!(cpu, error = %e, "cannot pin the receive thread");
+            }
+        }
+        let mut last_publish = 0u64;
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            self.take_buffers();
+            let now = now_ns();
+            // With no buffer to fill, look for newly queued ones often.
+            let idle = if self.assembler.free_buffer_count() == 0 {
+                Duration::from_millis(1)
+            } else {
+                Duration::from_millis(20)
+            };
+            let timeout = self.assembler.next_wakeup().map_or(idle, |t| {
+                Duration::from_nanos(t.saturating_sub(now)).clamp(Duration::from_micros(50), idle)
+            });
+            // Buffers queued while the receive call slept are taken as soon
+            // as it wakes, before the new packets need them.
+            let incoming = &self.incoming;
+            let mut refill = |asm: &mut Assembler| {
+                while let Ok(b) = incoming.try_recv() {
+                    asm.supply(b.data, b.missing);
+                }
+            };
+            if let Err(e) = self
+                .receiver
+                .receive(&mut self.assembler, timeout, &mut refill)
+            {
+                *self.shared.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.to_string());
+                break;
+            }
+            self.service(now_ns());
+            let now = now_ns();
+            if now.saturating_sub(last_publish) > 5_000_000 {
+                self.publish();
+                last_publish = now;
+            }
+        }
+        self.assembler.flush();
+        self.service(now_ns());
+        self.publish();
+    }
+
+    fn take_buffers(&mut self) {
+        while let Ok(b) = self.incoming.try_recv() {
+            self.assembler.supply(b.data, b.missing);
+        }
+    }
+
+    fn service(&mut self, now: u64) {
+        while let Some(r) = self.assembler.poll_transmit(now) {
+            if let Some(s) = self.resend.as_mut() {
+                if s.request(r.block_id, r.first_packet_id, r.last_packet_id, r.extended)
+                    .is_err()
+                {
+                    self.resend_errors += 1;
+                }
+            }
+        }
+        while let Some(mut frame) = self.assembler.poll_frame() {
+            let buffer = Buffer::fill_from(&mut frame);
+            // The channel holds max_buffers, so this never blocks while
+            // the application keeps to its pool size.
+            if self.outgoing.send(buffer).is_err() {
+                return;
+            }
+        }
+    }
+
+    fn publish(&mut self) {
+        let stats = StreamStats {
+            assembler: *self.assembler.counters(),
+            receive: self.receiver.stats(),
+            resend_send_errors: self.resend_errors,
+        };
+        *self.shared.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
+    }
+}
+
+/// Pins the calling thread to `cpu`.
+pub fn pin_to_cpu(cpu: usize) -> std::io::Result<()> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("CPU {cpu} is beyond CPU_SETSIZE"),
+        ));
+    }
+    // SAFETY: cpu_set_t is plain data; CPU_SET stays in bounds (checked above).
+    let r = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}

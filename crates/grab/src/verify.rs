@@ -1,0 +1,141 @@
+//! End-to-end checks of received frames against the pattern the camera
+//! is known to send, so "complete" is proven, not assumed.
+//!
+//! * linerate's emulated camera stamps every frame with a frame number and
+//!   a CRC-32 of its pixels (`linerate_gev::test_pattern`); frame numbers
+//!   must also increase from frame to frame.
+//! * Aravis's fake camera (`arv-fake-gv-camera-0.8`) fills Mono8 frames with
+//!   a diagonal ramp: pixel (x, y) is `(x + y + f) mod 255` for the frame's
+//!   counter `f` (at default gain and exposure, where its scale factor is 1).
+
+use linerate_gev::test_pattern;
+
+use crate::stream::Buffer;
+
+/// Which pattern the camera sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    /// linerate's stamped, checksummed frames.
+    Linerate,
+    /// Aravis fake camera's diagonal ramp (Mono8).
+    AravisRamp,
+}
+
+/// Why a frame failed verification.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// The stamp or checksum is wrong.
+    #[error("block {block_id}: {source}")]
+    Stamp {
+        /// The frame's block id.
+        block_id: u64,
+        /// What the pattern check found.
+        #[source]
+        source: test_pattern::PatternError,
+    },
+    /// The frame number did not increase.
+    #[error("block {block_id}: frame number {found} does not follow {previous}")]
+    Order {
+        /// The frame's block id.
+        block_id: u64,
+        /// Number in this frame.
+        found: u64,
+        /// Number in the frame before.
+        previous: u64,
+    },
+    /// A ramp pixel differs.
+    #[error("block {block_id}: pixel ({x}, {y}) is {found}, the ramp says {expected}")]
+    Ramp {
+        /// The frame's block id.
+        block_id: u64,
+        /// Column.
+        x: usize,
+        /// Line.
+        y: usize,
+        /// Value found.
+        found: u8,
+        /// Value expected.
+        expected: u8,
+    },
+    /// The frame's geometry does not match its size.
+    #[error("block {block_id}: {width}x{height} Mono8 does not fit {size} bytes")]
+    Geometry {
+        /// The frame's block id.
+        block_id: u64,
+        /// Width from the leader.
+        width: u32,
+        /// Height from the leader.
+        height: u32,
+        /// Bytes in the frame.
+        size: usize,
+    },
+}
+
+/// Checks frames one after another.
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    pattern: Pattern,
+    previous: Option<u64>,
+}
+
+impl Verifier {
+    /// A verifier for `pattern`.
+    pub fn new(pattern: Pattern) -> Verifier {
+        Verifier {
+            pattern,
+            previous: None,
+        }
+    }
+
+    /// Checks one complete frame.
+    pub fn check(&mut self, buffer: &Buffer) -> Result<(), VerifyError> {
+        let block_id = buffer.info().block_id;
+        match self.pattern {
+            Pattern::Linerate => {
+                let n = test_pattern::verify(buffer.data())
+                    .map_err(|source| VerifyError::Stamp { block_id, source })?;
+                if let Some(previous) = self.previous.filter(|&p| n <= p) {
+                    return Err(VerifyError::Order {
+                        block_id,
+                        found: n,
+                        previous,
+                    });
+                }
+                self.previous = Some(n);
+                Ok(())
+            }
+            Pattern::AravisRamp => check_ramp(buffer),
+        }
+    }
+}
+
+fn check_ramp(buffer: &Buffer) -> Result<(), VerifyError> {
+    let info = buffer.info();
+    let (w, h) = (info.width as usize, info.height as usize);
+    let data = buffer.data();
+    let block_id = info.block_id;
+    if w == 0 || w.checked_mul(h) != Some(data.len()) {
+        return Err(VerifyError::Geometry {
+            block_id,
+            width: info.width,
+            height: info.height,
+            size: data.len(),
+        });
+    }
+    let start = usize::from(data.first().copied().unwrap_or(0));
+    for (y, line) in data.chunks_exact(w).enumerate() {
+        for (x, &found) in line.iter().enumerate() {
+            let expected = ((x + y + start) % 255) as u8;
+            if found != expected {
+                return Err(VerifyError::Ramp {
+                    block_id,
+                    x,
+                    y,
+                    found,
+                    expected,
+                });
+            }
+        }
+    }
+    Ok(())
+}
