@@ -502,3 +502,33 @@ proptest! {
         prop_assert!(found);
     }
 }
+
+#[test]
+fn lost_trailer_is_requested_once_the_next_block_starts() {
+    let mut c = Config::new(1000);
+    c.data_per_packet = Some(DPP);
+    let mut a = Assembler::new(c).expect("config");
+    let data = source(1000, 1);
+    let first = block(1, false, &data);
+    let trailer_id = first.len() as u32 - 1;
+    for p in &first[..first.len() - 1] {
+        a.on_packet(p, 0);
+    }
+    // Nothing says the trailer is late until block 2 begins.
+    assert_eq!(a.poll_transmit(MS), None);
+    let second = block(2, false, &data);
+    a.on_packet(&second[0], MS);
+    assert_eq!(
+        a.poll_transmit(2 * MS),
+        Some(ResendRequest {
+            block_id: 1,
+            first_packet_id: trailer_id,
+            last_packet_id: trailer_id,
+            extended: false,
+        })
+    );
+    a.on_packet(&first[first.len() - 1], 3 * MS);
+    let f = a.poll_frame().expect("block 1 delivered");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+}

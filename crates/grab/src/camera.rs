@@ -232,6 +232,9 @@ impl Camera {
             .clone()
             .unwrap_or_else(|| AssemblerConfig::new(payload));
         assembler.max_payload_size = payload;
+        // Frames waiting for resends stay assembled while newer ones
+        // arrive: half the pool, so the other half serves the application.
+        assembler.max_frames_in_flight = (options.max_buffers / 2).clamp(1, 32);
         assembler.data_per_packet = packet
             .checked_sub(IP_UDP_OVERHEAD + header)
             .filter(|&d| d > 0);

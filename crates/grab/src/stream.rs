@@ -55,6 +55,10 @@ pub struct FrameInfo {
     pub width: u32,
     /// Height in lines (0 if unknown).
     pub height: u32,
+    /// The leader never arrived (for an incomplete frame).
+    pub leader_missing: bool,
+    /// The trailer never arrived (for an incomplete frame).
+    pub trailer_missing: bool,
 }
 
 impl Default for FrameInfo {
@@ -69,6 +73,8 @@ impl Default for FrameInfo {
             pixel_format: None,
             width: 0,
             height: 0,
+            leader_missing: false,
+            trailer_missing: false,
         }
     }
 }
@@ -134,6 +140,8 @@ impl Buffer {
             pixel_format: image.map(|i| i.pixel_format),
             width: image.map_or(0, |i| i.width),
             height: image.map_or(0, |i| i.height),
+            leader_missing: frame.leader.is_none(),
+            trailer_missing: frame.trailer.is_none(),
         };
         let (data, missing) = frame.take_buffers();
         Buffer {

@@ -33,15 +33,16 @@ pub enum VerifyError {
         #[source]
         source: test_pattern::PatternError,
     },
-    /// The frame number did not increase.
-    #[error("block {block_id}: frame number {found} does not follow {previous}")]
-    Order {
+    /// The frame number does not belong to this block id: data of another
+    /// frame was delivered under this block's id.
+    #[error("block {block_id}: carries frame number {found}, expected {expected}")]
+    WrongFrame {
         /// The frame's block id.
         block_id: u64,
-        /// Number in this frame.
+        /// Number found in the frame.
         found: u64,
-        /// Number in the frame before.
-        previous: u64,
+        /// Number the block id implies.
+        expected: u64,
     },
     /// A ramp pixel differs.
     #[error("block {block_id}: pixel ({x}, {y}) is {found}, the ramp says {expected}")]
@@ -72,18 +73,27 @@ pub enum VerifyError {
 }
 
 /// Checks frames one after another.
+///
+/// Frames are delivered in the order they complete, which is not the
+/// camera's order when one waits for a resend, so the frame number is not
+/// checked for increase but against the block id: the camera numbers both
+/// in step, so `block_id - frame_number` stays the same (modulo the 65535
+/// standard block ids).
 #[derive(Debug, Clone)]
 pub struct Verifier {
     pattern: Pattern,
-    previous: Option<u64>,
+    offset: Option<u64>,
 }
+
+/// Standard block ids run 1..=65535, so offsets agree modulo this.
+const STANDARD_BLOCK_IDS: u64 = 65_535;
 
 impl Verifier {
     /// A verifier for `pattern`.
     pub fn new(pattern: Pattern) -> Verifier {
         Verifier {
             pattern,
-            previous: None,
+            offset: None,
         }
     }
 
@@ -94,14 +104,18 @@ impl Verifier {
             Pattern::Linerate => {
                 let n = test_pattern::verify(buffer.data())
                     .map_err(|source| VerifyError::Stamp { block_id, source })?;
-                if let Some(previous) = self.previous.filter(|&p| n <= p) {
-                    return Err(VerifyError::Order {
-                        block_id,
-                        found: n,
-                        previous,
-                    });
+                let offset = block_id.wrapping_sub(n);
+                match self.offset {
+                    None => self.offset = Some(offset),
+                    Some(o) if offset.wrapping_sub(o) % STANDARD_BLOCK_IDS == 0 => {}
+                    Some(o) => {
+                        return Err(VerifyError::WrongFrame {
+                            block_id,
+                            found: n,
+                            expected: block_id.wrapping_sub(o),
+                        })
+                    }
                 }
-                self.previous = Some(n);
                 Ok(())
             }
             Pattern::AravisRamp => check_ramp(buffer),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use linerate_gev::assembler::{Config as AssemblerConfig, FrameStatus};
+use linerate_gev::assembler::Config as AssemblerConfig;
 use linerate_grab::receive::Backend;
 use linerate_grab::stream::{Buffer, StreamStats};
 use linerate_grab::verify::{Pattern, Verifier};
@@ -149,6 +149,9 @@ pub struct GrabReport {
     pub packets_foreign: u64,
     /// Receive buffer granted, bytes.
     pub recv_buffer: usize,
+    /// Peak resident memory of this process (VmHWM), MiB: stays flat
+    /// whatever the stream sends, since buffers are allocated up front.
+    pub max_rss_mib: f64,
     /// Missing byte ranges of the first incomplete frames (block id, ranges), at most 16.
     pub incomplete_examples: Vec<IncompleteFrame>,
     /// First verification failures, at most 16.
@@ -166,6 +169,10 @@ pub struct IncompleteFrame {
     pub status: String,
     /// Missing byte ranges `[start, end)`.
     pub missing: Vec<(usize, usize)>,
+    /// The leader never arrived.
+    pub leader_missing: bool,
+    /// The trailer never arrived.
+    pub trailer_missing: bool,
 }
 
 /// Runs `linerate grab`.
@@ -339,6 +346,8 @@ impl Tally {
                     block_id: buffer.info().block_id,
                     status: format!("{:?}", buffer.info().status),
                     missing: buffer.missing().iter().map(|r| (r.start, r.end)).collect(),
+                    leader_missing: buffer.info().leader_missing,
+                    trailer_missing: buffer.info().trailer_missing,
                 });
             }
             return;
@@ -457,10 +466,23 @@ fn report(
         packets_copied: r.copied,
         packets_foreign: r.foreign,
         recv_buffer: r.recv_buffer,
+        max_rss_mib: peak_rss_mib(),
         incomplete_examples: tally.incomplete_examples.clone(),
         corrupt_examples: tally.corrupt_examples.clone(),
         ok: all_asked && delivered > 0 && tally.incomplete == 0 && tally.corrupt == 0,
     }
+}
+
+/// VmHWM from /proc/self/status in MiB (0 when unavailable).
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
 }
 
 fn print_summary(r: &GrabReport) {
@@ -502,5 +524,4 @@ fn print_summary(r: &GrabReport) {
     for c in &r.corrupt_examples {
         println!("corrupt       {c}");
     }
-    let _ = FrameStatus::Complete;
 }

@@ -296,6 +296,30 @@ impl Frame {
         }
     }
 
+    /// A newer block started, so nothing more of this one is in flight:
+    /// every id from the highest seen up to the trailer the leader implies
+    /// is a gap (a lost trailer or last packets would otherwise only be
+    /// noticed when retention expires).
+    pub fn note_tail(&mut self, gap_at: Option<u64>) {
+        let (Some(at), None, Some(a), Some(dpp)) =
+            (gap_at, self.trailer_id, self.announced, self.dpp)
+        else {
+            return;
+        };
+        // Bounded by the buffer, whatever the leader claims.
+        let a = a.min(self.buffer.len());
+        let Ok(trailer) = u32::try_from(a.div_ceil(dpp).saturating_add(1)) else {
+            return;
+        };
+        let from = self.highest.map_or(0, |h| h.saturating_add(1));
+        for q in from..=trailer {
+            let due = self.deadlines.get(q as usize).map_or(true, |&d| d == NEVER);
+            if due && !self.is_received(q) {
+                self.set_deadline(q, at);
+            }
+        }
+    }
+
     /// Applies the leader's announced size: payload placed beyond it is dropped.
     pub fn apply_leader(&mut self, leader: LeaderRepr) -> u32 {
         self.leader = Some(leader);
@@ -419,6 +443,9 @@ impl Frame {
         let mut closed = false;
         let mut next = NEVER;
         let again = now_ns.saturating_add(repeat_ns);
+        // Tail gaps (see note_tail) lie above the highest id seen.
+        let top =
+            top.max(u32::try_from(self.deadlines.len().saturating_sub(1)).unwrap_or(u32::MAX));
         for q in 0..=top {
             let d = self.deadlines.get(q as usize).copied().unwrap_or(NEVER);
             if d == NEVER || self.is_received(q) {

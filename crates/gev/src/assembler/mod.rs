@@ -729,6 +729,12 @@ impl Assembler {
         }
         if newer {
             self.newest = Some(key);
+            // Older blocks will send nothing more: their tails are gaps now.
+            if let Some(at) = self.gap_at(now_ns) {
+                for f in self.frames.iter_mut().filter(|f| f.active) {
+                    f.note_tail(Some(at));
+                }
+            }
         }
         let spare = match self.spare.take() {
             Some((k, b)) if k == key => Some(b),

@@ -1,0 +1,429 @@
+//! `linerate grab` end to end on a test bench: against Aravis's fake camera
+//! (a peer nobody here wrote) and against `linerate camera` with nftables
+//! loss, floods and spoofed packets, and a camera that stops answering.
+//! Every test asserts on the JSON report and the exit status.
+
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use linerate_testbed::{LossRule, Testbed};
+use serde_json::Value;
+
+/// Port the host receives the stream on, so loss rules can select it.
+const STREAM_PORT: u16 = 50_100;
+
+/// One streaming test at a time: two at once on 2 cores measure the scheduler.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn bed(name: &str, hosts: &[&str]) -> Testbed {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "grab tests build namespaces and must run as root"
+    );
+    let mut b = Testbed::builder(name)
+        .hosts(hosts.iter().copied())
+        .mtu(9000);
+    b = if hosts.len() > 2 {
+        b.switch()
+    } else {
+        b.link("cam", "pc")
+    };
+    b.build().expect("test bench")
+}
+
+/// A camera process in the "cam" namespace, killed when dropped.
+struct CameraProcess(Child);
+
+impl Drop for CameraProcess {
+    fn drop(&mut self) {
+        // SAFETY: signals our own child; SIGCONT first in case a test stopped it.
+        unsafe { libc::kill(self.0.id() as i32, libc::SIGCONT) };
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn in_ns(bed: &Testbed, host: &str, program: &str) -> Command {
+    bed.command(host, program)
+        .expect("command")
+        .into_command()
+        .expect("command")
+}
+
+fn linerate_camera(bed: &Testbed) -> CameraProcess {
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let child = in_ns(bed, "cam", env!("CARGO_BIN_EXE_linerate"))
+        .args(["camera", "--bind", &ip, "--stats-interval", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start linerate camera");
+    let cam = CameraProcess(child);
+    wait_for_discovery(bed, &ip);
+    cam
+}
+
+fn fake_camera(bed: &Testbed, lost_per_thousand: u32) -> CameraProcess {
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let child = in_ns(bed, "cam", "arv-fake-gv-camera-0.8")
+        .args(["-i", &ip, "-r", &lost_per_thousand.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("arv-fake-gv-camera-0.8 (scripts/test installs aravis-tools)");
+    let cam = CameraProcess(child);
+    wait_for_discovery(bed, &ip);
+    cam
+}
+
+fn wait_for_discovery(bed: &Testbed, ip: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = in_ns(bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+            .args(["discover", "--address", ip, "--wait-ms", "200", "--json"])
+            .output()
+            .expect("linerate discover");
+        if String::from_utf8_lossy(&out.stdout).contains(ip) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "camera at {ip} never answered discovery"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn grab(bed: &Testbed, args: &[&str]) -> (Output, Value) {
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let port = STREAM_PORT.to_string();
+    let out = in_ns(bed, "pc", "timeout")
+        .args([
+            "120",
+            env!("CARGO_BIN_EXE_linerate"),
+            "grab",
+            &ip,
+            "--json",
+            "--stream-port",
+            &port,
+        ])
+        .args(args)
+        .output()
+        .expect("linerate grab");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let json = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+        panic!(
+            "grab printed no JSON ({e}): stdout {text} stderr {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, json)
+}
+
+fn n(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} missing in {v}"))
+}
+
+/// Checks the invariants every report must keep, whatever the loss.
+fn accounted(v: &Value, frames: u64) {
+    assert_eq!(
+        n(v, "frames_completed") + n(v, "frames_incomplete"),
+        frames,
+        "{v}"
+    );
+    assert_eq!(
+        n(v, "frames_corrupt"),
+        0,
+        "a complete frame failed verification: {v}"
+    );
+    assert_eq!(n(v, "frames_verified"), n(v, "frames_completed"), "{v}");
+    for f in v["incomplete_examples"].as_array().expect("examples") {
+        assert!(
+            !f["missing"].as_array().expect("missing").is_empty()
+                || f["leader_missing"] == true
+                || f["trailer_missing"] == true,
+            "incomplete frame that says nothing is missing: {f}"
+        );
+    }
+}
+
+#[test]
+fn aravis_fake_camera_300_frames_complete_and_verify() {
+    let _s = serial();
+    let bed = bed("grabarv", &["cam", "pc"]);
+    let _cam = fake_camera(&bed, 0);
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "300",
+            "--width",
+            "1024",
+            "--height",
+            "1024",
+            "--fps",
+            "100",
+            "--packet-size",
+            "8000",
+            "--verify",
+        ],
+    );
+    assert!(out.status.success(), "{v}");
+    assert_eq!(n(&v, "frames_completed"), 300, "{v}");
+    assert_eq!(n(&v, "frames_verified"), 300, "{v}");
+    assert_eq!(v["vendor"], "Aravis");
+    accounted(&v, 300);
+}
+
+#[test]
+fn aravis_fake_camera_loss_is_reported_never_passed_as_complete() {
+    let _s = serial();
+    let bed = bed("grabarvl", &["cam", "pc"]);
+    // 1% of packets lost in the camera; Aravis's fake camera never resends.
+    let _cam = fake_camera(&bed, 10);
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "60",
+            "--width",
+            "512",
+            "--height",
+            "512",
+            "--fps",
+            "100",
+            "--packet-size",
+            "1500",
+            "--verify",
+        ],
+    );
+    accounted(&v, 60);
+    assert!(
+        n(&v, "frames_incomplete") > 0,
+        "1% loss over 60 frames of 360 packets: {v}"
+    );
+    assert!(n(&v, "frames_completed") > 0, "{v}");
+    assert!(
+        !out.status.success(),
+        "incomplete frames must fail the run: {v}"
+    );
+}
+
+#[test]
+fn two_percent_loss_1000_frames_all_complete_and_verify() {
+    let _s = serial();
+    let bed = bed("grabloss", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    bed.set_loss(&LossRule::new("pc", 2.0).udp_dport(STREAM_PORT))
+        .expect("loss rule");
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "1000",
+            "--width",
+            "1024",
+            "--height",
+            "768",
+            "--fps",
+            "250",
+            "--packet-size",
+            "8000",
+            "--verify",
+        ],
+    );
+    assert!(out.status.success(), "{v}");
+    assert_eq!(n(&v, "frames_completed"), 1000, "{v}");
+    assert!(
+        n(&v, "packets_resent") > 0,
+        "2% loss must have been repaired by resends: {v}"
+    );
+    accounted(&v, 1000);
+}
+
+#[test]
+fn every_backend_repairs_loss() {
+    let _s = serial();
+    let bed = bed("grabback", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    bed.set_loss(&LossRule::new("pc", 2.0).udp_dport(STREAM_PORT))
+        .expect("loss rule");
+    for backend in ["copy", "mmsg", "ring"] {
+        let (out, v) = grab(
+            &bed,
+            &[
+                "--frames",
+                "200",
+                "--width",
+                "1024",
+                "--height",
+                "768",
+                "--fps",
+                "250",
+                "--packet-size",
+                "8000",
+                "--verify",
+                "--backend",
+                backend,
+            ],
+        );
+        assert!(out.status.success(), "{backend}: {v}");
+        assert_eq!(v["backend"], backend);
+        accounted(&v, 200);
+    }
+}
+
+#[test]
+fn twenty_percent_loss_accounts_for_every_frame() {
+    let _s = serial();
+    let bed = bed("grabheavy", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    bed.set_loss(&LossRule::new("pc", 20.0).udp_dport(STREAM_PORT))
+        .expect("loss rule");
+    let (_out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "150",
+            "--width",
+            "1024",
+            "--height",
+            "768",
+            "--fps",
+            "100",
+            "--packet-size",
+            "8000",
+            "--verify",
+        ],
+    );
+    accounted(&v, 150);
+    assert!(n(&v, "resend_requests") > 0, "{v}");
+}
+
+#[test]
+fn flood_and_spoofed_gvsp_corrupt_nothing() {
+    let _s = serial();
+    let bed = bed("grabflood", &["cam", "pc", "evil"]);
+    let _cam = linerate_camera(&bed);
+    let pc = bed.addr("pc").expect("pc address");
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let flooder = bed
+        .spawn_in("evil", None, move || flood(pc, &flag))
+        .expect("flooder");
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "500",
+            "--width",
+            "1024",
+            "--height",
+            "768",
+            "--fps",
+            "250",
+            "--packet-size",
+            "8000",
+            "--verify",
+        ],
+    );
+    stop.store(true, Ordering::Relaxed);
+    let sent = flooder.join().expect("flooder thread");
+    assert!(sent > 10_000, "the flood barely ran: {sent} datagrams");
+    assert!(out.status.success(), "{v}");
+    accounted(&v, 500);
+    assert!(
+        n(&v, "packets_foreign") > 1000,
+        "the flood never reached the stream port: {v}"
+    );
+    let rss = v["max_rss_mib"].as_f64().expect("max_rss_mib");
+    assert!(
+        rss > 0.0 && rss < 200.0,
+        "memory grew under the flood: {rss} MiB"
+    );
+}
+
+/// Sends random datagrams and well-formed GVSP with guessed block ids from
+/// another address to the stream port until told to stop.
+fn flood(to: Ipv4Addr, stop: &AtomicBool) -> u64 {
+    let sock = UdpSocket::bind("0.0.0.0:0").expect("flood socket");
+    let target = SocketAddrV4::new(to, STREAM_PORT);
+    let mut sent = 0u64;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut buf = vec![0u8; 8000];
+    while !stop.load(Ordering::Relaxed) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let len = 8 + (x as usize % 7990);
+        for (i, b) in buf.iter_mut().take(len).enumerate() {
+            *b = (x >> (i % 56)) as u8;
+        }
+        if sent % 2 == 0 {
+            // A payload packet of a plausible block (ids 1..64) and packet id.
+            buf[0..2].copy_from_slice(&[0, 0]);
+            buf[2..4].copy_from_slice(&((x % 64) as u16 + 1).to_be_bytes());
+            buf[4] = 3; // payload format
+            buf[5..8].copy_from_slice(&((x >> 20) as u32 % 100 + 1).to_be_bytes()[1..]);
+        }
+        if sock.send_to(&buf[..len], target).is_ok() {
+            sent += 1;
+        }
+        if sent % 64 == 0 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    sent
+}
+
+#[test]
+fn a_camera_that_stops_answering_is_reported() {
+    let _s = serial();
+    let bed = bed("grabdead", &["cam", "pc"]);
+    let cam = linerate_camera(&bed);
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let child = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args([
+            "grab",
+            &ip,
+            "--duration",
+            "30",
+            "--fps",
+            "50",
+            "--frame-timeout",
+            "10",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("linerate grab");
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: freezes our own child camera; its Drop sends SIGCONT.
+    unsafe { libc::kill(cam.0.id() as i32, libc::SIGSTOP) };
+    let started = Instant::now();
+    let out = child.wait_with_output().expect("grab exit");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "grab must fail when the camera is gone"
+    );
+    assert!(
+        stderr.contains("lost control"),
+        "no control-loss report: {stderr}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "control loss took {:?} to report",
+        started.elapsed()
+    );
+}
