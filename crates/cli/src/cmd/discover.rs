@@ -4,13 +4,12 @@
 //! with --interface, from that interface's address) and lists every device
 //! that answers within the wait time.
 
-use std::collections::BTreeMap;
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
-use std::time::{Duration, Instant};
+use std::net::Ipv4Addr;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use linerate_wire::gvcp::{self, Ack, AckPacket, AckRepr, Command, CommandRepr, DiscoveryAck};
+use linerate_grab::discovery;
 
 /// Arguments of `linerate discover`.
 #[derive(Debug, Args)]
@@ -30,45 +29,14 @@ pub struct DiscoverArgs {
     json: bool,
 }
 
-/// One device that answered.
-struct Found {
-    from: SocketAddrV4,
-    ack: DiscoveryAck,
-}
-
 /// Runs `linerate discover`.
 pub fn run(args: DiscoverArgs) -> Result<()> {
-    let local = SocketAddrV4::new(args.interface.unwrap_or(Ipv4Addr::UNSPECIFIED), 0);
-    let sock = UdpSocket::bind(local).with_context(|| format!("cannot bind {local}"))?;
-    sock.set_broadcast(true).context("SO_BROADCAST")?;
-    let target = SocketAddrV4::new(args.address.unwrap_or(Ipv4Addr::BROADCAST), gvcp::PORT);
-    let request = CommandRepr::new(Command::Discovery, 1)
-        .to_vec()
-        .context("encoding discovery")?;
-    sock.send_to(&request, target).with_context(|| {
-        format!("cannot send discovery to {target} (is there a route? try --interface)")
-    })?;
-
-    let mut found: BTreeMap<Ipv4Addr, Found> = BTreeMap::new();
-    let deadline = Instant::now() + Duration::from_millis(args.wait_ms);
-    let mut buf = [0u8; 1024];
-    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-        sock.set_read_timeout(Some(left.max(Duration::from_millis(1))))?;
-        let Ok((n, SocketAddr::V4(from))) = sock.recv_from(&mut buf) else {
-            break;
-        };
-        // Anything that is not a discovery ack is ignored: other hosts'
-        // traffic can reach a broadcast-enabled socket too.
-        let ack = AckPacket::new_checked(&buf[..n]).and_then(|p| AckRepr::parse(&p));
-        if let Ok(AckRepr {
-            ack: Ack::Discovery(d),
-            ..
-        }) = ack
-        {
-            found.insert(*from.ip(), Found { from, ack: *d });
-        }
-    }
-
+    let found = discovery::discover(
+        args.interface,
+        args.address,
+        Duration::from_millis(args.wait_ms),
+    )
+    .context("GigE Vision discovery")?;
     if args.json {
         let list: Vec<_> = found
             .values()
