@@ -427,3 +427,64 @@ fn a_camera_that_stops_answering_is_reported() {
         started.elapsed()
     );
 }
+
+/// Runs `sh -c script` in host's namespace with its own /sys (ip netns exec).
+fn ns_sh(bed: &Testbed, host: &str, script: &str) {
+    let ns = bed.netns(host).expect("netns").to_string();
+    let out = Command::new("ip")
+        .args(["netns", "exec", &ns, "sh", "-c", script])
+        .output()
+        .expect("ip netns exec");
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn gro_trains_are_scattered_into_frames_and_repaired() {
+    let _s = serial();
+    let bed = bed("grabgro", &["cam", "pc"]);
+    // A host whose device coalesces (GRO, NAPI in a thread) and a camera
+    // side without TCP segmentation offload, so veth hands trains over.
+    ns_sh(
+        &bed,
+        "pc",
+        "ethtool -K eth0 gro on && echo 1 > /sys/class/net/eth0/threaded",
+    );
+    ns_sh(&bed, "cam", "ethtool -K eth0 tso off");
+    let _cam = linerate_camera(&bed);
+    bed.set_loss(&LossRule::new("pc", 2.0).udp_dport(STREAM_PORT))
+        .expect("loss rule");
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "500",
+            "--width",
+            "1024",
+            "--height",
+            "768",
+            "--fps",
+            "250",
+            "--packet-size",
+            "8000",
+            "--verify",
+        ],
+    );
+    assert!(out.status.success(), "{v}");
+    accounted(&v, 500);
+    assert!(n(&v, "gro_trains") > 1000, "no GRO trains arrived: {v}");
+    assert!(n(&v, "packets_resent") > 0, "{v}");
+    let placed = n(&v, "packets_placed_in_frame") as f64;
+    let received = n(&v, "packets_received") as f64;
+    assert!(
+        placed / received > 0.8,
+        "only {placed} of {received} packets placed in frames: {v}"
+    );
+    assert!(
+        n(&v, "syscalls") * 3 < n(&v, "packets_received"),
+        "trains should need far fewer receives than packets: {v}"
+    );
+}

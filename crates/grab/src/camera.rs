@@ -48,6 +48,12 @@ pub struct StreamOptions {
     pub assembler: Option<AssemblerConfig>,
     /// Local UDP port (0: any).
     pub port: u16,
+    /// Connect the stream socket to the camera's stream source port when
+    /// the camera reports it (SCSP): the kernel then filters other senders
+    /// and skips the route lookup per packet.
+    pub connect: bool,
+    /// `mmsg`: turn UDP GRO on and take coalesced trains whole.
+    pub gro: bool,
 }
 
 impl Default for StreamOptions {
@@ -60,6 +66,8 @@ impl Default for StreamOptions {
             recv_buffer: None,
             assembler: None,
             port: 0,
+            connect: true,
+            gro: true,
         }
     }
 }
@@ -224,6 +232,17 @@ impl Camera {
         receive.backend = options.backend;
         receive.busy_poll_us = options.busy_poll_us;
         receive.port = options.port;
+        receive.gro = options.gro;
+        if options.connect {
+            // SCSP (GigE Vision 2.0): where the stream comes from; 0 or
+            // unreadable on devices that do not say.
+            receive.source_port = self
+                .control
+                .read_reg(bootstrap::STREAM_CHANNEL_BASE + bootstrap::SCSP)
+                .ok()
+                .and_then(|v| u16::try_from(v & 0xffff).ok())
+                .filter(|&p| p != 0);
+        }
         if let Some(b) = options.recv_buffer {
             receive.recv_buffer = b;
         }

@@ -23,6 +23,7 @@ pub const MAX_PARTS: usize = 3;
 pub struct ScatterBatch {
     iovecs: Box<[[libc::iovec; MAX_PARTS]]>,
     addrs: Box<[libc::sockaddr_in]>,
+    controls: Box<[[u64; 4]]>,
     msgs: Box<[libc::mmsghdr]>,
 }
 
@@ -63,6 +64,7 @@ impl ScatterBatch {
         Ok(ScatterBatch {
             iovecs,
             addrs,
+            controls: vec![[0u64; 4]; capacity].into_boxed_slice(),
             msgs,
         })
     }
@@ -103,10 +105,11 @@ impl ScatterBatch {
     pub fn recv(&mut self, endpoint: &UdpEndpoint, count: usize) -> Result<usize> {
         let count = count.min(self.msgs.len());
         for i in 0..count {
-            let (Some(msg), Some(iov), Some(addr)) = (
+            let (Some(msg), Some(iov), Some(addr), Some(control)) = (
                 self.msgs.get_mut(i),
                 self.iovecs.get_mut(i),
                 self.addrs.get_mut(i),
+                self.controls.get_mut(i),
             ) else {
                 break;
             };
@@ -115,8 +118,8 @@ impl ScatterBatch {
             msg.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
             msg.msg_hdr.msg_iov = iov.as_mut_ptr();
             msg.msg_hdr.msg_iovlen = parts;
-            msg.msg_hdr.msg_control = std::ptr::null_mut();
-            msg.msg_hdr.msg_controllen = 0;
+            msg.msg_hdr.msg_control = control.as_mut_ptr().cast();
+            msg.msg_hdr.msg_controllen = std::mem::size_of_val(control);
             msg.msg_hdr.msg_flags = 0;
             msg.msg_len = 0;
         }
@@ -149,6 +152,26 @@ impl ScatterBatch {
                 }
             }
         }
+    }
+
+    /// Segment size of datagram `index` of the last `recv` when the kernel
+    /// coalesced a train of datagrams into it (UDP GRO), else `None`.
+    pub fn segment(&self, index: usize) -> Option<usize> {
+        let msg = self.msgs.get(index)?;
+        let mut found = None;
+        // SAFETY: walks the control buffer of message `index`, which the
+        // kernel filled, bounded by its msg_controllen.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&msg.msg_hdr);
+            while !c.is_null() {
+                if (*c).cmsg_level == libc::SOL_UDP && (*c).cmsg_type == UDP_GRO {
+                    let data = libc::CMSG_DATA(c).cast::<u16>();
+                    found = Some(usize::from(std::ptr::read_unaligned(data)));
+                }
+                c = libc::CMSG_NXTHDR(&msg.msg_hdr, c);
+            }
+        }
+        found.filter(|&s| s > 0 && s < msg.msg_len as usize)
     }
 
     /// Length, source and truncation of datagram `index` of the last `recv`.
@@ -218,4 +241,157 @@ mod tests {
         assert!(ScatterBatch::new(0).is_err());
         assert!(ScatterBatch::new(MAX_BATCH + 1).is_err());
     }
+}
+
+/// `setsockopt(SOL_UDP, UDP_GRO)` (linux/udp.h): deliver coalesced
+/// datagrams with their segment size in a control message.
+const UDP_GRO: libc::c_int = 104;
+
+/// What [`ScatterMsg::recv`] learned about one (possibly coalesced) datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroMeta {
+    /// Bytes received in total.
+    pub len: usize,
+    /// Size of each coalesced datagram (the last may be shorter); equal to
+    /// `len` when the kernel did not coalesce.
+    pub segment: usize,
+    /// Sender address.
+    pub source: SocketAddrV4,
+    /// The datagram did not fit the regions and was cut.
+    pub truncated: bool,
+}
+
+/// One `recvmsg` whose datagram is split over many caller-chosen regions,
+/// with room for the UDP GRO control message: with UDP GRO on, one call
+/// takes a train of up to 64 KiB of same-size datagrams, and with regions
+/// laid out as (header, payload slot) pairs each datagram of the train
+/// lands in its own place.
+pub struct ScatterMsg {
+    iov: Vec<libc::iovec>,
+    addr: libc::sockaddr_in,
+    control: [u64; 8],
+    msg: libc::msghdr,
+}
+
+// SAFETY: as for ScatterBatch: the pointers are only used by the kernel
+// during `recv`, which takes `&mut self`.
+unsafe impl Send for ScatterMsg {}
+
+impl std::fmt::Debug for ScatterMsg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScatterMsg")
+            .field("parts", &self.iov.len())
+            .finish()
+    }
+}
+
+impl ScatterMsg {
+    /// Room for up to `max_parts` regions (at most 1024, the kernel's UIO_MAXIOV).
+    pub fn new(max_parts: usize) -> Result<ScatterMsg> {
+        if max_parts == 0 || max_parts > MAX_BATCH {
+            return Err(Error::BatchTooLarge {
+                len: max_parts,
+                max: MAX_BATCH,
+            });
+        }
+        Ok(ScatterMsg {
+            iov: Vec::with_capacity(max_parts),
+            // SAFETY: all-zero sockaddr_in and msghdr are valid values.
+            addr: unsafe { std::mem::zeroed() },
+            control: [0; 8],
+            // SAFETY: as above.
+            msg: unsafe { std::mem::zeroed() },
+        })
+    }
+
+    /// Sets the regions of the next [`ScatterMsg::recv`], in order; regions
+    /// beyond the capacity are ignored.
+    ///
+    /// # Safety
+    /// As [`ScatterBatch::set`]: every region must be valid for writes of
+    /// its length and otherwise unused until the next `recv` returns.
+    pub unsafe fn set(&mut self, parts: &[(*mut u8, usize)]) {
+        let cap = self.iov.capacity();
+        self.iov.clear();
+        self.iov
+            .extend(parts.iter().take(cap).map(|&(p, len)| libc::iovec {
+                iov_base: p.cast(),
+                iov_len: len,
+            }));
+    }
+
+    /// Receives one datagram (or GRO train) into the regions. Waits for it
+    /// as long as the socket's receive timeout allows unless `dont_wait`;
+    /// returns `None` when nothing arrived.
+    pub fn recv(&mut self, endpoint: &UdpEndpoint, dont_wait: bool) -> Result<Option<GroMeta>> {
+        self.msg.msg_name = (&mut self.addr as *mut libc::sockaddr_in).cast();
+        self.msg.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+        self.msg.msg_iov = self.iov.as_mut_ptr();
+        self.msg.msg_iovlen = self.iov.len();
+        self.msg.msg_control = self.control.as_mut_ptr().cast();
+        self.msg.msg_controllen = std::mem::size_of_val(&self.control);
+        self.msg.msg_flags = 0;
+        let flags = if dont_wait { libc::MSG_DONTWAIT } else { 0 };
+        let fd = endpoint.socket().as_raw_fd();
+        let n = loop {
+            // SAFETY: msg points at this struct's iovecs, address and control
+            // buffer, and the iovecs at regions the caller vouched for.
+            let r = unsafe { libc::recvmsg(fd, &mut self.msg, flags) };
+            if r >= 0 {
+                break r as usize;
+            }
+            let e = std::io::Error::last_os_error();
+            match e.kind() {
+                std::io::ErrorKind::Interrupted => continue,
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => return Ok(None),
+                _ => {
+                    return Err(Error::Socket {
+                        op: "recvmsg",
+                        addr: endpoint.local_addr(),
+                        source: e,
+                    })
+                }
+            }
+        };
+        let mut segment = n;
+        // SAFETY: the CMSG macros walk the control buffer the kernel filled,
+        // bounded by msg_controllen.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&self.msg);
+            while !c.is_null() {
+                if (*c).cmsg_level == libc::SOL_UDP && (*c).cmsg_type == UDP_GRO {
+                    let data = libc::CMSG_DATA(c).cast::<u16>();
+                    segment = usize::from(std::ptr::read_unaligned(data));
+                }
+                c = libc::CMSG_NXTHDR(&self.msg, c);
+            }
+        }
+        Ok(Some(GroMeta {
+            len: n,
+            segment: segment.clamp(1, n.max(1)),
+            source: SocketAddrV4::new(
+                u32::from_be(self.addr.sin_addr.s_addr).into(),
+                u16::from_be(self.addr.sin_port),
+            ),
+            truncated: self.msg.msg_flags & libc::MSG_TRUNC != 0,
+        }))
+    }
+}
+
+/// Turns UDP GRO on for `endpoint`: the kernel may then deliver a train of
+/// same-size datagrams from one sender in one receive, where the device
+/// coalesces them (GRO). Returns false when the kernel refuses.
+pub fn enable_udp_gro(endpoint: &UdpEndpoint) -> bool {
+    let on: libc::c_int = 1;
+    // SAFETY: passes a live c_int and its size.
+    let r = unsafe {
+        libc::setsockopt(
+            endpoint.socket().as_raw_fd(),
+            libc::SOL_UDP,
+            UDP_GRO,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    r == 0
 }

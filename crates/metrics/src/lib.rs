@@ -274,11 +274,13 @@ pub struct CpuDelta {
 pub struct CoreUsage {
     /// Core number, or `None` for the all-cores total.
     pub cpu: Option<usize>,
-    /// Seconds busy (user + nice + system + irq + softirq).
+    /// Seconds busy: wall time minus idle time (see [`CpuDelta`]'s
+    /// notes on tick sampling), or user + nice + system + irq + softirq
+    /// when the snapshots carry no wall time.
     pub busy_secs: f64,
     /// Seconds idle (idle + iowait).
     pub idle_secs: f64,
-    /// Of the busy time, seconds in user mode (user + nice).
+    /// Of the busy time, seconds in user mode (user + nice), as sampled by the tick.
     pub user_secs: f64,
     /// Of the busy time, seconds in kernel mode outside interrupts.
     pub system_secs: f64,
@@ -294,18 +296,36 @@ impl CpuDelta {
     fn usage(&self, cpu: Option<usize>, t: &CpuTimes) -> CoreUsage {
         let hz = self.ticks_per_sec.max(1) as f64;
         let total = t.total();
+        let idle_secs = t.idle_total() as f64 / hz;
+        let sampled = t.busy() as f64 / hz;
+        // Wall time this figure covers: one core, or all of them.
+        let cores = if cpu.is_some() {
+            1
+        } else {
+            self.cores.len().max(1)
+        };
+        let wall = self.elapsed.as_secs_f64() * cores as f64;
+        // On a tickless kernel idle time is measured exactly, but busy time
+        // is sampled by the timer tick, which aliases with periodic load (a
+        // camera at 250 fps on a 250 Hz kernel can look 2% busy while 15%
+        // busy). Wall time minus idle does not alias; the sampled sum is
+        // the fallback when the snapshots carry no wall time.
+        let (busy_secs, utilisation) = if wall > 0.0 && idle_secs <= wall * 1.02 {
+            let busy = (wall - idle_secs).max(0.0);
+            (busy, (busy / wall).clamp(0.0, 1.0))
+        } else if total == 0 {
+            (sampled, 0.0)
+        } else {
+            (sampled, t.busy() as f64 / total as f64)
+        };
         CoreUsage {
             cpu,
-            busy_secs: t.busy() as f64 / hz,
-            idle_secs: t.idle_total() as f64 / hz,
+            busy_secs,
+            idle_secs,
             user_secs: (t.user + t.nice) as f64 / hz,
             system_secs: t.system as f64 / hz,
             irq_secs: (t.irq + t.softirq) as f64 / hz,
-            utilisation: if total == 0 {
-                0.0
-            } else {
-                t.busy() as f64 / total as f64
-            },
+            utilisation,
         }
     }
 
@@ -328,10 +348,9 @@ impl CpuDelta {
     /// The core with the most busy time: the bottleneck of a pipeline that
     /// should be spread out, or the one doing the work of a pinned one.
     pub fn busiest(&self) -> Option<CoreUsage> {
-        self.cores
-            .iter()
-            .max_by_key(|(_, t)| t.busy())
-            .map(|(n, t)| self.usage(Some(*n), t))
+        self.per_core()
+            .into_iter()
+            .max_by(|a, b| a.busy_secs.total_cmp(&b.busy_secs))
     }
 
     /// All cores together (`busy_secs` is CPU-seconds, and may exceed

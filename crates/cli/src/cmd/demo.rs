@@ -201,6 +201,8 @@ fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> GrabArgs 
         stream_port: STREAM_PORT,
         busy_poll: None,
         no_resend: false,
+        no_connect: false,
+        no_gro: false,
         resend_initial_us: 300,
         resend_repeat_ms: 5,
         retention_ms: 100,

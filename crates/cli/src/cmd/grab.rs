@@ -77,6 +77,14 @@ pub struct GrabArgs {
     /// SO_BUSY_POLL in microseconds (spin instead of sleeping; NAPI drivers only).
     #[arg(long)]
     pub busy_poll: Option<u32>,
+    /// Do not connect the stream socket to the camera's source port (SCSP);
+    /// by default it is connected when the camera reports the port.
+    #[arg(long)]
+    pub no_connect: bool,
+    /// mmsg: leave UDP GRO off (by default it is on, and coalesced trains
+    /// are taken whole where the network device does GRO).
+    #[arg(long)]
+    pub no_gro: bool,
     /// Never ask the camera to resend lost packets.
     #[arg(long)]
     pub no_resend: bool,
@@ -145,6 +153,8 @@ pub struct GrabReport {
     pub packets_placed_in_frame: u64,
     /// Datagrams copied through a staging buffer.
     pub packets_copied: u64,
+    /// mmsg: receives that returned a coalesced train (UDP GRO).
+    pub gro_trains: u64,
     /// Datagrams from other addresses, dropped.
     pub packets_foreign: u64,
     /// Receive buffer granted, bytes.
@@ -226,6 +236,8 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         busy_poll_us: args.busy_poll,
         assembler: Some(assembler),
         port: args.stream_port,
+        connect: !args.no_connect,
+        gro: !args.no_gro,
         ..StreamOptions::default()
     };
     let mut stream = camera.stream(&options).context("opening the stream")?;
@@ -464,6 +476,7 @@ fn report(
         syscalls: r.syscalls,
         packets_placed_in_frame: r.placed_in_frame,
         packets_copied: r.copied,
+        gro_trains: r.trains,
         packets_foreign: r.foreign,
         recv_buffer: r.recv_buffer,
         max_rss_mib: peak_rss_mib(),

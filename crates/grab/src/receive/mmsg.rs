@@ -15,11 +15,11 @@ use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use linerate_gev::assembler::{Assembler, SlotGuess};
-use linerate_io::scatter::ScatterBatch;
+use linerate_io::scatter::{enable_udp_gro, ScatterBatch};
 use linerate_wire::gvsp::{Packet, PacketFormat, EXTENDED_HEADER_LEN, STANDARD_HEADER_LEN};
 
-use super::copy::MAX_DATAGRAM;
 use super::socket::StreamSocket;
+use super::train::TrainPath;
 use super::{ReceiveConfig, ReceiveStats};
 use crate::clock::now_ns;
 use crate::error::Result;
@@ -33,6 +33,11 @@ enum Target {
     Guess(SlotGuess),
 }
 
+/// Largest receive: a UDP GRO train (the UDP payload limit, rounded up).
+const MAX_RECEIVE: usize = 65_536;
+/// Single-packet receives in a row after which train mode is left.
+const TRAIN_MODE_EXIT: u32 = 64;
+
 /// What the first pass decided for datagram `i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -42,6 +47,8 @@ enum Outcome {
     Placed { data_len: usize },
     /// Contiguous copy of `len` bytes in `staging[i]`.
     Staged { len: usize },
+    /// A coalesced train of `len` bytes in `staging[i]`, packets of `segment` bytes.
+    Train { len: usize, segment: usize },
 }
 
 /// See the module docs.
@@ -57,16 +64,28 @@ pub struct MmsgReceiver {
     staging: Box<[Box<[u8]>]>,
     overflow: Box<[Box<[u8]>]>,
     stats: ReceiveStats,
+    /// Train mode's state, allocated the first time trains are seen.
+    train: Option<TrainPath>,
+    /// Set while the device coalesces: one train per receive.
+    train_mode: bool,
+    gro: bool,
 }
 
 impl MmsgReceiver {
     /// Binds the stream socket and allocates the batch's buffers once.
     pub fn open(config: &ReceiveConfig) -> Result<MmsgReceiver> {
         let socket = StreamSocket::open(config)?;
+        let gro = config.gro && enable_udp_gro(&socket.endpoint);
         let n = config.batch.clamp(1, linerate_io::udp::MAX_BATCH);
+        // With UDP GRO any receive may be a whole train.
+        let size = if gro {
+            MAX_RECEIVE
+        } else {
+            super::copy::MAX_DATAGRAM + 1
+        };
         let buffers = || {
             (0..n)
-                .map(|_| vec![0u8; MAX_DATAGRAM + 1].into_boxed_slice())
+                .map(|_| vec![0u8; size].into_boxed_slice())
                 .collect::<Vec<_>>()
                 .into_boxed_slice()
         };
@@ -83,6 +102,9 @@ impl MmsgReceiver {
                 recv_buffer: socket.granted,
                 ..ReceiveStats::default()
             },
+            train: None,
+            train_mode: false,
+            gro,
             socket,
         })
     }
@@ -100,6 +122,19 @@ impl MmsgReceiver {
         timeout: Duration,
         refill: &mut dyn FnMut(&mut Assembler),
     ) -> Result<usize> {
+        if let Some(train) = self.train.as_mut().filter(|_| self.train_mode) {
+            let n = train.receive(
+                &mut self.socket,
+                &mut self.stats,
+                assembler,
+                timeout,
+                refill,
+            )?;
+            if train.singles >= TRAIN_MODE_EXIT {
+                self.train_mode = false;
+            }
+            return Ok(n);
+        }
         self.socket.set_timeout(timeout)?;
         let cap = self.batch.capacity();
         let guessed = assembler.guess_slots(&mut self.guesses, cap);
@@ -152,7 +187,34 @@ impl MmsgReceiver {
                 }
                 (Outcome::Placed { .. }, Target::Staging) => {}
                 (Outcome::Staged { len }, _) => self.feed_staged(assembler, i, len, now),
+                (Outcome::Train { len, segment }, _) => {
+                    let Some(staging) = self.staging.get(i) else {
+                        continue;
+                    };
+                    for start in (0..len).step_by(segment.max(1)) {
+                        let end = (start + segment).min(len);
+                        if let Some(d) = staging.get(start..end) {
+                            self.stats.copied += 1;
+                            assembler.on_packet(d, now);
+                        }
+                    }
+                }
             }
+        }
+        // The device coalesces: take whole trains from now on.
+        if self.gro
+            && self
+                .outcomes
+                .iter()
+                .any(|o| matches!(o, Outcome::Train { .. }))
+        {
+            if self.train.is_none() {
+                self.train = Some(TrainPath::new(self.source)?);
+            }
+            if let Some(t) = self.train.as_mut() {
+                t.singles = 0;
+            }
+            self.train_mode = true;
         }
         Ok(got)
     }
@@ -198,9 +260,18 @@ impl MmsgReceiver {
             self.stats.foreign += 1;
             return Outcome::Skip;
         }
-        if meta.truncated || meta.len > MAX_DATAGRAM {
+        if meta.truncated || meta.len > MAX_RECEIVE {
             self.stats.truncated += 1;
             return Outcome::Skip;
+        }
+        if let Some(segment) = self.batch.segment(i) {
+            self.stats.trains += 1;
+            self.stats.datagrams += (meta.len.div_ceil(segment) - 1) as u64;
+            let len = match self.targets.get(i).copied() {
+                Some(Target::Guess(g)) => self.stage_guessed(i, &g, meta.len),
+                _ => meta.len,
+            };
+            return Outcome::Train { len, segment };
         }
         match self.targets.get(i).copied() {
             Some(Target::Guess(g)) => {
@@ -263,7 +334,7 @@ impl MmsgReceiver {
     }
 }
 
-fn header_len(g: &SlotGuess) -> usize {
+pub(super) fn header_len(g: &SlotGuess) -> usize {
     if g.extended {
         EXTENDED_HEADER_LEN
     } else {
@@ -272,7 +343,7 @@ fn header_len(g: &SlotGuess) -> usize {
 }
 
 /// True when `head` is the header of payload packet `g.packet_id` of block `g.block_id`.
-fn header_confirms(head: &[u8], g: &SlotGuess) -> bool {
+pub(super) fn header_confirms(head: &[u8], g: &SlotGuess) -> bool {
     let Ok(p) = Packet::new_checked(head) else {
         return false;
     };

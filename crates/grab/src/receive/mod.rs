@@ -7,6 +7,11 @@
 //! | `mmsg` | one `recvmmsg` per batch | one: kernel → frame (predicted place); two on a wrong guess |
 //! | `ring` | one `poll` per ring block | two: kernel → mmap'ed ring → frame |
 //!
+//! `mmsg` also turns UDP GRO on: where the network device coalesces the
+//! camera's packets it switches to train mode, one `recvmsg` per train of up
+//! to 64 KiB with every packet scattered into its slot (one UDP receive per
+//! train), and back to `recvmmsg` batches when trains stop coming.
+//!
 //! Every backend drops datagrams whose source address is not the camera's
 //! before the assembler sees them, so spoofed or stray traffic on the port
 //! cannot touch a frame.
@@ -15,6 +20,7 @@ mod copy;
 mod mmsg;
 mod ring;
 mod socket;
+mod train;
 
 use std::net::Ipv4Addr;
 use std::time::Duration;
@@ -88,6 +94,10 @@ pub struct ReceiveConfig {
     pub port: u16,
     /// Only datagrams from this address are accepted.
     pub source_ip: Ipv4Addr,
+    /// The camera's stream source port (its SCSP register), when known: the
+    /// socket is then connected to it, so the kernel drops other senders
+    /// itself and finds the socket by early demux, without a route lookup.
+    pub source_port: Option<u16>,
     /// Receive buffer to ask for (SO_RCVBUF, or the ring's size), bytes.
     pub recv_buffer: usize,
     /// SO_BUSY_POLL in microseconds: spin in the driver instead of
@@ -95,6 +105,8 @@ pub struct ReceiveConfig {
     pub busy_poll_us: Option<u32>,
     /// Most datagrams per `recvmmsg`.
     pub batch: usize,
+    /// `mmsg`: turn UDP GRO on and take coalesced trains whole.
+    pub gro: bool,
 }
 
 impl ReceiveConfig {
@@ -108,9 +120,11 @@ impl ReceiveConfig {
             local_ip,
             port: 0,
             source_ip,
+            source_port: None,
             recv_buffer: recv_buffer_for(payload_size),
             busy_poll_us: None,
             batch: 64,
+            gro: true,
         }
     }
 }
@@ -133,6 +147,8 @@ pub struct ReceiveStats {
     pub truncated: u64,
     /// `mmsg`: payload packets that landed where predicted (no copy).
     pub placed_in_frame: u64,
+    /// `mmsg`: receives that returned a coalesced train (UDP GRO).
+    pub trains: u64,
     /// `mmsg`: datagrams that needed a fallback copy.
     pub copied: u64,
     /// Packets the kernel dropped (ring statistics or socket drops), when known.
@@ -146,8 +162,8 @@ pub struct ReceiveStats {
 pub enum Receiver {
     /// See [`Backend::Copy`].
     Copy(CopyReceiver),
-    /// See [`Backend::Mmsg`].
-    Mmsg(MmsgReceiver),
+    /// See [`Backend::Mmsg`] (boxed: it is much larger than the others).
+    Mmsg(Box<MmsgReceiver>),
     /// See [`Backend::Ring`].
     Ring(RingReceiver),
 }
@@ -157,7 +173,7 @@ impl Receiver {
     pub fn open(config: &ReceiveConfig) -> Result<Receiver> {
         Ok(match config.backend {
             Backend::Copy => Receiver::Copy(CopyReceiver::open(config)?),
-            Backend::Mmsg => Receiver::Mmsg(MmsgReceiver::open(config)?),
+            Backend::Mmsg => Receiver::Mmsg(Box::new(MmsgReceiver::open(config)?)),
             Backend::Ring => Receiver::Ring(RingReceiver::open(config)?),
         })
     }

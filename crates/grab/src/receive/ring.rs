@@ -34,12 +34,13 @@ impl RingReceiver {
     pub fn open(config: &ReceiveConfig) -> Result<RingReceiver> {
         let mut holder = config.clone();
         holder.recv_buffer = 4096;
+        holder.source_port = None;
         let socket = StreamSocket::open(&holder)?;
         drop_everything(&socket)?;
         let filter = UdpFilter {
             dst_port: socket.port,
             src_addr: Some(config.source_ip),
-            src_port: None,
+            src_port: config.source_port.filter(|&p| p != 0),
         };
         let ring = PacketRing::open(
             config.local_ip,

@@ -44,6 +44,17 @@ impl StreamSocket {
         if let Some(us) = config.busy_poll_us {
             set_busy_poll(&endpoint, us)?;
         }
+        if let Some(port) = config.source_port.filter(|&p| p != 0) {
+            let camera = SocketAddrV4::new(config.source_ip, port);
+            endpoint
+                .socket()
+                .connect(camera)
+                .map_err(|source| Error::Socket {
+                    op: "connect stream socket to the camera's source port",
+                    addr: camera,
+                    source,
+                })?;
+        }
         let port = endpoint.local_addr().port();
         let mut s = StreamSocket {
             endpoint,
