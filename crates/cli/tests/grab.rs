@@ -321,36 +321,48 @@ fn flood_and_spoofed_gvsp_corrupt_nothing() {
     let flooder = bed
         .spawn_in("evil", None, move || flood(pc, &flag))
         .expect("flooder");
-    let (out, v) = grab(
-        &bed,
-        &[
-            "--frames",
-            "500",
-            "--width",
-            "1024",
-            "--height",
-            "768",
-            "--fps",
-            "250",
-            "--packet-size",
-            "8000",
-            "--verify",
-        ],
-    );
+    // Connected to the camera's source port (the default), the kernel drops
+    // the flood; without, the receiver's own source check must.
+    let base = [
+        "--frames",
+        "500",
+        "--width",
+        "1024",
+        "--height",
+        "768",
+        "--fps",
+        "250",
+        "--packet-size",
+        "8000",
+        "--verify",
+        "--buffers",
+        "32",
+    ];
+    // The flooder takes a core of its own, so a few frames may be dropped for
+    // want of CPU (reported as underruns, failing the exit status); none may
+    // be damaged, and nearly all must arrive.
+    let (_out, connected) = grab(&bed, &base);
+    accounted(&connected, 500);
+    assert!(n(&connected, "frames_completed") >= 450, "{connected}");
+    let mut unconnected = base.to_vec();
+    unconnected.push("--no-connect");
+    let (_out, v) = grab(&bed, &unconnected);
     stop.store(true, Ordering::Relaxed);
     let sent = flooder.join().expect("flooder thread");
     assert!(sent > 10_000, "the flood barely ran: {sent} datagrams");
-    assert!(out.status.success(), "{v}");
     accounted(&v, 500);
+    assert!(n(&v, "frames_completed") >= 450, "{v}");
     assert!(
         n(&v, "packets_foreign") > 1000,
         "the flood never reached the stream port: {v}"
     );
-    let rss = v["max_rss_mib"].as_f64().expect("max_rss_mib");
-    assert!(
-        rss > 0.0 && rss < 200.0,
-        "memory grew under the flood: {rss} MiB"
-    );
+    for r in [&connected, &v] {
+        let rss = r["max_rss_mib"].as_f64().expect("max_rss_mib");
+        assert!(
+            rss > 0.0 && rss < 200.0,
+            "memory grew under the flood: {rss} MiB"
+        );
+    }
 }
 
 /// Sends random datagrams and well-formed GVSP with guessed block ids from

@@ -196,10 +196,11 @@ pub fn run(args: GrabArgs) -> Result<()> {
     }
     if !report.ok {
         bail!(
-            "{} of {} frames incomplete, {} corrupt",
+            "{} of {} frames incomplete, {} corrupt, {} dropped for want of a free buffer (try --buffers)",
             report.frames_incomplete,
             report.frames_completed + report.frames_incomplete,
-            report.frames_corrupt
+            report.frames_corrupt,
+            report.underruns
         );
     }
     Ok(())
@@ -482,7 +483,12 @@ fn report(
         max_rss_mib: peak_rss_mib(),
         incomplete_examples: tally.incomplete_examples.clone(),
         corrupt_examples: tally.corrupt_examples.clone(),
-        ok: all_asked && delivered > 0 && tally.incomplete == 0 && tally.corrupt == 0,
+        // A block dropped for want of a buffer is a lost frame too.
+        ok: all_asked
+            && delivered > 0
+            && tally.incomplete == 0
+            && tally.corrupt == 0
+            && a.underruns == 0,
     }
 }
 
