@@ -128,6 +128,24 @@ impl Buffer {
         self.data
     }
 
+    /// A complete Mono8 frame holding `data`, for verifier tests.
+    #[cfg(test)]
+    pub(crate) fn test_frame(data: Vec<u8>, width: u32, height: u32) -> Buffer {
+        let info = FrameInfo {
+            status: FrameStatus::Complete,
+            size: data.len(),
+            width,
+            height,
+            pixel_format: Some(PixelFormat::MONO8),
+            ..FrameInfo::default()
+        };
+        Buffer {
+            data,
+            missing: Vec::new(),
+            info,
+        }
+    }
+
     fn fill_from(frame: &mut DeliveredFrame) -> Buffer {
         let image = frame.image_info();
         let info = FrameInfo {

@@ -137,19 +137,52 @@ fn check_ramp(buffer: &Buffer) -> Result<(), VerifyError> {
         });
     }
     let start = usize::from(data.first().copied().unwrap_or(0));
+    // Row y is the sequence 0, 1, ..., 254, 0, ... starting at (y + start)
+    // mod 255: compare each row as one slice of a precomputed run.
+    let run: Vec<u8> = (0..w + 255).map(|i| (i % 255) as u8).collect();
     for (y, line) in data.chunks_exact(w).enumerate() {
-        for (x, &found) in line.iter().enumerate() {
-            let expected = ((x + y + start) % 255) as u8;
-            if found != expected {
-                return Err(VerifyError::Ramp {
-                    block_id,
-                    x,
-                    y,
-                    found,
-                    expected,
-                });
-            }
+        let from = (y + start) % 255;
+        let expected = &run[from..from + w];
+        if line != expected {
+            let x = line
+                .iter()
+                .zip(expected)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            return Err(VerifyError::Ramp {
+                block_id,
+                x,
+                y,
+                found: line.get(x).copied().unwrap_or(0),
+                expected: expected.get(x).copied().unwrap_or(0),
+            });
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::Buffer;
+
+    fn ramp(w: usize, h: usize, f: usize) -> Vec<u8> {
+        (0..h)
+            .flat_map(|y| (0..w).map(move |x| ((x + y + f) % 255) as u8))
+            .collect()
+    }
+
+    #[test]
+    fn ramp_passes_and_a_changed_pixel_is_found() {
+        let (w, h) = (300, 7);
+        let good = Buffer::test_frame(ramp(w, h, 42), w as u32, h as u32);
+        assert_eq!(check_ramp(&good), Ok(()));
+        let mut bad = ramp(w, h, 42);
+        bad[3 * w + 17] ^= 1;
+        let bad = Buffer::test_frame(bad, w as u32, h as u32);
+        assert!(matches!(
+            check_ramp(&bad),
+            Err(VerifyError::Ramp { x: 17, y: 3, .. })
+        ));
+    }
 }
