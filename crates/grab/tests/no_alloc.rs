@@ -1,0 +1,136 @@
+//! The grab API allocates nothing per frame once running: a counting global
+//! allocator watches a stream on loopback, buffers lent and returned, for
+//! every receive backend that needs no privileges.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::net::{Ipv4Addr, UdpSocket};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use linerate_gev::assembler::Config;
+use linerate_gev::block_plan::BlockPlan;
+use linerate_grab::receive::{Backend, ReceiveConfig};
+use linerate_grab::stream::{Buffer, Stream, StreamConfig};
+use linerate_wire::gvsp::{ImageInfo, LeaderInfo, LeaderRepr, PayloadType, TrailerRepr};
+use linerate_wire::{PixelFormat, Status};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator and only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const FRAME: usize = 40_000;
+const PACKET_SIZE: usize = 1400;
+
+/// Every datagram of frames `first..first + count`, built before measuring.
+fn frames(first: u64, count: u64) -> Vec<Vec<Vec<u8>>> {
+    (first..first + count)
+        .map(|block_id| {
+            let data: Vec<u8> = (0..FRAME).map(|i| (i as u64 + block_id) as u8).collect();
+            let leader = LeaderRepr {
+                flags: 0,
+                payload_type: PayloadType::IMAGE,
+                timestamp: block_id,
+                info: LeaderInfo::Image(ImageInfo {
+                    pixel_format: PixelFormat::MONO8,
+                    width: 200,
+                    height: 200,
+                    ..ImageInfo::default()
+                }),
+            };
+            let plan = BlockPlan::new(
+                block_id,
+                false,
+                PACKET_SIZE,
+                FRAME,
+                leader,
+                TrailerRepr::image(200),
+            )
+            .expect("plan");
+            (0..plan.packet_count())
+                .map(|id| {
+                    let mut head = [0u8; 64];
+                    let (n, range) = plan
+                        .write_head(id, Status::SUCCESS, &mut head)
+                        .expect("head");
+                    let mut v = head[..n].to_vec();
+                    v.extend_from_slice(&data[range]);
+                    v
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Allocations (anywhere in the process) while 100 frames stream, after a warm-up.
+fn allocations_per_frame(backend: Backend) -> u64 {
+    let camera = UdpSocket::bind("127.0.0.2:0").expect("camera socket");
+    let mut receive = ReceiveConfig::new(Ipv4Addr::LOCALHOST, Ipv4Addr::new(127, 0, 0, 2), FRAME);
+    receive.backend = backend;
+    receive.recv_buffer = 4 << 20;
+    let mut assembler = Config::new(FRAME);
+    assembler.data_per_packet = Some(PACKET_SIZE - 28 - 8);
+    assembler.max_frames_in_flight = 2;
+    let stream = Stream::start(
+        StreamConfig {
+            receive,
+            assembler,
+            max_buffers: 4,
+            cpu: None,
+        },
+        None,
+        None,
+    )
+    .expect("stream");
+    for _ in 0..4 {
+        stream.queue(Buffer::new(FRAME)).expect("queue");
+    }
+    let to = (Ipv4Addr::LOCALHOST, stream.port());
+    let warm = frames(1, 30);
+    let measured = frames(31, 100);
+    let mut run = |frames: &[Vec<Vec<u8>>]| {
+        for frame in frames {
+            for packet in frame {
+                camera.send_to(packet, to).expect("send");
+            }
+            let b = stream.wait(Duration::from_secs(2)).expect("frame");
+            assert!(b.is_complete(), "block {} incomplete", b.info().block_id);
+            stream.queue(b).expect("requeue");
+        }
+    };
+    run(&warm);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    run(&measured);
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    after - before
+}
+
+#[test]
+fn steady_streaming_allocates_nothing_per_frame() {
+    for backend in [Backend::Copy, Backend::Mmsg] {
+        let total = allocations_per_frame(backend);
+        assert_eq!(total, 0, "{backend}: {total} allocations over 100 frames");
+    }
+}
