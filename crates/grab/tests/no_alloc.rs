@@ -110,7 +110,7 @@ fn allocations_per_frame(backend: Backend) -> u64 {
     let to = (Ipv4Addr::LOCALHOST, stream.port());
     let warm = frames(1, 30);
     let measured = frames(31, 100);
-    let mut run = |frames: &[Vec<Vec<u8>>]| {
+    let run = |frames: &[Vec<Vec<u8>>]| {
         for frame in frames {
             for packet in frame {
                 camera.send_to(packet, to).expect("send");
