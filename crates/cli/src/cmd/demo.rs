@@ -206,6 +206,7 @@ fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> GrabArgs 
         resend_initial_us: 300,
         resend_repeat_ms: 5,
         retention_ms: 100,
+        resend_ratio: 0.5,
         frame_timeout: 3.0,
     }
 }

@@ -94,6 +94,10 @@ pub struct GrabArgs {
     /// Milliseconds before asking again for the same packets.
     #[arg(long, default_value_t = 5)]
     pub resend_repeat_ms: u64,
+    /// Most packets requested per frame, as a fraction of the frame's
+    /// packets (repeats count again), 0..=1.
+    #[arg(long, default_value_t = 0.5)]
+    pub resend_ratio: f64,
     /// Milliseconds an unfinished frame is kept after its last packet.
     #[arg(long, default_value_t = 100)]
     pub retention_ms: u64,
@@ -229,6 +233,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     assembler.resend.initial_timeout_ns = args.resend_initial_us * 1_000;
     assembler.resend.repeat_timeout_ns = args.resend_repeat_ms * 1_000_000;
     assembler.frame_retention_ns = args.retention_ms * 1_000_000;
+    assembler.resend.request_ratio = args.resend_ratio;
     let buffers = args.buffers.max(2);
     let options = StreamOptions {
         backend: args.backend,

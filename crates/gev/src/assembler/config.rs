@@ -38,20 +38,22 @@ pub struct ResendConfig {
 }
 
 impl Default for ResendConfig {
-    /// 300 µs initial timeout, 5 ms repeat, ratio 0.25.
+    /// 300 µs initial timeout, 5 ms repeat, ratio 0.5.
     ///
     /// Aravis waits 1 ms before the first request and 20 ms before a repeat.
     /// On a LAN, reordering lasts microseconds and a resend round trip well
     /// under a millisecond, so 300 µs still leaves a wide margin for
     /// reordering while asking three times sooner; a 5 ms repeat gives ~20
-    /// attempts inside the 100 ms retention instead of ~4. The ratio matches
-    /// Aravis's: a quarter of a frame is already a link in serious trouble.
+    /// attempts inside the 100 ms retention instead of ~4. The ratio is twice
+    /// Aravis's 0.25: a burst that takes the last few packets of a frame and
+    /// then a repeat of the resend would exhaust a quarter-frame budget in
+    /// three rounds; half a frame still bounds what a dead link can request.
     fn default() -> Self {
         ResendConfig {
             enabled: true,
             initial_timeout_ns: 300_000,
             repeat_timeout_ns: 5_000_000,
-            request_ratio: 0.25,
+            request_ratio: 0.5,
         }
     }
 }
