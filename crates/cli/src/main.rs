@@ -38,6 +38,19 @@ enum Commands {
 }
 
 fn main() -> ExitCode {
+    // Warnings from the libraries (a receive buffer capped by rmem_max, a
+    // receive thread that could not be pinned) go to stderr; RUST_LOG
+    // raises the level.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false)
+        .without_time()
+        .init();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
