@@ -500,3 +500,37 @@ fn gro_trains_are_scattered_into_frames_and_repaired() {
         "trains should need far fewer receives than packets: {v}"
     );
 }
+
+#[test]
+fn save_writes_every_complete_frame_as_pgm() {
+    let _s = serial();
+    let bed = bed("grabsave", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let dir = std::env::temp_dir().join(format!("linerate-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_arg = dir.display().to_string();
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames", "5", "--width", "64", "--height", "32", "--fps", "50", "--save", &dir_arg,
+        ],
+    );
+    assert!(out.status.success(), "{v}");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("save directory")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 5, "{files:?}");
+    for f in &files {
+        let bytes = std::fs::read(f).expect("frame file");
+        let header = b"P5\n64 32\n255\n";
+        assert!(
+            bytes.starts_with(header),
+            "{}: not a 64x32 PGM",
+            f.display()
+        );
+        assert_eq!(bytes.len(), header.len() + 64 * 32, "{}", f.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

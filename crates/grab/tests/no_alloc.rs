@@ -116,6 +116,9 @@ fn allocations_per_frame(backend: Backend) -> u64 {
                 camera.send_to(packet, to).expect("send");
             }
             let b = stream.wait(Duration::from_secs(2)).expect("frame");
+            // Paced so the window spans the receive thread's periodic work
+            // (counters every 5 ms, the kernel drop count every 250 ms).
+            std::thread::sleep(Duration::from_millis(8));
             assert!(b.is_complete(), "block {} incomplete", b.info().block_id);
             stream.queue(b).expect("requeue");
         }

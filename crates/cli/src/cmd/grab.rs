@@ -159,6 +159,9 @@ pub struct GrabReport {
     pub packets_copied: u64,
     /// mmsg: receives that returned a coalesced train (UDP GRO).
     pub gro_trains: u64,
+    /// Datagrams the kernel dropped before the receiver saw them (socket
+    /// buffer full, or the ring's drop count).
+    pub kernel_drops: u64,
     /// Datagrams from other addresses, dropped.
     pub packets_foreign: u64,
     /// Receive buffer granted, bytes.
@@ -483,6 +486,7 @@ fn report(
         packets_placed_in_frame: r.placed_in_frame,
         packets_copied: r.copied,
         gro_trains: r.trains,
+        kernel_drops: r.kernel_drops,
         packets_foreign: r.foreign,
         recv_buffer: r.recv_buffer,
         max_rss_mib: peak_rss_mib(),
