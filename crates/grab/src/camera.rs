@@ -132,51 +132,38 @@ impl Camera {
         &self.control
     }
 
-    fn features(&mut self) -> Result<&mut Features> {
-        if self.features.is_none() {
-            let mut port = Port(&self.control);
-            let xml = linerate_genicam::fetch_xml(&mut port).map_err(genicam_err)?;
-            self.features = Some(Features::from_xml(&xml).map_err(genicam_err)?);
-        }
-        self.features
-            .as_mut()
-            .ok_or_else(|| Error::StreamClosed("GenICam features unavailable".into()))
-    }
-
-    /// Reads a feature by name.
-    pub fn get(&mut self, name: &str) -> Result<FeatureValue> {
-        let control = &self.control;
-        let mut port = Port(control);
+    /// Runs `f` on the feature tree, fetching and parsing the camera's
+    /// XML the first time, with a register port onto the control connection.
+    fn with_features<T>(
+        &mut self,
+        f: impl FnOnce(&mut Features, &mut Port<'_>) -> std::result::Result<T, linerate_genicam::Error>,
+    ) -> Result<T> {
+        let mut port = Port(&self.control);
         let features = match self.features.as_mut() {
-            Some(f) => f,
+            Some(features) => features,
             None => {
                 let xml = linerate_genicam::fetch_xml(&mut port).map_err(genicam_err)?;
                 self.features
                     .insert(Features::from_xml(&xml).map_err(genicam_err)?)
             }
         };
-        features.get(&mut port, name).map_err(genicam_err)
+        f(features, &mut port).map_err(genicam_err)
+    }
+
+    /// Reads a feature by name.
+    pub fn get(&mut self, name: &str) -> Result<FeatureValue> {
+        self.with_features(|f, port| f.get(port, name))
     }
 
     /// Sets a feature from text ("1024", "Mono8", "true", "30.0"), checked
     /// against the feature's Min/Max/Inc or enumeration entries first.
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
-        self.features()?;
-        let mut port = Port(&self.control);
-        match self.features.as_mut() {
-            Some(f) => f.set(&mut port, name, value).map_err(genicam_err),
-            None => Ok(()),
-        }
+        self.with_features(|f, port| f.set(port, name, value))
     }
 
     /// Executes a command feature (AcquisitionStart, TriggerSoftware, ...).
     pub fn execute(&mut self, name: &str) -> Result<()> {
-        self.features()?;
-        let mut port = Port(&self.control);
-        match self.features.as_mut() {
-            Some(f) => f.execute(&mut port, name).map_err(genicam_err),
-            None => Ok(()),
-        }
+        self.with_features(|f, port| f.execute(port, name))
     }
 
     /// Bytes per frame (the PayloadSize feature).

@@ -150,6 +150,17 @@ impl Shared {
     fn lost(&self) -> Option<String> {
         self.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
+
+    /// `Err(ControlLost)` once the heartbeat found control gone.
+    fn check(&self) -> Result<()> {
+        match self.lost() {
+            Some(reason) => Err(Error::ControlLost {
+                device: self.device,
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A controlling connection to one camera. Dropping it stops the heartbeat
@@ -267,13 +278,7 @@ impl Control {
 
     /// `Err(ControlLost)` once the heartbeat found control gone.
     pub fn check(&self) -> Result<()> {
-        match self.shared.lost() {
-            Some(reason) => Err(Error::ControlLost {
-                device: self.shared.device,
-                reason,
-            }),
-            None => Ok(()),
-        }
+        self.shared.check()
     }
 
     fn command(&self, command: Command) -> Result<AckRepr> {
@@ -432,13 +437,7 @@ pub struct ControlWatch {
 impl ControlWatch {
     /// `Err(ControlLost)` once the heartbeat found control gone.
     pub fn check(&self) -> Result<()> {
-        match self.shared.lost() {
-            Some(reason) => Err(Error::ControlLost {
-                device: self.shared.device,
-                reason,
-            }),
-            None => Ok(()),
-        }
+        self.shared.check()
     }
 }
 

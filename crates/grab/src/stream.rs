@@ -428,11 +428,7 @@ impl Worker {
             // Buffers queued while the receive call slept are taken as soon
             // as it wakes, before the new packets need them.
             let incoming = &self.incoming;
-            let mut refill = |asm: &mut Assembler| {
-                while let Ok(b) = incoming.try_recv() {
-                    asm.supply(b.data, b.missing);
-                }
-            };
+            let mut refill = |asm: &mut Assembler| supply_queued(incoming, asm);
             if let Err(e) = self
                 .receiver
                 .receive(&mut self.assembler, timeout, &mut refill)
@@ -453,9 +449,7 @@ impl Worker {
     }
 
     fn take_buffers(&mut self) {
-        while let Ok(b) = self.incoming.try_recv() {
-            self.assembler.supply(b.data, b.missing);
-        }
+        supply_queued(&self.incoming, &mut self.assembler);
     }
 
     fn service(&mut self, now: u64) {
@@ -485,6 +479,13 @@ impl Worker {
             resend_send_errors: self.resend_errors,
         };
         *self.shared.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
+    }
+}
+
+/// Hands every buffer the application queued so far to the assembler.
+fn supply_queued(incoming: &ChannelReceiver<Buffer>, assembler: &mut Assembler) {
+    while let Ok(b) = incoming.try_recv() {
+        assembler.supply(b.data, b.missing);
     }
 }
 

@@ -594,8 +594,8 @@ impl Assembler {
             return None;
         }
         let resent = status == Status::PACKET_RESEND;
-        // Same bookkeeping as a copied packet, minus the copy.
-        self.counters.packets_received += 1;
+        // Same bookkeeping as a copied packet, minus the copy. A refused
+        // packet comes back through `on_packet`, which counts it then.
         self.expire(now_ns);
         let placed = self.on_payload(
             key,
@@ -607,8 +607,8 @@ impl Assembler {
             resent,
             now_ns,
         );
-        if placed.is_none() {
-            self.counters.packets_received -= 1;
+        if placed.is_some() {
+            self.counters.packets_received += 1;
         }
         placed
     }
