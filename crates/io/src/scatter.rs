@@ -158,20 +158,7 @@ impl ScatterBatch {
     /// coalesced a train of datagrams into it (UDP GRO), else `None`.
     pub fn segment(&self, index: usize) -> Option<usize> {
         let msg = self.msgs.get(index)?;
-        let mut found = None;
-        // SAFETY: walks the control buffer of message `index`, which the
-        // kernel filled, bounded by its msg_controllen.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&msg.msg_hdr);
-            while !c.is_null() {
-                if (*c).cmsg_level == libc::SOL_UDP && (*c).cmsg_type == UDP_GRO {
-                    let data = libc::CMSG_DATA(c).cast::<u16>();
-                    found = Some(usize::from(std::ptr::read_unaligned(data)));
-                }
-                c = libc::CMSG_NXTHDR(&msg.msg_hdr, c);
-            }
-        }
-        found.filter(|&s| s > 0 && s < msg.msg_len as usize)
+        gro_segment(&msg.msg_hdr).filter(|&s| s > 0 && s < msg.msg_len as usize)
     }
 
     /// Length, source and truncation of datagram `index` of the last `recv`.
@@ -353,19 +340,7 @@ impl ScatterMsg {
                 }
             }
         };
-        let mut segment = n;
-        // SAFETY: the CMSG macros walk the control buffer the kernel filled,
-        // bounded by msg_controllen.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&self.msg);
-            while !c.is_null() {
-                if (*c).cmsg_level == libc::SOL_UDP && (*c).cmsg_type == UDP_GRO {
-                    let data = libc::CMSG_DATA(c).cast::<u16>();
-                    segment = usize::from(std::ptr::read_unaligned(data));
-                }
-                c = libc::CMSG_NXTHDR(&self.msg, c);
-            }
-        }
+        let segment = gro_segment(&self.msg).unwrap_or(n);
         Ok(Some(GroMeta {
             len: n,
             segment: segment.clamp(1, n.max(1)),
@@ -378,20 +353,28 @@ impl ScatterMsg {
     }
 }
 
+/// The segment size in the UDP GRO control message of `msg`, whose control
+/// buffer the kernel filled in the last receive.
+fn gro_segment(msg: &libc::msghdr) -> Option<usize> {
+    let mut found = None;
+    // SAFETY: the CMSG macros walk the control buffer `msg` points at,
+    // bounded by its msg_controllen, which the kernel set.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_UDP && (*c).cmsg_type == UDP_GRO {
+                let data = libc::CMSG_DATA(c).cast::<u16>();
+                found = Some(usize::from(std::ptr::read_unaligned(data)));
+            }
+            c = libc::CMSG_NXTHDR(msg, c);
+        }
+    }
+    found
+}
+
 /// Turns UDP GRO on for `endpoint`: the kernel may then deliver a train of
 /// same-size datagrams from one sender in one receive, where the device
 /// coalesces them (GRO). Returns false when the kernel refuses.
 pub fn enable_udp_gro(endpoint: &UdpEndpoint) -> bool {
-    let on: libc::c_int = 1;
-    // SAFETY: passes a live c_int and its size.
-    let r = unsafe {
-        libc::setsockopt(
-            endpoint.socket().as_raw_fd(),
-            libc::SOL_UDP,
-            UDP_GRO,
-            (&on as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    r == 0
+    crate::udp::set_int_option(endpoint.socket().as_raw_fd(), libc::SOL_UDP, UDP_GRO, 1).is_ok()
 }

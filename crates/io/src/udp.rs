@@ -47,14 +47,28 @@ impl UdpEndpoint {
                 .map_err(sock_err("SO_REUSEADDR", sa))?;
         }
         if let Some(n) = options.recv_buffer {
-            if set_int_option(&socket, libc::SO_RCVBUFFORCE, n).is_err() {
+            if set_int_option(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUFFORCE,
+                n,
+            )
+            .is_err()
+            {
                 socket
                     .set_recv_buffer_size(n)
                     .map_err(sock_err("SO_RCVBUF", sa))?;
             }
         }
         if let Some(n) = options.send_buffer {
-            if set_int_option(&socket, libc::SO_SNDBUFFORCE, n).is_err() {
+            if set_int_option(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_SNDBUFFORCE,
+                n,
+            )
+            .is_err()
+            {
                 socket
                     .set_send_buffer_size(n)
                     .map_err(sock_err("SO_SNDBUF", sa))?;
@@ -82,6 +96,55 @@ impl UdpEndpoint {
     /// The underlying socket, for options this type does not wrap.
     pub fn socket(&self) -> &UdpSocket {
         &self.socket
+    }
+
+    /// Sets SO_BUSY_POLL: a receive on an empty queue spins in the driver
+    /// for up to `us` microseconds instead of sleeping (NAPI devices only;
+    /// raising it needs CAP_NET_ADMIN).
+    pub fn set_busy_poll(&self, us: u32) -> Result<()> {
+        set_int_option(
+            self.socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_BUSY_POLL,
+            us as usize,
+        )
+        .map_err(sock_err(
+            "SO_BUSY_POLL (raising it needs CAP_NET_ADMIN)",
+            self.local,
+        ))
+    }
+
+    /// Attaches a socket filter that accepts nothing, so the kernel drops
+    /// every datagram on arrival. For a socket that only holds a port (so
+    /// the kernel sends no ICMP port-unreachable) while a packet ring reads
+    /// the traffic.
+    pub fn discard_all(&self) -> Result<()> {
+        let mut program = [libc::sock_filter {
+            code: 0x06, // BPF_RET | BPF_K: accept 0 bytes
+            jt: 0,
+            jf: 0,
+            k: 0,
+        }];
+        let fprog = libc::sock_fprog {
+            len: 1,
+            filter: program.as_mut_ptr(),
+        };
+        // SAFETY: fprog points at a live one-instruction program for the call.
+        let r = unsafe {
+            libc::setsockopt(
+                self.socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_ATTACH_FILTER,
+                (&fprog as *const libc::sock_fprog).cast(),
+                std::mem::size_of::<libc::sock_fprog>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(sock_err("SO_ATTACH_FILTER", self.local)(
+                std::io::Error::last_os_error(),
+            ));
+        }
+        Ok(())
     }
 
     /// Sends each `(head, data)` pair as one datagram to `dest`, in as few
@@ -354,14 +417,19 @@ impl Default for RecvMeta {
     }
 }
 
-/// Sets an integer SOL_SOCKET option that socket2 does not wrap.
-fn set_int_option(socket: &Socket, option: libc::c_int, value: usize) -> std::io::Result<()> {
+/// Sets an integer socket option that socket2 does not wrap.
+pub(crate) fn set_int_option(
+    fd: std::os::fd::RawFd,
+    level: libc::c_int,
+    option: libc::c_int,
+    value: usize,
+) -> std::io::Result<()> {
     let v = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);
     // SAFETY: passes a pointer to a live c_int and its exact size.
     let r = unsafe {
         libc::setsockopt(
-            socket.as_raw_fd(),
-            libc::SOL_SOCKET,
+            fd,
+            level,
             option,
             (&v as *const libc::c_int).cast(),
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,

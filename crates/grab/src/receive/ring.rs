@@ -8,8 +8,6 @@
 //! every packet with ICMP port unreachable; a drop-everything socket filter
 //! on it keeps the kernel from also queueing each datagram there.
 
-use std::net::SocketAddrV4;
-use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use linerate_gev::assembler::Assembler;
@@ -18,7 +16,7 @@ use linerate_io::packet_ring::{PacketRing, RingConfig, UdpFilter};
 use super::socket::StreamSocket;
 use super::{ReceiveConfig, ReceiveStats};
 use crate::clock::now_ns;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// See the module docs.
 #[derive(Debug)]
@@ -36,7 +34,7 @@ impl RingReceiver {
         holder.recv_buffer = 4096;
         holder.source_port = None;
         let socket = StreamSocket::open(&holder)?;
-        drop_everything(&socket)?;
+        socket.endpoint.discard_all()?;
         let filter = UdpFilter {
             dst_port: socket.port,
             src_addr: Some(config.source_ip),
@@ -97,37 +95,4 @@ impl RingReceiver {
         }
         self.stats
     }
-}
-
-/// Attaches a one-instruction classic BPF program ("accept 0 bytes") to the
-/// port-holding socket, so the kernel discards its datagrams on arrival.
-fn drop_everything(socket: &StreamSocket) -> Result<()> {
-    let mut program = [libc::sock_filter {
-        code: 0x06, // BPF_RET | BPF_K
-        jt: 0,
-        jf: 0,
-        k: 0,
-    }];
-    let fprog = libc::sock_fprog {
-        len: 1,
-        filter: program.as_mut_ptr(),
-    };
-    // SAFETY: fprog points at a live one-instruction program for the call.
-    let r = unsafe {
-        libc::setsockopt(
-            socket.endpoint.socket().as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_ATTACH_FILTER,
-            (&fprog as *const libc::sock_fprog).cast(),
-            std::mem::size_of::<libc::sock_fprog>() as libc::socklen_t,
-        )
-    };
-    if r != 0 {
-        return Err(Error::Socket {
-            op: "SO_ATTACH_FILTER (drop all on the port holder)",
-            addr: SocketAddrV4::new([0, 0, 0, 0].into(), socket.port),
-            source: std::io::Error::last_os_error(),
-        });
-    }
-    Ok(())
 }

@@ -49,7 +49,7 @@ impl StreamSocket {
             );
         }
         if let Some(us) = config.busy_poll_us {
-            set_busy_poll(&endpoint, us)?;
+            endpoint.set_busy_poll(us)?;
         }
         if let Some(port) = config.source_port.filter(|&p| p != 0) {
             let camera = SocketAddrV4::new(config.source_ip, port);
@@ -118,31 +118,6 @@ impl StreamSocket {
         f.read_to_string(&mut self.proc_buf).ok()?;
         parse_udp_drops(&self.proc_buf, self.inode)
     }
-}
-
-fn set_busy_poll(endpoint: &UdpEndpoint, us: u32) -> Result<()> {
-    let v = libc::c_int::try_from(us).unwrap_or(libc::c_int::MAX);
-    // SAFETY: passes a live c_int and its size.
-    let r = unsafe {
-        libc::setsockopt(
-            endpoint.socket().as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_BUSY_POLL,
-            (&v as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if r != 0 {
-        return Err(Error::BadSetting {
-            what: "busy poll",
-            value: format!("{us} µs"),
-            why: format!(
-                "SO_BUSY_POLL refused: {} (raising it needs CAP_NET_ADMIN)",
-                std::io::Error::last_os_error()
-            ),
-        });
-    }
-    Ok(())
 }
 
 /// The inode of `endpoint`'s socket, which names it in /proc/net/udp.
