@@ -110,7 +110,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         cmd.args(["camera", "--bind", "127.0.0.1", "--stats-interval", "0"]);
         let _camera = spawn_camera(cmd)?;
         wait_for_camera(ip)?;
-        let grab_args = grab_args(&args, ip, None);
+        let grab_args = grab_args(&args, ip, None)?;
         (grab::grab(&grab_args, !args.json)?, "loopback")
     } else {
         let name = format!("demo{}", std::process::id() % 10_000);
@@ -157,7 +157,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             "0",
         ]);
         let camera = spawn_camera(cmd)?;
-        let grab_args = grab_args(&args, cam_ip, host_cpu);
+        let grab_args = grab_args(&args, cam_ip, host_cpu)?;
         let json = args.json;
         let report = bed.run_in("host", host_cpu.map(|c| vec![c]).as_deref(), || {
             wait_for_camera(cam_ip)?;
@@ -180,35 +180,25 @@ pub fn run(args: DemoArgs) -> Result<()> {
     Ok(())
 }
 
-fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> GrabArgs {
-    GrabArgs {
-        camera: camera.to_string(),
-        frames: args.frames,
-        duration: args.frames.is_none().then_some(args.duration),
-        width: Some(args.width),
-        height: Some(args.height),
-        fps: Some(args.fps),
-        packet_size: Some(args.packet_size),
-        pixel_format: Some("Mono8".into()),
-        backend: args.backend,
-        verify: true,
-        pattern: "linerate".into(),
-        save: None,
-        json: args.json,
-        interface: None,
-        buffers: 32,
-        cpu,
-        stream_port: STREAM_PORT,
-        busy_poll: None,
-        no_resend: false,
-        no_connect: false,
-        no_gro: false,
-        resend_initial_us: 300,
-        resend_repeat_ms: 5,
-        retention_ms: 100,
-        resend_ratio: 0.5,
-        frame_timeout: 3.0,
-    }
+/// `linerate grab` as the demo runs it: the grab defaults, with the
+/// demo's stream, verification, a larger pool, and the fixed stream port.
+fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> Result<GrabArgs> {
+    let mut g = GrabArgs::defaults_for(&camera.to_string())?;
+    g.frames = args.frames;
+    g.duration = args.frames.is_none().then_some(args.duration);
+    g.width = Some(args.width);
+    g.height = Some(args.height);
+    g.fps = Some(args.fps);
+    g.packet_size = Some(args.packet_size);
+    g.pixel_format = Some("Mono8".into());
+    g.backend = args.backend;
+    g.verify = true;
+    g.pattern = "linerate".into();
+    g.json = args.json;
+    g.buffers = 32;
+    g.cpu = cpu;
+    g.stream_port = STREAM_PORT;
+    Ok(g)
 }
 
 fn spawn_camera(mut cmd: std::process::Command) -> Result<CameraProcess> {

@@ -106,6 +106,24 @@ pub struct GrabArgs {
     pub frame_timeout: f64,
 }
 
+impl GrabArgs {
+    /// `linerate grab CAMERA` with every other option at its command-line
+    /// default, so callers that change a few (the demo) share one set of
+    /// defaults with the command.
+    pub fn defaults_for(camera: &str) -> Result<GrabArgs> {
+        #[derive(clap::Parser)]
+        struct Command {
+            #[command(flatten)]
+            args: GrabArgs,
+        }
+        Ok(
+            <Command as clap::Parser>::try_parse_from(["grab", "--", camera])
+                .with_context(|| format!("grab arguments for camera {camera:?}"))?
+                .args,
+        )
+    }
+}
+
 /// Results of a grab, as printed with --json.
 #[derive(Debug, Clone, Serialize)]
 pub struct GrabReport {
