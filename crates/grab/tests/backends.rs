@@ -8,51 +8,13 @@ use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::Duration;
 
 use linerate_gev::assembler::{Assembler, Config, DeliveredFrame};
-use linerate_gev::block_plan::BlockPlan;
 use linerate_grab::receive::{Backend, ReceiveConfig, Receiver};
-use linerate_wire::gvsp::{ImageInfo, LeaderInfo, LeaderRepr, PayloadType, TrailerRepr};
-use linerate_wire::{PixelFormat, Status};
+use linerate_wire::Status;
 use proptest::prelude::*;
 
-const PACKET_SIZE: usize = 1400;
-const FRAME: usize = 40_000;
+mod common;
 
-fn plan(block_id: u64, extended: bool) -> BlockPlan {
-    let leader = LeaderRepr {
-        flags: 0,
-        payload_type: PayloadType::IMAGE,
-        timestamp: block_id,
-        info: LeaderInfo::Image(ImageInfo {
-            pixel_format: PixelFormat::MONO8,
-            width: 200,
-            height: 200,
-            ..ImageInfo::default()
-        }),
-    };
-    BlockPlan::new(
-        block_id,
-        extended,
-        PACKET_SIZE,
-        FRAME,
-        leader,
-        TrailerRepr::image(200),
-    )
-    .expect("plan")
-}
-
-fn frame_data(block_id: u64) -> Vec<u8> {
-    (0..FRAME)
-        .map(|i| (i as u64).wrapping_mul(7).wrapping_add(block_id * 13) as u8)
-        .collect()
-}
-
-fn packet(p: &BlockPlan, data: &[u8], id: u32, status: Status) -> Vec<u8> {
-    let mut head = [0u8; 128];
-    let (n, range) = p.write_head(id, status, &mut head).expect("head");
-    let mut v = head[..n].to_vec();
-    v.extend_from_slice(&data[range]);
-    v
-}
+use common::{frame_data, packet, plan, FRAME, PACKET_SIZE};
 
 /// What happens to each packet of a frame on the way.
 #[derive(Debug, Clone)]

@@ -8,11 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use linerate_gev::assembler::Config;
-use linerate_gev::block_plan::BlockPlan;
 use linerate_grab::receive::{Backend, ReceiveConfig};
 use linerate_grab::stream::{Buffer, Stream, StreamConfig};
-use linerate_wire::gvsp::{ImageInfo, LeaderInfo, LeaderRepr, PayloadType, TrailerRepr};
-use linerate_wire::{PixelFormat, Status};
 
 struct Counting;
 
@@ -41,47 +38,13 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-const FRAME: usize = 40_000;
-const PACKET_SIZE: usize = 1400;
+mod common;
+
+use common::{frame_packets, FRAME, PACKET_SIZE};
 
 /// Every datagram of frames `first..first + count`, built before measuring.
 fn frames(first: u64, count: u64) -> Vec<Vec<Vec<u8>>> {
-    (first..first + count)
-        .map(|block_id| {
-            let data: Vec<u8> = (0..FRAME).map(|i| (i as u64 + block_id) as u8).collect();
-            let leader = LeaderRepr {
-                flags: 0,
-                payload_type: PayloadType::IMAGE,
-                timestamp: block_id,
-                info: LeaderInfo::Image(ImageInfo {
-                    pixel_format: PixelFormat::MONO8,
-                    width: 200,
-                    height: 200,
-                    ..ImageInfo::default()
-                }),
-            };
-            let plan = BlockPlan::new(
-                block_id,
-                false,
-                PACKET_SIZE,
-                FRAME,
-                leader,
-                TrailerRepr::image(200),
-            )
-            .expect("plan");
-            (0..plan.packet_count())
-                .map(|id| {
-                    let mut head = [0u8; 64];
-                    let (n, range) = plan
-                        .write_head(id, Status::SUCCESS, &mut head)
-                        .expect("head");
-                    let mut v = head[..n].to_vec();
-                    v.extend_from_slice(&data[range]);
-                    v
-                })
-                .collect()
-        })
-        .collect()
+    (first..first + count).map(frame_packets).collect()
 }
 
 /// Allocations (anywhere in the process) while 100 frames stream, after a warm-up.
