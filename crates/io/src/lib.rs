@@ -13,6 +13,7 @@
 pub mod error;
 pub mod packet_ring;
 pub mod scatter;
+pub mod tcp;
 pub mod udp;
 
 pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! Host side of a TCP stream: listening, accepting and vectored reads.

@@ -1,0 +1,1 @@
+//! Camera side of a TCP stream: connecting and vectored, record-aligned sends.
