@@ -11,6 +11,7 @@
 //! and pacing follow with the camera, host and FADE work.
 
 pub mod error;
+pub mod netdev;
 pub mod packet_ring;
 pub mod scatter;
 pub mod tcp;

@@ -70,7 +70,6 @@
 //!
 //! Opening a ring needs CAP_NET_RAW.
 
-use std::ffi::CStr;
 use std::mem::{offset_of, size_of};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -79,6 +78,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
+use crate::netdev::Link;
 
 /// Which UDP packets the ring keeps: everything else is dropped in the
 /// kernel by a classic BPF filter, before it costs a copy.
@@ -902,109 +902,6 @@ fn set_option<T>(
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())
-    }
-}
-
-/// The network interface a ring binds to.
-struct Link {
-    name: String,
-    index: u32,
-    /// ARPHRD_* hardware type.
-    hatype: u16,
-}
-
-impl Link {
-    /// The interface that has `addr` as one of its IPv4 addresses.
-    fn owning(addr: Ipv4Addr) -> Result<Link> {
-        let list = IfAddrs::get().map_err(|source| Error::InterfaceLookup { addr, source })?;
-        let label = list
-            .iter()
-            .find_map(|ifa| {
-                // SAFETY: getifaddrs gives a valid sockaddr of the family it
-                // names (or null); AF_INET ones are sockaddr_in.
-                let sin = unsafe { sockaddr_as::<libc::sockaddr_in>(ifa, libc::AF_INET)? };
-                (Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)) == addr).then(|| ifa_name(ifa))
-            })
-            .ok_or(Error::NoInterface { addr })?;
-        // An address label such as "eth0:1" belongs to device "eth0".
-        let name = label.split(':').next().unwrap_or(&label).to_owned();
-        let link = list.iter().find_map(|ifa| {
-            // SAFETY: as above; AF_PACKET entries are sockaddr_ll.
-            let sll = unsafe { sockaddr_as::<libc::sockaddr_ll>(ifa, libc::AF_PACKET)? };
-            (ifa_name(ifa) == name).then_some((sll.sll_ifindex, sll.sll_hatype))
-        });
-        match link {
-            Some((index, hatype)) => Ok(Link {
-                index: u32::try_from(index).unwrap_or(0),
-                name,
-                hatype,
-            }),
-            None => Err(Error::InterfaceLookup {
-                addr,
-                source: std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    format!("interface {name} has no link-layer entry"),
-                ),
-            }),
-        }
-    }
-}
-
-/// The list getifaddrs returns, freed on drop.
-struct IfAddrs(*mut libc::ifaddrs);
-
-impl IfAddrs {
-    fn get() -> std::io::Result<IfAddrs> {
-        let mut head = std::ptr::null_mut();
-        // SAFETY: `head` is a valid out-parameter; the list is freed in Drop.
-        if unsafe { libc::getifaddrs(&mut head) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(IfAddrs(head))
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &libc::ifaddrs> {
-        // SAFETY: the nodes stay valid until `self` is dropped, which the
-        // returned references cannot outlive.
-        std::iter::successors(unsafe { self.0.as_ref() }, |ifa| unsafe {
-            ifa.ifa_next.as_ref()
-        })
-    }
-}
-
-impl Drop for IfAddrs {
-    fn drop(&mut self) {
-        if !self.0.is_null() {
-            // SAFETY: frees the list getifaddrs allocated, once.
-            unsafe { libc::freeifaddrs(self.0) };
-        }
-    }
-}
-
-fn ifa_name(ifa: &libc::ifaddrs) -> String {
-    if ifa.ifa_name.is_null() {
-        return String::new();
-    }
-    // SAFETY: a non-null ifa_name is a NUL-terminated string living as long
-    // as the list.
-    unsafe { CStr::from_ptr(ifa.ifa_name) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// The entry's address as a `T`, if it is of `family`.
-///
-/// # Safety
-/// `T` must be the sockaddr type of `family`, as getifaddrs fills it.
-unsafe fn sockaddr_as<T>(ifa: &libc::ifaddrs, family: libc::c_int) -> Option<T> {
-    let sa = ifa.ifa_addr;
-    // SAFETY: a non-null ifa_addr points to a sockaddr, whose family field
-    // tells its real type; the caller guarantees `T` matches `family`.
-    unsafe {
-        if sa.is_null() || libc::c_int::from((*sa).sa_family) != family {
-            return None;
-        }
-        Some(std::ptr::read_unaligned(sa.cast::<T>()))
     }
 }
 

@@ -1,0 +1,218 @@
+//! Network interfaces: which one owns an address, and the settings of it
+//! that decide what a stream costs (MTU, GRO, LRO), so tools can report
+//! what was in force next to their numbers.
+
+use std::ffi::CStr;
+use std::net::Ipv4Addr;
+use std::os::fd::AsRawFd;
+
+use crate::error::{Error, Result};
+
+/// A network interface, found by one of its IPv4 addresses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// Device name, e.g. "eth0".
+    pub name: String,
+    /// Interface index.
+    pub index: u32,
+    /// ARPHRD_* hardware type.
+    pub hatype: u16,
+}
+
+impl Link {
+    /// The interface that has `addr` as one of its IPv4 addresses.
+    pub fn owning(addr: Ipv4Addr) -> Result<Link> {
+        let list = IfAddrs::get().map_err(|source| Error::InterfaceLookup { addr, source })?;
+        let label = list
+            .iter()
+            .find_map(|ifa| {
+                // SAFETY: getifaddrs gives a valid sockaddr of the family it
+                // names (or null); AF_INET ones are sockaddr_in.
+                let sin = unsafe { sockaddr_as::<libc::sockaddr_in>(ifa, libc::AF_INET)? };
+                (Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)) == addr).then(|| ifa_name(ifa))
+            })
+            .ok_or(Error::NoInterface { addr })?;
+        // An address label such as "eth0:1" belongs to device "eth0".
+        let name = label.split(':').next().unwrap_or(&label).to_owned();
+        let link = list.iter().find_map(|ifa| {
+            // SAFETY: as above; AF_PACKET entries are sockaddr_ll.
+            let sll = unsafe { sockaddr_as::<libc::sockaddr_ll>(ifa, libc::AF_PACKET)? };
+            (ifa_name(ifa) == name).then_some((sll.sll_ifindex, sll.sll_hatype))
+        });
+        match link {
+            Some((index, hatype)) => Ok(Link {
+                index: u32::try_from(index).unwrap_or(0),
+                name,
+                hatype,
+            }),
+            None => Err(Error::InterfaceLookup {
+                addr,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("interface {name} has no link-layer entry"),
+                ),
+            }),
+        }
+    }
+}
+
+/// The list getifaddrs returns, freed on drop.
+struct IfAddrs(*mut libc::ifaddrs);
+
+impl IfAddrs {
+    fn get() -> std::io::Result<IfAddrs> {
+        let mut head = std::ptr::null_mut();
+        // SAFETY: `head` is a valid out-parameter; the list is freed in Drop.
+        if unsafe { libc::getifaddrs(&mut head) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(IfAddrs(head))
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &libc::ifaddrs> {
+        // SAFETY: the nodes stay valid until `self` is dropped, which the
+        // returned references cannot outlive.
+        std::iter::successors(unsafe { self.0.as_ref() }, |ifa| unsafe {
+            ifa.ifa_next.as_ref()
+        })
+    }
+}
+
+impl Drop for IfAddrs {
+    fn drop(&mut self) {
+        if !self.0.is_null() {
+            // SAFETY: frees the list getifaddrs allocated, once.
+            unsafe { libc::freeifaddrs(self.0) };
+        }
+    }
+}
+
+fn ifa_name(ifa: &libc::ifaddrs) -> String {
+    if ifa.ifa_name.is_null() {
+        return String::new();
+    }
+    // SAFETY: a non-null ifa_name is a NUL-terminated string living as long
+    // as the list.
+    unsafe { CStr::from_ptr(ifa.ifa_name) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The entry's address as a `T`, if it is of `family`.
+///
+/// # Safety
+/// `T` must be the sockaddr type of `family`, as getifaddrs fills it.
+unsafe fn sockaddr_as<T>(ifa: &libc::ifaddrs, family: libc::c_int) -> Option<T> {
+    let sa = ifa.ifa_addr;
+    // SAFETY: a non-null ifa_addr points to a sockaddr, whose family field
+    // tells its real type; the caller guarantees `T` matches `family`.
+    unsafe {
+        if sa.is_null() || libc::c_int::from((*sa).sa_family) != family {
+            return None;
+        }
+        Some(std::ptr::read_unaligned(sa.cast::<T>()))
+    }
+}
+
+/// Receive-side settings of an interface that change how many packets
+/// the host's stack handles per byte.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Offloads {
+    /// MTU in bytes.
+    pub mtu: u32,
+    /// Generic receive offload (software coalescing in NAPI).
+    pub gro: Option<bool>,
+    /// Large receive offload (coalescing in the NIC).
+    pub lro: Option<bool>,
+}
+
+/// ETHTOOL_GGRO, ETHTOOL_GFLAGS and the LRO flag (linux/ethtool.h).
+const ETHTOOL_GGRO: u32 = 0x2b;
+const ETHTOOL_GFLAGS: u32 = 0x25;
+const ETH_FLAG_LRO: u32 = 1 << 15;
+
+/// `struct ethtool_value`.
+#[repr(C)]
+struct EthtoolValue {
+    cmd: u32,
+    data: u32,
+}
+
+/// Reads the MTU, GRO and LRO state of interface `name`. A setting the
+/// driver does not report is `None`.
+pub fn offloads(name: &str) -> Result<Offloads> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").map_err(|source| Error::Socket {
+        op: "socket for interface ioctls",
+        addr: "0.0.0.0:0".parse().expect("literal address"),
+        source,
+    })?;
+    let fd = socket.as_raw_fd();
+    let mtu = ifreq_call(fd, name, libc::SIOCGIFMTU, |r| {
+        // SAFETY: SIOCGIFMTU fills the ifru_mtu member.
+        unsafe { r.ifr_ifru.ifru_mtu as u32 }
+    })
+    .unwrap_or(0);
+    let ethtool = |cmd: u32| -> Option<u32> {
+        let mut v = EthtoolValue { cmd, data: 0 };
+        ifreq_with_data(fd, name, (&mut v as *mut EthtoolValue).cast())?;
+        Some(v.data)
+    };
+    Ok(Offloads {
+        mtu,
+        gro: ethtool(ETHTOOL_GGRO).map(|d| d != 0),
+        lro: ethtool(ETHTOOL_GFLAGS).map(|d| d & ETH_FLAG_LRO != 0),
+    })
+}
+
+fn ifreq_for(name: &str) -> Option<libc::ifreq> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() >= libc::IFNAMSIZ {
+        return None;
+    }
+    // SAFETY: ifreq is plain data; all zeroes is a valid value.
+    let mut r: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (d, s) in r.ifr_name.iter_mut().zip(bytes) {
+        *d = *s as libc::c_char;
+    }
+    Some(r)
+}
+
+fn ifreq_call<T>(
+    fd: std::os::fd::RawFd,
+    name: &str,
+    request: libc::Ioctl,
+    read: impl FnOnce(&libc::ifreq) -> T,
+) -> Option<T> {
+    let mut r = ifreq_for(name)?;
+    // SAFETY: a valid ifreq for a request that reads into it.
+    let rc = unsafe { libc::ioctl(fd, request, &mut r) };
+    (rc == 0).then(|| read(&r))
+}
+
+/// SIOCETHTOOL with `data` as the command block; `Some(())` on success.
+fn ifreq_with_data(fd: std::os::fd::RawFd, name: &str, data: *mut libc::c_void) -> Option<()> {
+    let mut r = ifreq_for(name)?;
+    r.ifr_ifru.ifru_data = data.cast();
+    // SAFETY: `data` points at a live ethtool command block the kernel fills.
+    let rc = unsafe { libc::ioctl(fd, libc::SIOCETHTOOL, &mut r) };
+    (rc == 0).then_some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_is_found_and_reports_its_mtu() {
+        let link = Link::owning(Ipv4Addr::LOCALHOST).expect("lo owns 127.0.0.1");
+        assert_eq!(link.name, "lo");
+        let o = offloads(&link.name).expect("ioctls");
+        assert!(o.mtu >= 1500, "{o:?}");
+    }
+
+    #[test]
+    fn an_address_no_interface_has_is_an_error_naming_it() {
+        let e = Link::owning(Ipv4Addr::new(169, 254, 253, 254)).expect_err("nobody has it");
+        assert!(e.to_string().contains("169.254.253.254"), "{e}");
+    }
+}
