@@ -642,6 +642,19 @@ impl Assembler {
         }
     }
 
+    /// Flushes every frame in flight (delivered incomplete) and forgets the
+    /// block-id history: the newest block, the finished blocks and the
+    /// layout. For a device whose stream started over (a new TCP
+    /// connection, a restarted camera): its block ids begin again at 1 and
+    /// must start frames, not be dropped as late packets of old blocks.
+    pub fn restart(&mut self) {
+        self.flush();
+        self.newest = None;
+        self.finished = [None; FINISHED_MEMORY];
+        self.finished_at = 0;
+        self.last_layout = None;
+    }
+
     fn ignore(&mut self, reason: IgnoreReason) -> Placement {
         let c = &mut self.counters;
         c.packets_ignored += 1;

@@ -41,3 +41,21 @@ fn budget_caps_requests_per_frame() {
     assert_eq!(f.plan_request(500, 100, 3), None);
     assert_eq!(f.next_deadline, frame::NEVER);
 }
+
+#[test]
+fn restart_lets_block_ids_begin_again() {
+    let mut a = Assembler::new(Config::new(100)).expect("valid");
+    let k = |block_id| BlockKey {
+        extended: false,
+        block_id,
+    };
+    a.newest = Some(k(500));
+    a.finished[0] = Some(k(1));
+    assert!(
+        !a.is_newer(k(1)),
+        "block 1 is 499 behind: late before the restart"
+    );
+    a.restart();
+    assert!(a.is_newer(k(1)));
+    assert!(!a.finished.contains(&Some(k(1))));
+}
