@@ -79,6 +79,10 @@ pub enum Error {
     /// The stream was stopped or its receive thread ended.
     #[error("stream closed: {0}")]
     StreamClosed(String),
+    /// The TCP stream broke linerate's record framing: it cannot be
+    /// resynchronised, so the stream ends.
+    #[error("GVSP-over-TCP framing error: {0}")]
+    StreamProtocol(String),
     /// A buffer handed in is too small for the camera's payload.
     #[error("buffer of {len} bytes is smaller than the payload size {payload}")]
     BufferTooSmall {

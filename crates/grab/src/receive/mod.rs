@@ -20,6 +20,7 @@ mod copy;
 mod mmsg;
 mod ring;
 mod socket;
+mod tcp;
 mod train;
 
 use std::net::Ipv4Addr;
@@ -30,6 +31,7 @@ use linerate_gev::assembler::Assembler;
 pub use copy::CopyReceiver;
 pub use mmsg::MmsgReceiver;
 pub use ring::RingReceiver;
+pub use tcp::{TcpReceiver, TcpStats};
 
 use crate::error::Result;
 
@@ -83,10 +85,54 @@ impl std::fmt::Display for Backend {
     }
 }
 
+/// How the stream travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    /// Standard GVSP datagrams; the [`Backend`] chooses how they are read.
+    #[default]
+    Udp,
+    /// linerate's GVSP records on a TCP connection the camera opens to us
+    /// (`docs/gvsp-over-tcp.md`): no loss, no resends, one copy.
+    Tcp,
+}
+
+impl Transport {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Udp => "udp",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
+impl std::str::FromStr for Transport {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Transport> {
+        match s {
+            "udp" => Ok(Transport::Udp),
+            "tcp" => Ok(Transport::Tcp),
+            other => Err(crate::Error::BadSetting {
+                what: "transport",
+                value: other.into(),
+                why: "expected udp or tcp".into(),
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Socket settings shared by the backends.
 #[derive(Debug, Clone)]
 pub struct ReceiveConfig {
-    /// The backend.
+    /// UDP datagrams or TCP records.
+    pub transport: Transport,
+    /// The backend (UDP only).
     pub backend: Backend,
     /// Local address to receive on (the interface facing the camera).
     pub local_ip: Ipv4Addr,
@@ -107,6 +153,10 @@ pub struct ReceiveConfig {
     pub batch: usize,
     /// `mmsg`: turn UDP GRO on and take coalesced trains whole.
     pub gro: bool,
+    /// TCP: the largest record (headers and data) to take whole into a
+    /// staging buffer when its place in a frame is not known; larger ones
+    /// are skipped. The transfer size plus headers is enough.
+    pub max_record: usize,
 }
 
 impl ReceiveConfig {
@@ -125,6 +175,8 @@ impl ReceiveConfig {
             busy_poll_us: None,
             batch: 64,
             gro: true,
+            transport: Transport::Udp,
+            max_record: 0,
         }
     }
 }
@@ -155,6 +207,8 @@ pub struct ReceiveStats {
     pub kernel_drops: u64,
     /// Receive buffer the kernel granted, bytes.
     pub recv_buffer: usize,
+    /// TCP transport counters (zero on UDP).
+    pub tcp: TcpStats,
 }
 
 /// One of the backends, ready to receive.
@@ -166,11 +220,16 @@ pub enum Receiver {
     Mmsg(Box<MmsgReceiver>),
     /// See [`Backend::Ring`].
     Ring(RingReceiver),
+    /// See [`Transport::Tcp`] (boxed: it holds its side buffers inline).
+    Tcp(Box<TcpReceiver>),
 }
 
 impl Receiver {
     /// Opens the backend `config` names.
     pub fn open(config: &ReceiveConfig) -> Result<Receiver> {
+        if config.transport == Transport::Tcp {
+            return Ok(Receiver::Tcp(Box::new(TcpReceiver::open(config)?)));
+        }
         Ok(match config.backend {
             Backend::Copy => Receiver::Copy(CopyReceiver::open(config)?),
             Backend::Mmsg => Receiver::Mmsg(Box::new(MmsgReceiver::open(config)?)),
@@ -178,12 +237,13 @@ impl Receiver {
         })
     }
 
-    /// The local UDP port the camera must send to.
+    /// The local port the camera must send to (UDP) or connect to (TCP).
     pub fn port(&self) -> u16 {
         match self {
             Receiver::Copy(r) => r.port(),
             Receiver::Mmsg(r) => r.port(),
             Receiver::Ring(r) => r.port(),
+            Receiver::Tcp(r) => r.port(),
         }
     }
 
@@ -201,6 +261,7 @@ impl Receiver {
             Receiver::Copy(r) => r.receive(assembler, timeout, refill),
             Receiver::Mmsg(r) => r.receive(assembler, timeout, refill),
             Receiver::Ring(r) => r.receive(assembler, timeout, refill),
+            Receiver::Tcp(r) => r.receive(assembler, timeout, refill),
         }
     }
 
@@ -210,6 +271,7 @@ impl Receiver {
             Receiver::Copy(r) => r.stats(),
             Receiver::Mmsg(r) => r.stats(),
             Receiver::Ring(r) => r.stats(),
+            Receiver::Tcp(r) => r.stats(),
         }
     }
 }
