@@ -12,7 +12,7 @@ use linerate_wire::gvsp::{EXTENDED_HEADER_LEN, IP_UDP_OVERHEAD, STANDARD_HEADER_
 use crate::control::{Control, ControlConfig};
 use crate::discovery;
 use crate::error::{Error, Result};
-use crate::receive::{Backend, ReceiveConfig};
+use crate::receive::{Backend, ReceiveConfig, Transport};
 use crate::stream::{Stream, StreamConfig};
 
 /// Identity strings read from the bootstrap registers.
@@ -33,7 +33,13 @@ pub struct DeviceInfo {
 /// How to receive a stream from the camera.
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
-    /// Receive backend.
+    /// GVSP over UDP (any camera) or linerate's GVSP over TCP (a camera
+    /// with the `LinerateTransport` feature).
+    pub transport: Transport,
+    /// TCP: image bytes per record (the `LinerateTransferSize` feature);
+    /// `None` keeps the camera's setting (0 there follows the packet size).
+    pub transfer_size: Option<u32>,
+    /// Receive backend (UDP).
     pub backend: Backend,
     /// Buffers the application will lend at once.
     pub max_buffers: usize,
@@ -59,6 +65,8 @@ pub struct StreamOptions {
 impl Default for StreamOptions {
     fn default() -> Self {
         StreamOptions {
+            transport: Transport::Udp,
+            transfer_size: None,
             backend: Backend::default(),
             max_buffers: 16,
             cpu: None,
@@ -213,14 +221,33 @@ impl Camera {
         } else {
             STANDARD_HEADER_LEN
         };
+        let udp_data = packet.checked_sub(IP_UDP_OVERHEAD + header);
+        let data_per_packet = match options.transport {
+            Transport::Udp => {
+                self.select_transport(Transport::Udp)?;
+                udp_data
+            }
+            Transport::Tcp => {
+                self.select_transport(Transport::Tcp)?;
+                if let Some(n) = options.transfer_size {
+                    self.set("LinerateTransferSize", &n.to_string())?;
+                }
+                match self.get("LinerateTransferSize")? {
+                    FeatureValue::Integer(n) if n > 0 => usize::try_from(n).ok(),
+                    _ => udp_data,
+                }
+            }
+        };
         let device_ip = *self.control.device().ip();
         let local_ip = self.control.local_ip();
         let mut receive = ReceiveConfig::new(local_ip, device_ip, payload);
+        receive.transport = options.transport;
         receive.backend = options.backend;
         receive.busy_poll_us = options.busy_poll_us;
         receive.port = options.port;
         receive.gro = options.gro;
-        if options.connect {
+        receive.max_record = data_per_packet.map_or(0, |d| d + 64);
+        if options.connect && options.transport == Transport::Udp {
             // SCSP (GigE Vision 2.0): where the stream comes from; 0 or
             // unreadable on devices that do not say.
             receive.source_port = self
@@ -241,9 +268,15 @@ impl Camera {
         // Frames waiting for resends stay assembled while newer ones
         // arrive: half the pool, so the other half serves the application.
         assembler.max_frames_in_flight = (options.max_buffers / 2).clamp(1, 32);
-        assembler.data_per_packet = packet
-            .checked_sub(IP_UDP_OVERHEAD + header)
-            .filter(|&d| d > 0);
+        assembler.data_per_packet = data_per_packet.filter(|&d| d > 0);
+        let resend = match options.transport {
+            Transport::Udp => Some(self.control.resend_sender()?),
+            Transport::Tcp => {
+                // TCP is reliable: nothing to ask again, and frames complete in order.
+                assembler.resend.enabled = false;
+                None
+            }
+        };
         let stream = Stream::start(
             StreamConfig {
                 receive,
@@ -251,7 +284,7 @@ impl Camera {
                 max_buffers: options.max_buffers,
                 cpu: options.cpu,
             },
-            Some(self.control.resend_sender()?),
+            resend,
             Some(self.control.watch()),
         )?;
         let base = bootstrap::STREAM_CHANNEL_BASE;
@@ -260,6 +293,33 @@ impl Camera {
         self.control
             .write_reg(base + bootstrap::SCP, u32::from(stream.port()))?;
         Ok(stream)
+    }
+
+    /// Chooses the stream transport on a camera that offers linerate's
+    /// `LinerateTransport` feature. UDP is every camera's only transport,
+    /// so a camera without the feature is fine for UDP and an error for TCP.
+    fn select_transport(&mut self, transport: Transport) -> Result<()> {
+        let entry = match transport {
+            Transport::Udp => "GvspUdp",
+            Transport::Tcp => "GvspTcp",
+        };
+        match self.set("LinerateTransport", entry) {
+            Ok(()) => Ok(()),
+            Err(_) if transport == Transport::Udp => Ok(()),
+            Err(e) => Err(Error::BadSetting {
+                what: "transport",
+                value: "tcp".into(),
+                why: format!(
+                    "camera {} {} does not offer linerate's GVSP over TCP (LinerateTransport = GvspTcp failed: {e})",
+                    self.info.vendor, self.info.model
+                ),
+            }),
+        }
+    }
+
+    /// The local address facing the camera (where streams are received).
+    pub fn local_ip(&self) -> Ipv4Addr {
+        self.control.local_ip()
     }
 
     /// Starts acquisition (the AcquisitionStart command).

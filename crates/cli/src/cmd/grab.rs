@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use linerate_gev::assembler::Config as AssemblerConfig;
-use linerate_grab::receive::Backend;
+use linerate_grab::receive::{Backend, Transport};
 use linerate_grab::stream::{Buffer, StreamStats};
 use linerate_grab::verify::{Pattern, Verifier};
 use linerate_grab::{Camera, ControlConfig, StreamOptions};
@@ -37,9 +37,16 @@ pub struct GrabArgs {
     /// Set the AcquisitionFrameRate feature (frames per second).
     #[arg(long)]
     pub fps: Option<f64>,
-    /// Stream packet size in bytes (SCPS: IP + UDP + GVSP headers + data).
+    /// UDP: stream packet size in bytes (SCPS: IP + UDP + GVSP headers +
+    /// data, 576..=16000). TCP: transfer size, the image bytes per record
+    /// (512..=16777216; the camera's LinerateTransferSize feature).
     #[arg(long)]
     pub packet_size: Option<u32>,
+    /// Stream transport: udp (GVSP, any camera) or tcp (linerate's GVSP
+    /// records on TCP: no loss, no resends; needs a camera with the
+    /// LinerateTransport feature, such as `linerate camera`).
+    #[arg(long, default_value = "udp")]
+    pub transport: Transport,
     /// Set the PixelFormat feature (e.g. Mono8).
     #[arg(long)]
     pub pixel_format: Option<String>,
@@ -131,7 +138,9 @@ pub struct GrabReport {
     pub vendor: String,
     /// Camera model.
     pub model: String,
-    /// Backend used.
+    /// Transport used: udp or tcp.
+    pub transport: String,
+    /// Backend used (UDP; "tcp" for the TCP transport).
     pub backend: String,
     /// Frames asked for (0 with --duration).
     pub frames_requested: u64,
@@ -184,6 +193,15 @@ pub struct GrabReport {
     pub packets_foreign: u64,
     /// Receive buffer granted, bytes.
     pub recv_buffer: usize,
+    /// TCP: connections the camera opened to us.
+    pub tcp_connections: u64,
+    /// TCP: connections that ended while receiving (each leaves the frames
+    /// then in flight incomplete).
+    pub tcp_connections_lost: u64,
+    /// TCP: bytes that went through a staging buffer (unpredicted records).
+    pub tcp_bytes_copied: u64,
+    /// Host settings in force that change what the stream costs.
+    pub host: HostTuning,
     /// Peak resident memory of this process (VmHWM), MiB: stays flat
     /// whatever the stream sends, since buffers are allocated up front.
     pub max_rss_mib: f64,
@@ -191,8 +209,59 @@ pub struct GrabReport {
     pub incomplete_examples: Vec<IncompleteFrame>,
     /// First verification failures, at most 16.
     pub corrupt_examples: Vec<String>,
-    /// True when every frame asked for arrived complete (and verified with --verify).
+    /// Why the run ended early (control lost, connection closed...), if it did.
+    pub error: Option<String>,
+    /// True when every frame asked for arrived complete (and verified with
+    /// --verify) and nothing ended the run early.
     pub ok: bool,
+}
+
+/// The receiving host's settings that matter for throughput and loss,
+/// read at the end of the run, so a report says what was in force.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HostTuning {
+    /// Interface facing the camera.
+    pub interface: String,
+    /// Its MTU.
+    pub mtu: u32,
+    /// Generic receive offload on the interface (null: not reported).
+    pub gro: Option<bool>,
+    /// Large receive offload on the interface (null: not reported).
+    pub lro: Option<bool>,
+    /// net.core.rmem_max: the largest receive buffer an unprivileged socket may ask for.
+    pub rmem_max: Option<u64>,
+    /// net.ipv4.tcp_rmem: min, default and max TCP receive buffer.
+    pub tcp_rmem: Option<String>,
+    /// net.core.netdev_max_backlog: packets queued per CPU before drops.
+    pub netdev_max_backlog: Option<u64>,
+}
+
+impl HostTuning {
+    /// Reads the settings for the interface that owns `local_ip`.
+    fn read(local_ip: Ipv4Addr) -> HostTuning {
+        let sysctl = |path: &str| {
+            std::fs::read_to_string(path)
+                .ok()
+                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        };
+        let number = |path: &str| sysctl(path).and_then(|s| s.parse().ok());
+        let (interface, offloads) = match linerate_io::netdev::Link::owning(local_ip) {
+            Ok(link) => {
+                let o = linerate_io::netdev::offloads(&link.name).unwrap_or_default();
+                (link.name, o)
+            }
+            Err(_) => (String::new(), linerate_io::netdev::Offloads::default()),
+        };
+        HostTuning {
+            interface,
+            mtu: offloads.mtu,
+            gro: offloads.gro,
+            lro: offloads.lro,
+            rmem_max: number("/proc/sys/net/core/rmem_max"),
+            tcp_rmem: sysctl("/proc/sys/net/ipv4/tcp_rmem"),
+            netdev_max_backlog: number("/proc/sys/net/core/netdev_max_backlog"),
+        }
+    }
 }
 
 /// One incomplete frame, for the report.
@@ -218,6 +287,13 @@ pub fn run(args: GrabArgs) -> Result<()> {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print_summary(&report);
+    }
+    if let Some(e) = &report.error {
+        bail!(
+            "{e} (after {} complete and {} incomplete frames)",
+            report.frames_completed,
+            report.frames_incomplete
+        );
     }
     if !report.ok {
         bail!(
@@ -256,7 +332,10 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     assembler.frame_retention_ns = args.retention_ms * 1_000_000;
     assembler.resend.request_ratio = args.resend_ratio;
     let buffers = args.buffers.max(2);
+    let tcp = args.transport == Transport::Tcp;
     let options = StreamOptions {
+        transport: args.transport,
+        transfer_size: if tcp { args.packet_size } else { None },
         backend: args.backend,
         max_buffers: buffers,
         cpu: args.cpu,
@@ -294,7 +373,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         if duration.is_some_and(|d| started.elapsed() >= d) {
             break;
         }
-        let buffer = match stream.wait(frame_timeout) {
+        let buffer = match wait_frame(&stream, frame_timeout, tcp) {
             Ok(b) => b,
             Err(e) => {
                 error = Some(e);
@@ -327,13 +406,49 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    if let Some(e) = error {
-        return Err(e).context(format!(
-            "after {} complete and {} incomplete frames",
-            tally.completed, tally.incomplete
-        ));
+    // Frames delivered after the error (e.g. those a lost connection left
+    // incomplete) are accounted for too.
+    for buffer in stream.drain() {
+        tally.take(&buffer, verifier.as_mut(), args.save.as_deref());
     }
-    Ok(report(&camera, args, target, &tally, &stats, seconds, cpu))
+    let mut report = report(&camera, args, target, &tally, &stats, seconds, cpu);
+    report.host = HostTuning::read(camera.local_ip());
+    if let Some(e) = error {
+        report.error = Some(format!("{e:#}"));
+        report.ok = false;
+    }
+    Ok(report)
+}
+
+/// Waits for the next frame. On TCP, a lost stream connection ends the
+/// wait at once with an error (the camera stopped or died), after the
+/// frames it left incomplete have been delivered.
+fn wait_frame(
+    stream: &linerate_grab::stream::Stream,
+    timeout: Duration,
+    tcp: bool,
+) -> Result<Buffer> {
+    if !tcp {
+        return Ok(stream.wait(timeout)?);
+    }
+    let deadline = Instant::now() + timeout;
+    let slice = Duration::from_millis(50);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match stream.wait(left.min(slice)) {
+            Ok(b) => return Ok(b),
+            Err(linerate_grab::Error::Timeout(_)) if !left.is_zero() => {
+                let lost = stream.stats().receive.tcp.connections_lost;
+                if lost > 0 {
+                    bail!("the camera closed the TCP stream connection");
+                }
+            }
+            Err(linerate_grab::Error::Timeout(_)) => {
+                return Err(linerate_grab::Error::Timeout(timeout).into())
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 fn configure(camera: &mut Camera, args: &GrabArgs) -> Result<()> {
@@ -357,7 +472,10 @@ fn configure(camera: &mut Camera, args: &GrabArgs) -> Result<()> {
             .set("AcquisitionFrameRate", &f.to_string())
             .context("setting AcquisitionFrameRate")?;
     }
-    if let Some(p) = args.packet_size {
+    if let Some(p) = args
+        .packet_size
+        .filter(|_| args.transport == Transport::Udp)
+    {
         camera
             .set_packet_size(p)
             .context("setting the packet size")?;
@@ -477,7 +595,11 @@ fn report(
     GrabReport {
         vendor: camera.info().vendor.clone(),
         model: camera.info().model.clone(),
-        backend: args.backend.name().into(),
+        transport: args.transport.name().into(),
+        backend: match args.transport {
+            Transport::Udp => args.backend.name().into(),
+            Transport::Tcp => "tcp".into(),
+        },
         frames_requested: target,
         frames_completed: tally.completed,
         frames_incomplete: tally.incomplete,
@@ -507,6 +629,11 @@ fn report(
         kernel_drops: r.kernel_drops,
         packets_foreign: r.foreign,
         recv_buffer: r.recv_buffer,
+        tcp_connections: r.tcp.connections,
+        tcp_connections_lost: r.tcp.connections_lost,
+        tcp_bytes_copied: r.tcp.bytes_copied,
+        host: HostTuning::default(),
+        error: None,
         max_rss_mib: peak_rss_mib(),
         incomplete_examples: tally.incomplete_examples.clone(),
         corrupt_examples: tally.corrupt_examples.clone(),
@@ -533,8 +660,8 @@ fn peak_rss_mib() -> f64 {
 
 fn print_summary(r: &GrabReport) {
     println!(
-        "camera        {} {} ({} backend)",
-        r.vendor, r.model, r.backend
+        "camera        {} {} ({} transport, {} backend)",
+        r.vendor, r.model, r.transport, r.backend
     );
     println!(
         "frames        {} complete, {} incomplete{}",
@@ -570,4 +697,16 @@ fn print_summary(r: &GrabReport) {
     for c in &r.corrupt_examples {
         println!("corrupt       {c}");
     }
+    let h = &r.host;
+    let flag = |v: Option<bool>| v.map_or("?", |b| if b { "on" } else { "off" });
+    println!(
+        "host          {} mtu {}, gro {}, lro {}, receive buffer {} bytes (rmem_max {}, tcp_rmem {})",
+        h.interface,
+        h.mtu,
+        flag(h.gro),
+        flag(h.lro),
+        r.recv_buffer,
+        h.rmem_max.map_or("?".into(), |v| v.to_string()),
+        h.tcp_rmem.as_deref().unwrap_or("?")
+    );
 }
