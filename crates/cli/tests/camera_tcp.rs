@@ -576,3 +576,112 @@ fn zerocopy_sends_verify_and_report_their_completions() {
         "{c}"
     );
 }
+
+/// CPU seconds (user + system) a process has used, from /proc/<pid>/stat.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    // Fields after the parenthesised command name; utime and stime are 14 and 15.
+    let rest = &stat[stat.rfind(')').expect("comm") + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let ticks: u64 = f[11].parse::<u64>().expect("utime") + f[12].parse::<u64>().expect("stime");
+    ticks as f64 / hz
+}
+
+/// The MSG_ZEROCOPY figures in docs/camera.md: camera pinned to CPU 0,
+/// reader (and its receive processing) on CPU 1, 1024×1024 Mono8 in 1 MiB
+/// records at `LR_ZC_FPS` (default 400) for `LR_ZC_SECONDS` (default 5),
+/// alternating copy and zerocopy runs. Run with
+/// `cargo test --release -p linerate-cli --test camera_tcp -- --ignored --nocapture`.
+#[test]
+#[ignore = "measurement; numbers depend on the machine"]
+fn measure_zerocopy_cpu_per_gigabyte() {
+    let env = |k: &str, d: f64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let fps = env("LR_ZC_FPS", 400.0) as f32;
+    let seconds = env("LR_ZC_SECONDS", 5.0);
+    let bed = bed("ctcpzcbench");
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let pc = bed.addr("pc").expect("addr");
+    let linerate = env!("CARGO_BIN_EXE_linerate");
+    for round in 0..2 {
+        for zerocopy in [false, true] {
+            let ip = cam.ip().to_string();
+            let mut cmd = bed
+                .command("cam", "taskset")
+                .expect("command")
+                .into_command()
+                .expect("command");
+            cmd.args(["-c", "0", linerate, "camera", "--bind", &ip])
+                .args(["--stats-interval", "0", "--json"])
+                .args(["--width", "1024", "--height", "1024"])
+                .args(if zerocopy {
+                    &["--tcp-zerocopy"][..]
+                } else {
+                    &[][..]
+                })
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let camera = cmd.spawn().expect("camera");
+            let pid = camera.id();
+            let (bytes, cpu, wall) = bed
+                .run_in("pc", Some(&[1]), move || {
+                    std::thread::sleep(Duration::from_millis(300));
+                    let mut host = Client::new(cam);
+                    let listener = TcpListener::bind(SocketAddrV4::new(pc, 0)).expect("listen");
+                    configure(
+                        &mut host,
+                        pc,
+                        &listener,
+                        &[
+                            // The reader sends no GVCP while it measures.
+                            (bs::HEARTBEAT_TIMEOUT, 60_000),
+                            (dev::LINERATE_TRANSFER_SIZE, 1 << 20),
+                            (dev::ACQUISITION_FRAME_RATE, fps.to_bits()),
+                            (dev::ACQUISITION_START, 1),
+                        ],
+                    );
+                    let mut s = accept(&listener);
+                    let mut buf = vec![0u8; 4 << 20];
+                    // Warm up, then measure.
+                    let t = Instant::now();
+                    while t.elapsed() < Duration::from_millis(500) {
+                        assert!(s.read(&mut buf).expect("read") > 0, "stream ended");
+                    }
+                    let cpu0 = cpu_seconds(pid);
+                    let t = Instant::now();
+                    let mut bytes = 0u64;
+                    while t.elapsed().as_secs_f64() < seconds {
+                        bytes += s.read(&mut buf).expect("read") as u64;
+                    }
+                    let cpu = cpu_seconds(pid) - cpu0;
+                    let wall = t.elapsed().as_secs_f64();
+                    host.write(&[(dev::ACQUISITION_STOP, 1)]);
+                    while s.read(&mut buf).is_ok_and(|n| n > 0) {}
+                    (bytes, cpu, wall)
+                })
+                .expect("run in pc");
+            let c = stop_camera(camera);
+            let gb = bytes as f64 / 1e9;
+            println!(
+                "round {round} zerocopy={zerocopy}: {:.2} Gbit/s, camera CPU {:.0}% = {:.3} CPU-s/GB; \
+                 skipped {}, zerocopy sends {} completions {} copied {}",
+                gb * 8.0 / wall,
+                cpu / wall * 100.0,
+                cpu / gb,
+                c["frames_skipped"],
+                c["zerocopy_sends"],
+                c["zerocopy_completions"],
+                c["zerocopy_copied"],
+            );
+            if std::env::var_os("LR_ZC_VERBOSE").is_some() {
+                println!("{c}");
+            }
+        }
+    }
+}

@@ -223,10 +223,9 @@ impl TcpLink {
     /// Ends the acquisition's connection with a FIN (after the kernel let go
     /// of zerocopy buffers, or with a reset if it does not within a second).
     pub fn close(&mut self, counters: &StreamCounters) {
-        if let Some(mut s) = self.sender.take() {
-            let _ = s.poll_completions();
-            self.publish_from(&s, counters);
-            s.close(CLOSE_WAIT);
+        if let Some(s) = self.sender.take() {
+            let closed = s.close(CLOSE_WAIT);
+            self.add_zerocopy(closed.zerocopy, counters);
         }
     }
 
@@ -248,7 +247,10 @@ impl TcpLink {
 
     /// Adds the sender's zerocopy counters not yet reported to the totals.
     fn publish_from(&mut self, s: &TcpSender, counters: &StreamCounters) {
-        let now = s.zerocopy_stats();
+        self.add_zerocopy(s.zerocopy_stats(), counters);
+    }
+
+    fn add_zerocopy(&mut self, now: ZerocopyStats, counters: &StreamCounters) {
         counters
             .zerocopy_sends
             .fetch_add(now.sends - self.reported.sends, Ordering::Relaxed);

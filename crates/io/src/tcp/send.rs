@@ -98,6 +98,16 @@ pub struct ZerocopyStats {
     pub copied: u64,
 }
 
+/// How [`TcpSender::close`] ended a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed {
+    /// A FIN after all data; false if zerocopy buffers were still held at
+    /// the deadline and the connection was reset instead.
+    pub clean: bool,
+    /// Zerocopy counters including completions read while closing.
+    pub zerocopy: ZerocopyStats,
+}
+
 /// One TCP connection to a receiver, sending records with vectored writes.
 #[derive(Debug)]
 pub struct TcpSender {
@@ -454,17 +464,19 @@ impl TcpSender {
     /// zerocopy, first waits up to `timeout` for the kernel to release the
     /// memory it still sends from; if it does not, the connection is reset
     /// instead, which drops the queued data and with it the kernel's
-    /// references. Returns whether the close was clean.
-    pub fn close(mut self, timeout: Duration) -> bool {
+    /// references. Returns how it went and the final zerocopy counters.
+    pub fn close(mut self, timeout: Duration) -> Closed {
         let _ = self.stream.shutdown(std::net::Shutdown::Write);
+        let mut clean = true;
         if self.options.zerocopy {
             let id = self.zc_issued;
-            if !matches!(self.wait_completed(id, timeout), Ok(true)) {
-                self.abort();
-                return false;
-            }
+            clean = matches!(self.wait_completed(id, timeout), Ok(true));
         }
-        true
+        let zerocopy = self.stats;
+        if !clean {
+            self.abort();
+        }
+        Closed { clean, zerocopy }
     }
 
     /// Resets the connection at once (SO_LINGER 0): queued data is dropped,
@@ -589,7 +601,7 @@ mod tests {
             .expect("send");
         assert!(sent.stopped);
         assert!(sent.records >= 1 && sent.records < 8, "{sent:?}");
-        assert!(tx.close(Duration::from_secs(1)));
+        assert!(tx.close(Duration::from_secs(1)).clean);
         let got = reader.join().expect("reader");
         let boundary: usize = (0..sent.records).map(|i| heads[i].len() + (1 << 20)).sum();
         assert_eq!(
@@ -686,7 +698,9 @@ mod tests {
         assert_eq!(stats.completions, stats.sends);
         // Loopback delivers into a local socket, which needs a copy.
         assert!(stats.copied <= stats.completions);
-        assert!(tx.close(Duration::from_secs(1)));
+        let closed = tx.close(Duration::from_secs(1));
+        assert!(closed.clean);
+        assert_eq!(closed.zerocopy, stats);
         assert!(reader.join().expect("reader") == expected);
     }
 
