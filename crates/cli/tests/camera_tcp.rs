@@ -406,6 +406,20 @@ fn extended_ids_and_the_scps_default_transfer_size() {
                 ],
             );
             let mut s = accept(&listener);
+            // FireTestPacket means nothing on TCP: no datagram reaches SCDA:SCP.
+            let port = listener.local_addr().expect("addr").port();
+            let udp = UdpSocket::bind(SocketAddrV4::new(pc, port)).expect("udp on the same port");
+            udp.set_read_timeout(Some(Duration::from_millis(300)))
+                .expect("timeout");
+            assert_eq!(
+                host.write(&[(SC + bs::SCPS, 0x8000_0000 | 8000)]),
+                Status::SUCCESS
+            );
+            let mut probe = [0u8; 9000];
+            assert!(
+                udp.recv(&mut probe).is_err(),
+                "a test packet went out on TCP"
+            );
             let frames: Vec<Frame> = (0..3)
                 .map(|_| next_frame(&mut s, 8000 - 48).expect("a frame"))
                 .collect();
