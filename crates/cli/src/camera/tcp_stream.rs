@@ -205,9 +205,6 @@ impl TcpLink {
             Err(e) => {
                 eprintln!("camera: TCP stream lost: {e}");
                 self.drop_connection(counters);
-                counters
-                    .tcp_connections_lost
-                    .fetch_add(1, Ordering::Relaxed);
                 // Reconnect no sooner than the retry interval.
                 self.last_attempt = Some(Instant::now());
                 return BlockOutcome::Lost;
@@ -229,11 +226,15 @@ impl TcpLink {
         }
     }
 
-    /// Resets the connection: the kernel drops what it still holds.
+    /// Resets the connection (the kernel drops what it still holds) and
+    /// counts it as lost.
     fn drop_connection(&mut self, counters: &StreamCounters) {
         if let Some(s) = self.sender.take() {
             self.publish_from(&s, counters);
             s.abort();
+            counters
+                .tcp_connections_lost
+                .fetch_add(1, Ordering::Relaxed);
         }
         self.release.fill(0);
     }
