@@ -197,6 +197,7 @@ FEATURES = {
     # TransportLayerControl
     "PayloadSize": I.intfIInteger,
     "LinerateTransport": I.intfIEnumeration,
+    "LinerateTransferSize": I.intfIInteger,
     "TLParamsLocked": I.intfIInteger,
     "GevVersionMajor": I.intfIInteger,
     "GevVersionMinor": I.intfIInteger,
@@ -258,6 +259,7 @@ KEY_FEATURES = {
     "AcquisitionFrameRate": ("Float", "FloatReg", DEV["ACQUISITION_FRAME_RATE"], "RW", None),
     "TriggerSoftware": ("Command", "IntReg", DEV["TRIGGER_SOFTWARE"], "WO", None),
     "LinerateTransport": ("Enumeration", "IntReg", DEV["TRANSPORT_SELECTOR"], "RW", None),
+    "LinerateTransferSize": ("Integer", "IntReg", DEV["LINERATE_TRANSFER_SIZE"], "RW", None),
     "GevSCPSPacketSize": ("Integer", "MaskedIntReg", sc0("SCPS"), "RW", (31, 16)),
     "GevSCPD": ("Integer", "IntReg", sc0("SCPD"), "RW", None),
 }
@@ -468,6 +470,8 @@ def test_writes_land_in_the_right_registers(connected):
     nm.GevSCPSPacketSize.value = 1400
     assert port.words[sc0("SCPS")] == 1400
     assert nm.GevSCPSPacketSize.max == 16000 and nm.GevSCPSPacketSize.min == 576
+    assert nm.LinerateTransferSize.min == 0
+    assert nm.LinerateTransferSize.max == 16 * 1024 * 1024
     nm.GevSCPD.value = 1000
     assert port.words[sc0("SCPD")] == 1000
     nm.GevSCPHostPort.value = 0xABCD

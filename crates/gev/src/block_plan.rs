@@ -24,6 +24,9 @@ pub enum PlanError {
         /// IP + UDP + GVSP header bytes.
         overhead: usize,
     },
+    /// A transfer size of zero cannot carry any data.
+    #[error("data per packet is 0: every payload packet must carry at least one byte")]
+    NoDataPerPacket,
     /// The block needs more packets than the id space allows.
     #[error("block of {data_len} bytes needs {packets} packets, more than the id space {max}")]
     TooManyPackets {
@@ -84,6 +87,31 @@ impl BlockPlan {
                 packet_size,
                 overhead: gvsp::IP_UDP_OVERHEAD + header,
             });
+        }
+        Self::with_data_per_packet(
+            block_id,
+            extended,
+            data_per_packet,
+            data_len,
+            leader,
+            trailer,
+        )
+    }
+
+    /// Plans block `block_id` with exactly `data_per_packet` data bytes in
+    /// every payload packet but the last. For transports without a datagram
+    /// limit (GVSP over TCP), where the transfer size is set directly and
+    /// may be far above 65 535 bytes.
+    pub fn with_data_per_packet(
+        block_id: u64,
+        extended: bool,
+        data_per_packet: usize,
+        data_len: usize,
+        leader: LeaderRepr,
+        trailer: TrailerRepr,
+    ) -> Result<BlockPlan, PlanError> {
+        if data_per_packet == 0 {
+            return Err(PlanError::NoDataPerPacket);
         }
         let payload_packets = data_len.div_ceil(data_per_packet) as u64;
         // Packet ids: leader 0, payload 1..=n, trailer n+1.
@@ -269,5 +297,62 @@ mod tests {
         let p = plan(true, 9000, 0).expect("plans");
         assert_eq!(p.packet_count(), 2);
         assert_eq!(p.content(1), Some(PacketContent::Trailer));
+    }
+
+    fn big(extended: bool, per_packet: usize, len: usize) -> Result<BlockPlan, PlanError> {
+        let p = plan(extended, 1500, len).expect("template");
+        BlockPlan::with_data_per_packet(7, extended, per_packet, len, p.leader, p.trailer)
+    }
+
+    #[test]
+    fn transfer_sizes_beyond_a_datagram() {
+        let data: Vec<u8> = (0..(1usize << 20) + 5).map(|i| (i % 251) as u8).collect();
+        let p = big(false, 1 << 20, data.len()).expect("1 MiB transfers, standard ids");
+        assert_eq!(p.data_per_packet(), 1 << 20);
+        assert_eq!(p.packet_count(), 2 + 2);
+        assert_eq!(p.content(1), Some(PacketContent::Payload(0..1 << 20)));
+        assert_eq!(
+            p.content(2),
+            Some(PacketContent::Payload(1 << 20..data.len()))
+        );
+        let mut head = [0u8; 64];
+        let mut rebuilt = Vec::new();
+        for id in 1..=2 {
+            let (n, range) = p.write_head(id, Status::SUCCESS, &mut head).expect("head");
+            let mut packet = head[..n].to_vec();
+            packet.extend_from_slice(&data[range]);
+            match PacketRepr::parse(&packet).expect("valid GVSP").body {
+                Body::Payload(d) => rebuilt.extend_from_slice(d),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(rebuilt, data);
+    }
+
+    #[test]
+    fn same_packets_as_scps_when_the_size_matches() {
+        for extended in [false, true] {
+            let udp = plan(extended, 9000, 100_000).expect("plans");
+            let tcp = big(extended, udp.data_per_packet(), 100_000).expect("plans");
+            assert_eq!(udp.packet_count(), tcp.packet_count());
+            for id in 0..udp.packet_count() {
+                assert_eq!(udp.content(id), tcp.content(id));
+            }
+        }
+    }
+
+    #[test]
+    fn data_per_packet_must_be_positive_and_ids_must_fit() {
+        assert_eq!(
+            big(false, 0, 10).map(|p| p.packet_count()),
+            Err(PlanError::NoDataPerPacket)
+        );
+        // 2^24 - 2 payload packets is the most 24-bit ids allow.
+        assert!(matches!(
+            big(false, 1, 0x00ff_ffff),
+            Err(PlanError::TooManyPackets { .. })
+        ));
+        assert!(big(true, 1, 0x00ff_ffff).is_ok());
+        assert_eq!(big(false, 512, 0).expect("empty").packet_count(), 2);
     }
 }

@@ -64,6 +64,13 @@ impl FrameRing {
         self.slots.len()
     }
 
+    /// The slot the next [`FrameRing::claim`] will take, so a sender whose
+    /// kernel may still read that slot's memory (MSG_ZEROCOPY) can wait for
+    /// it to be released before the frame is overwritten.
+    pub fn next_slot(&self) -> usize {
+        self.next
+    }
+
     /// Takes the oldest slot for a new frame of `len` bytes and returns its
     /// index and memory. The frame it held is no longer resendable.
     /// Allocates only when the frame size grows.
@@ -165,7 +172,9 @@ mod tests {
     fn holds_the_last_frames_and_answers_resends() {
         let mut ring = FrameRing::new(2);
         for block in 1..=3u64 {
+            let announced = ring.next_slot();
             let (i, data) = ring.claim(5000);
+            assert_eq!(i, announced, "next_slot names the slot claim takes");
             data.fill(block as u8);
             ring.commit(i, plan(block, 5000));
         }

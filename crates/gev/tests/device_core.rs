@@ -342,7 +342,8 @@ fn write_error_statuses() {
     );
     for (address, value, status) in [
         (reg::WIDTH + 2, 640, Status::BAD_ALIGNMENT),
-        (0x0001_0050, 1, Status::INVALID_ADDRESS),
+        (0x0001_0054, 1, Status::INVALID_ADDRESS),
+        (reg::LINERATE_TRANSFER_SIZE, 511, Status::INVALID_PARAMETER),
         (0x0800, 1, Status::INVALID_ADDRESS),
         (0x0300, 1, Status::WRITE_PROTECT),
         (bs::MODEL_NAME, 1, Status::WRITE_PROTECT),
@@ -882,6 +883,7 @@ fn stream_registers_drive_the_stream_config() {
     );
     assert_eq!(c.payload_size, 1024 * 768);
     assert_eq!(c.packet_size, 1500);
+    assert_eq!(c.transfer_size, 0, "follows SCPS by default");
     assert_eq!(c.frame_rate, 25.0);
     assert_eq!(c.acquisition_mode, AcquisitionMode::Continuous);
     assert!(!c.extended_ids && !c.do_not_fragment && !c.trigger_mode_on);
@@ -903,6 +905,7 @@ fn stream_registers_drive_the_stream_config() {
             (reg::TRIGGER_MODE, 1),
             (reg::TEST_PATTERN, 1),
             (reg::TRANSPORT_SELECTOR, 1),
+            (reg::LINERATE_TRANSFER_SIZE, 1 << 20),
         ],
     );
     assert_eq!(status, Status::SUCCESS);
@@ -924,6 +927,7 @@ fn stream_registers_drive_the_stream_config() {
     );
     assert!(c.trigger_mode_on);
     assert_eq!((c.test_pattern, c.transport), (1, 1));
+    assert_eq!(c.transfer_size, 1 << 20);
 
     // Fire test packet: an event, and the bit does not stick.
     let (_, _, events) = write(&mut dev, A, ms(0), &[(sc + bs::SCPS, 0x8000_0000 | 1500)]);
@@ -989,6 +993,7 @@ fn acquisition_commands_and_locked_image_format() {
         (reg::PIXEL_FORMAT, PixelFormat::MONO16.0),
         (reg::ACQUISITION_MODE, 1),
         (reg::TRANSPORT_SELECTOR, 1),
+        (reg::LINERATE_TRANSFER_SIZE, 8000),
     ] {
         assert_eq!(
             write_status(&mut dev, address, value),

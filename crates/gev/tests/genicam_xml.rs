@@ -354,6 +354,7 @@ const FEATURES: &[(&str, &str)] = &[
     // TransportLayerControl
     ("PayloadSize", "Integer"),
     ("LinerateTransport", "Enumeration"),
+    ("LinerateTransferSize", "Integer"),
     ("TLParamsLocked", "Integer"),
     ("GevVersionMajor", "Integer"),
     ("GevVersionMinor", "Integer"),
@@ -464,6 +465,10 @@ fn feature_registers() -> Vec<(&'static str, Reg)> {
         (
             "LinerateTransport",
             reg("IntReg", dev::TRANSPORT_SELECTOR, "RW"),
+        ),
+        (
+            "LinerateTransferSize",
+            reg("IntReg", dev::LINERATE_TRANSFER_SIZE, "RW"),
         ),
         ("LinerateFramesSent", reg("IntReg", dev::FRAMES_SENT, "RO")),
         (
@@ -652,6 +657,7 @@ fn known_addresses() -> BTreeSet<u32> {
         dev::GAIN,
         dev::TEST_PATTERN,
         dev::TRANSPORT_SELECTOR,
+        dev::LINERATE_TRANSFER_SIZE,
         dev::WIDTH_MAX,
         dev::HEIGHT_MAX,
         dev::FRAMES_SENT,
@@ -940,6 +946,7 @@ fn camera_registers() -> Registers {
     r.set(dev::ACQUISITION_FRAME_RATE, 30.0f32.to_bits());
     r.set(dev::EXPOSURE_TIME, 1000.0f32.to_bits());
     r.set(dev::TRANSPORT_SELECTOR, 1);
+    r.set(dev::LINERATE_TRANSFER_SIZE, 1 << 20);
     r.set(dev::FRAMES_SENT, 12345);
     r.set(dev::TRIGGER_LATENCY_US, 87);
     r
@@ -955,6 +962,7 @@ fn reads_come_from_the_right_registers() {
     assert_eq!(l.int("PayloadSize", &mut r), 640 * 480);
     assert_eq!(l.symbolic("PixelFormat", &mut r), "Mono8");
     assert_eq!(l.symbolic("LinerateTransport", &mut r), "GvspTcp");
+    assert_eq!(l.int("LinerateTransferSize", &mut r), 1 << 20);
     assert_eq!(l.float("AcquisitionFrameRate", &mut r), 30.0);
     assert_eq!(l.float("ExposureTime", &mut r), 1000.0);
     assert_eq!(l.int("GevTimestampTickFrequency", &mut r), 5_000_000_000);
@@ -1004,6 +1012,16 @@ fn limits_follow_the_max_registers() {
         .expect_ifloat_kind(&l.store)
         .expect("float");
     assert!(rate.max(&mut r, &l.store, &mut l.cx).expect("max") >= 1000.0);
+    let transfer = l
+        .id("LinerateTransferSize")
+        .expect_iinteger_kind(&l.store)
+        .expect("int");
+    assert_eq!(
+        transfer.max(&mut r, &l.store, &mut l.cx).expect("max"),
+        i64::from(linerate_gev::device::TRANSFER_SIZE_MAX),
+        "the XML's Max must be the device's limit"
+    );
+    assert_eq!(transfer.min(&mut r, &l.store, &mut l.cx).expect("min"), 0);
     assert!(rate.min(&mut r, &l.store, &mut l.cx).expect("min") > 0.0);
 }
 
@@ -1018,6 +1036,8 @@ fn writes_land_in_the_right_registers() {
     assert_eq!(r.get(dev::PIXEL_FORMAT), 0x0218_0014);
     l.set_symbolic("LinerateTransport", "GvspUdp", &mut r);
     assert_eq!(r.get(dev::TRANSPORT_SELECTOR), 0);
+    l.set_int("LinerateTransferSize", 65_536, &mut r);
+    assert_eq!(r.get(dev::LINERATE_TRANSFER_SIZE), 65_536);
     l.set_symbolic("TestPattern", "MovingGradient", &mut r);
     assert_eq!(r.get(dev::TEST_PATTERN), 1);
 

@@ -16,6 +16,16 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A stop was asked while a TCP record was half sent, and the peer did
+    /// not read enough to finish it in time: the connection must be closed,
+    /// since a resumed stream would be desynchronised.
+    #[error("TCP peer {peer} read nothing for {waited_ms} ms while a record was half sent")]
+    TcpStalled {
+        /// The peer.
+        peer: SocketAddr,
+        /// How long the sender waited to finish the record, in milliseconds.
+        waited_ms: u64,
+    },
     /// Datagrams handed to a GSO send were not all of the segment size.
     #[error("UDP GSO needs every datagram but the last to be exactly {segment} bytes (and at most 65507)")]
     GsoSegment {

@@ -2,11 +2,13 @@
 //!
 //! The GVCP logic is `linerate_gev::device::Device` (sans-IO); this module
 //! binds the sockets, feeds it datagrams and time, and turns its events into
-//! work for the stream thread ([`streamer`]).
+//! work for the stream thread ([`streamer`]), which sends GVSP over UDP or,
+//! when the host selects it, over TCP ([`tcp_stream`]).
 
 mod control_socket;
 mod interface;
 pub mod streamer;
+pub mod tcp_stream;
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,11 +21,12 @@ use clap::Args;
 use linerate_gev::device::{
     AcquisitionMode, Counters, Device, DeviceConfig, DeviceEvent, DeviceIdentity,
 };
+use linerate_io::tcp::send::TcpSendOptions;
 use linerate_io::udp::{UdpEndpoint, UdpOptions};
 use linerate_wire::PixelFormat;
 
 use control_socket::ControlSockets;
-use streamer::{StreamCommand, StreamCounters, StreamSettings, Streamer};
+use streamer::{StreamCommand, StreamCounters, StreamSettings, Streamer, Transport};
 
 /// Arguments of `linerate camera`.
 #[derive(Debug, Args)]
@@ -66,6 +69,14 @@ pub struct CameraArgs {
     /// (for comparison; GSO falls back by itself where unsupported).
     #[arg(long)]
     no_gso: bool,
+    /// On the TCP transport, send frame data with MSG_ZEROCOPY (the kernel
+    /// sends from the frame buffers instead of copying them; it may still
+    /// copy, e.g. to a socket on the same machine, and `--json` counts that).
+    #[arg(long)]
+    tcp_zerocopy: bool,
+    /// TCP send buffer (SO_SNDBUF) in bytes.
+    #[arg(long, default_value_t = 4 << 20)]
+    tcp_send_buffer: usize,
     /// On exit, print the counters as one JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -133,12 +144,22 @@ fn dispatch(event: &DeviceEvent, device: &Device, now: Duration, tx: &mpsc::Send
                 eprintln!("camera: acquisition started with no stream destination (SCDA/SCP unset); not streaming");
                 return;
             };
-            if cfg.transport != 0 {
-                eprintln!("camera: the TCP transport is not implemented yet; not streaming");
-                return;
-            }
+            let transport = if cfg.transport == 0 {
+                Transport::Udp
+            } else {
+                // 0 follows SCPS: exactly the UDP packetisation.
+                let data_per_packet = match cfg.transfer_size {
+                    0 => linerate_wire::gvsp::payload_per_packet(
+                        cfg.packet_size as usize,
+                        cfg.extended_ids,
+                    ),
+                    n => n as usize,
+                };
+                Transport::Tcp { data_per_packet }
+            };
             StreamCommand::Start(StreamSettings {
                 destination,
+                transport,
                 packet_size: cfg.packet_size as usize,
                 packet_delay_ns: u64::from(cfg.packet_delay_ticks),
                 extended_ids: cfg.extended_ids,
@@ -161,6 +182,8 @@ fn dispatch(event: &DeviceEvent, device: &Device, now: Duration, tx: &mpsc::Send
         DeviceEvent::AcquisitionStop => StreamCommand::Stop,
         DeviceEvent::TriggerSoftware => StreamCommand::Trigger(Instant::now()),
         DeviceEvent::PacketResend(r) => StreamCommand::Resend(*r),
+        // A test packet probes the UDP path; on TCP there is nothing to probe.
+        DeviceEvent::FireTestPacket if cfg.transport != 0 => return,
         DeviceEvent::FireTestPacket => match cfg.destination {
             Some(destination) => StreamCommand::TestPacket {
                 destination,
@@ -223,6 +246,11 @@ pub fn run(args: CameraArgs) -> Result<()> {
         epoch,
         args.resend_frames,
         !args.no_gso,
+        TcpSendOptions {
+            send_buffer: args.tcp_send_buffer,
+            zerocopy: args.tcp_zerocopy,
+            ..TcpSendOptions::default()
+        },
     );
     let stream_thread = std::thread::Builder::new()
         .name("gvsp-stream".into())
@@ -273,8 +301,13 @@ pub fn run(args: CameraArgs) -> Result<()> {
             let frames = counters.frames_sent.load(Ordering::Relaxed);
             let bytes = counters.bytes_sent.load(Ordering::Relaxed);
             if frames != last_frames {
+                let transport = if device.stream_config().transport == 0 {
+                    "GVSP/UDP"
+                } else {
+                    "GVSP/TCP"
+                };
                 eprintln!(
-                    "camera: {:.1} frames/s, {:.2} Gbit/s, {} skipped, {} resent, {} unavailable",
+                    "camera: {transport}: {:.1} frames/s, {:.2} Gbit/s, {} skipped, {} resent, {} unavailable",
                     (frames - last_frames) as f64 / dt,
                     (bytes - last_bytes) as f64 * 8.0 / dt / 1e9,
                     counters.frames_skipped.load(Ordering::Relaxed),
@@ -305,6 +338,13 @@ pub fn run(args: CameraArgs) -> Result<()> {
                 "resend_unavailable": c.resend_unavailable,
                 "send_errors": counters.send_errors.load(Ordering::Relaxed),
                 "trigger_latency_us": c.trigger_latency_us,
+                "tcp_connections": counters.tcp_connections.load(Ordering::Relaxed),
+                "tcp_connections_lost": counters.tcp_connections_lost.load(Ordering::Relaxed),
+                "tcp_connect_failures": counters.tcp_connect_failures.load(Ordering::Relaxed),
+                "tcp_resend_ignored": counters.tcp_resend_ignored.load(Ordering::Relaxed),
+                "zerocopy_sends": counters.zerocopy_sends.load(Ordering::Relaxed),
+                "zerocopy_completions": counters.zerocopy_completions.load(Ordering::Relaxed),
+                "zerocopy_copied": counters.zerocopy_copied.load(Ordering::Relaxed),
             })
         );
     } else {

@@ -4,7 +4,8 @@
 //!
 //! All timing and bookkeeping decisions come from sans-IO pieces in
 //! `linerate-gev` (frame clock, block plan, frame ring); this file only
-//! moves bytes and sleeps.
+//! moves bytes and sleeps. On the TCP transport the frames go through
+//! [`super::tcp_stream`] instead of the UDP socket.
 
 use std::net::SocketAddrV4;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +17,7 @@ use linerate_gev::block_plan::BlockPlan;
 use linerate_gev::frame_clock::{FrameClock, Tick};
 use linerate_gev::frame_ring::{FrameRing, ResendItem};
 use linerate_gev::test_pattern::{self, Generator};
+use linerate_io::tcp::send::{TcpSendOptions, Waiting};
 use linerate_io::udp::UdpEndpoint;
 use linerate_wire::gvcp::PacketResend;
 use linerate_wire::gvsp::{
@@ -23,16 +25,32 @@ use linerate_wire::gvsp::{
 };
 use linerate_wire::{PixelFormat, Status};
 
+use super::tcp_stream::{BlockOutcome, TcpLink};
+
 /// Packets prepared per send call (one sendmmsg, or a few GSO super-datagrams).
 const BATCH: usize = 256;
 /// Room for the largest head: extended header + image leader.
 const HEAD_ROOM: usize = 64;
 
+/// How the frames reach the host (the LinerateTransport register).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Standard GVSP datagrams, `packet_size` each.
+    Udp,
+    /// GVSP records on one TCP connection to the destination.
+    Tcp {
+        /// Image data bytes per payload record.
+        data_per_packet: usize,
+    },
+}
+
 /// What the stream needs to know at acquisition start.
 #[derive(Debug, Clone)]
 pub struct StreamSettings {
-    /// Host address and port the stream goes to.
+    /// Host address and port the stream goes to (UDP), or connects to (TCP).
     pub destination: SocketAddrV4,
+    /// UDP datagrams or TCP records.
+    pub transport: Transport,
     /// SCPS packet size (IP + UDP + GVSP headers + data).
     pub packet_size: usize,
     /// Delay between packets in nanoseconds (SCPD with a 1 GHz tick).
@@ -103,6 +121,20 @@ pub struct StreamCounters {
     pub trigger_latency_us: AtomicU64,
     /// Send errors (e.g. no route, buffer full).
     pub send_errors: AtomicU64,
+    /// TCP connections made to the host.
+    pub tcp_connections: AtomicU64,
+    /// TCP connections that broke while sending (host gone, or stalled at a stop).
+    pub tcp_connections_lost: AtomicU64,
+    /// TCP connection attempts that failed.
+    pub tcp_connect_failures: AtomicU64,
+    /// Packet resend requests ignored because the stream runs on TCP.
+    pub tcp_resend_ignored: AtomicU64,
+    /// `sendmsg` calls with MSG_ZEROCOPY that queued data.
+    pub zerocopy_sends: AtomicU64,
+    /// Zerocopy sends the kernel reported complete.
+    pub zerocopy_completions: AtomicU64,
+    /// Completed zerocopy sends the kernel had copied after all.
+    pub zerocopy_copied: AtomicU64,
     /// True (1) while acquiring.
     pub acquiring: AtomicU64,
     /// Acquisitions that ended by themselves (single/multi frame done).
@@ -125,6 +157,15 @@ pub struct Streamer {
     sent_in_run: u64,
     last_destination: Option<SocketAddrV4>,
     gso: bool,
+    tcp_options: TcpSendOptions,
+    /// The current (or, after a stop, the last) acquisition's TCP link.
+    tcp: Option<TcpLink>,
+    /// The last acquisition ran on TCP: resend requests are ignored.
+    on_tcp: bool,
+    /// A shutdown came while a frame was going out.
+    exit: bool,
+    /// Commands read while a TCP send was held up, for the main loop.
+    pending: std::collections::VecDeque<StreamCommand>,
 }
 
 /// Whether the main loop should go on.
@@ -142,6 +183,7 @@ impl Streamer {
         epoch: Instant,
         resend_frames: usize,
         gso: bool,
+        tcp_options: TcpSendOptions,
     ) -> Streamer {
         let ring = FrameRing::new(resend_frames);
         Streamer {
@@ -159,6 +201,11 @@ impl Streamer {
             sent_in_run: 0,
             last_destination: None,
             gso,
+            tcp_options,
+            tcp: None,
+            on_tcp: false,
+            exit: false,
+            pending: std::collections::VecDeque::new(),
         }
     }
 
@@ -170,6 +217,10 @@ impl Streamer {
     pub fn run(mut self) {
         let mut clock: Option<FrameClock> = None;
         loop {
+            if self.exit {
+                self.stop();
+                return;
+            }
             let acquiring = self.settings.is_some();
             let free_running = self.settings.as_ref().is_some_and(|s| !s.triggered);
             // How long we may block waiting for a command.
@@ -193,6 +244,7 @@ impl Streamer {
                 _ => None,
             };
             let cmd = match wait {
+                _ if !self.pending.is_empty() => self.pending.pop_front(),
                 Some(d) if d.is_zero() => match self.commands.try_recv() {
                     Ok(c) => Some(c),
                     Err(std::sync::mpsc::TryRecvError::Empty) => None,
@@ -241,12 +293,33 @@ impl Streamer {
         let len = s.pixel_format.image_bytes(s.width, s.height).unwrap_or(0) as usize;
         self.generator = Generator::new(len).ok();
         self.last_destination = Some(s.destination);
+        self.on_tcp = matches!(s.transport, Transport::Tcp { .. });
+        if let Some(mut old) = self.tcp.take() {
+            old.close(&self.counters);
+        }
+        if self.on_tcp {
+            let local = match self.socket.local_addr() {
+                std::net::SocketAddr::V4(a) => *a.ip(),
+                std::net::SocketAddr::V6(_) => std::net::Ipv4Addr::UNSPECIFIED,
+            };
+            let mut link = TcpLink::new(
+                local,
+                s.destination,
+                self.tcp_options.clone(),
+                self.ring.capacity(),
+            );
+            link.ensure_connected(&self.counters);
+            self.tcp = Some(link);
+        }
         self.settings = Some(s);
         self.sent_in_run = 0;
         self.counters.acquiring.store(1, Ordering::Relaxed);
     }
 
     fn stop(&mut self) {
+        if let Some(mut link) = self.tcp.take() {
+            link.close(&self.counters);
+        }
         self.settings = None;
         self.counters.acquiring.store(0, Ordering::Relaxed);
     }
@@ -267,7 +340,14 @@ impl Streamer {
     /// Resends, test packets and shutdown: handled also in the middle of a frame.
     fn handle_side_command(&mut self, cmd: StreamCommand) -> Flow {
         match cmd {
+            // TCP is reliable: there is nothing to resend.
+            StreamCommand::Resend(_) if self.on_tcp => {
+                self.counters
+                    .tcp_resend_ignored
+                    .fetch_add(1, Ordering::Relaxed);
+            }
             StreamCommand::Resend(r) => self.resend(&r),
+            StreamCommand::TestPacket { .. } if self.on_tcp => {}
             StreamCommand::TestPacket { destination, size } => {
                 let payload = vec![0u8; size.saturating_sub(linerate_wire::gvsp::IP_UDP_OVERHEAD)];
                 if self
@@ -290,71 +370,16 @@ impl Streamer {
         let Some(s) = self.settings.clone() else {
             return;
         };
-        let Some(generator) = self.generator.as_mut() else {
+        if self.generator.is_none() {
+            return;
+        }
+        if let Transport::Tcp { data_per_packet } = s.transport {
+            self.send_frame_tcp(&s, data_per_packet, trigger);
+            return;
+        }
+        let Some((slot, count)) = self.produce(&s, None) else {
             return;
         };
-        let len = generator.len();
-        let frame_number = self.frame_number;
-        let block_id = self.next_block_id;
-        let (slot, data) = self.ring.claim(len);
-        let phase = (frame_number % 251, len);
-        if s.gradient {
-            let line =
-                (u64::from(s.width) * u64::from(s.pixel_format.bits_per_pixel())).div_ceil(8);
-            if test_pattern::fill_gradient(frame_number, line as usize, data).is_err() {
-                return;
-            }
-            if let Some(p) = self.slot_phase.get_mut(slot) {
-                *p = None;
-            }
-        } else {
-            let pixels_valid = self.slot_phase.get(slot).copied().flatten() == Some(phase);
-            if generator.write(frame_number, data, pixels_valid).is_err() {
-                return;
-            }
-            if let Some(p) = self.slot_phase.get_mut(slot) {
-                *p = Some(phase);
-            }
-        }
-        let leader = LeaderRepr {
-            flags: 0,
-            payload_type: PayloadType::IMAGE,
-            timestamp: (i128::from(self.now_ns()) + s.timestamp_offset_ns)
-                .clamp(0, i128::from(u64::MAX)) as u64,
-            info: LeaderInfo::Image(ImageInfo {
-                pixel_format: s.pixel_format,
-                width: s.width,
-                height: s.height,
-                offset_x: s.offset_x,
-                offset_y: s.offset_y,
-                padding_x: 0,
-                padding_y: 0,
-            }),
-        };
-        let plan = match BlockPlan::new(
-            block_id,
-            s.extended_ids,
-            s.packet_size,
-            len,
-            leader,
-            TrailerRepr::image(s.height),
-        ) {
-            Ok(p) => p,
-            Err(_) => {
-                self.counters.send_errors.fetch_add(1, Ordering::Relaxed);
-                return;
-            }
-        };
-        self.ring.commit(slot, plan);
-        self.frame_number += 1;
-        self.next_block_id = if s.extended_ids {
-            block_id + 1
-        } else {
-            block_id % 0xffff + 1
-        };
-        self.sent_in_run += 1;
-
-        let count = self.ring.slot(slot).map_or(0, |(p, _)| p.packet_count());
         // With a packet delay, send small batches so the gaps stay even.
         let batch = 20_000u64
             .checked_div(s.packet_delay_ns)
@@ -393,6 +418,7 @@ impl Streamer {
                     other => {
                         if let Flow::Exit = self.handle_side_command(other) {
                             self.stop();
+                            self.exit = true;
                             return;
                         }
                     }
@@ -400,6 +426,159 @@ impl Streamer {
             }
         }
         self.counters.frames_sent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Claims a ring slot, draws the next frame into it and plans its block
+    /// (with the SCPS packet size, or `data_per_packet` bytes per packet on
+    /// TCP). Takes the block id. Returns the slot and its packet count.
+    fn produce(
+        &mut self,
+        s: &StreamSettings,
+        data_per_packet: Option<usize>,
+    ) -> Option<(usize, u32)> {
+        let generator = self.generator.as_mut()?;
+        let len = generator.len();
+        let frame_number = self.frame_number;
+        let block_id = self.next_block_id;
+        let (slot, data) = self.ring.claim(len);
+        let phase = (frame_number % 251, len);
+        if s.gradient {
+            let line =
+                (u64::from(s.width) * u64::from(s.pixel_format.bits_per_pixel())).div_ceil(8);
+            if test_pattern::fill_gradient(frame_number, line as usize, data).is_err() {
+                return None;
+            }
+            if let Some(p) = self.slot_phase.get_mut(slot) {
+                *p = None;
+            }
+        } else {
+            let pixels_valid = self.slot_phase.get(slot).copied().flatten() == Some(phase);
+            if generator.write(frame_number, data, pixels_valid).is_err() {
+                return None;
+            }
+            if let Some(p) = self.slot_phase.get_mut(slot) {
+                *p = Some(phase);
+            }
+        }
+        let leader = LeaderRepr {
+            flags: 0,
+            payload_type: PayloadType::IMAGE,
+            timestamp: (i128::from(self.now_ns()) + s.timestamp_offset_ns)
+                .clamp(0, i128::from(u64::MAX)) as u64,
+            info: LeaderInfo::Image(ImageInfo {
+                pixel_format: s.pixel_format,
+                width: s.width,
+                height: s.height,
+                offset_x: s.offset_x,
+                offset_y: s.offset_y,
+                padding_x: 0,
+                padding_y: 0,
+            }),
+        };
+        let trailer = TrailerRepr::image(s.height);
+        let plan = match data_per_packet {
+            None => BlockPlan::new(
+                block_id,
+                s.extended_ids,
+                s.packet_size,
+                len,
+                leader,
+                trailer,
+            ),
+            Some(n) => {
+                BlockPlan::with_data_per_packet(block_id, s.extended_ids, n, len, leader, trailer)
+            }
+        };
+        let plan = match plan {
+            Ok(p) => p,
+            Err(_) => {
+                self.counters.send_errors.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+        };
+        self.ring.commit(slot, plan);
+        self.frame_number += 1;
+        self.next_block_id = if s.extended_ids {
+            block_id + 1
+        } else {
+            block_id % 0xffff + 1
+        };
+        self.sent_in_run += 1;
+
+        let count = self.ring.slot(slot).map_or(0, |(p, _)| p.packet_count());
+        Some((slot, count))
+    }
+
+    /// Produces one frame and sends it as records on the TCP link. With no
+    /// connection (host not listening yet), the frame is skipped before it
+    /// takes a block id.
+    fn send_frame_tcp(
+        &mut self,
+        s: &StreamSettings,
+        data_per_packet: usize,
+        trigger: Option<Instant>,
+    ) {
+        let Some(mut link) = self.tcp.take() else {
+            return;
+        };
+        if link.ensure_connected(&self.counters) {
+            link.release_slot(self.ring.next_slot(), &self.counters);
+        }
+        if !link.is_connected() {
+            self.counters.frames_skipped.fetch_add(1, Ordering::Relaxed);
+            self.tcp = Some(link);
+            return;
+        }
+        let Some((slot, _)) = self.produce(s, Some(data_per_packet)) else {
+            self.tcp = Some(link);
+            return;
+        };
+        let Some((plan, data)) = self.ring.slot(slot) else {
+            self.tcp = Some(link);
+            return;
+        };
+        // While the host holds a send up, watch the commands: a stop ends
+        // the stream at the next record boundary.
+        let (commands, counters) = (&self.commands, &self.counters);
+        let (mut stop, mut exit) = (false, false);
+        let mut deferred = Vec::new();
+        let mut on_hold = || {
+            while let Ok(cmd) = commands.try_recv() {
+                match cmd {
+                    StreamCommand::Stop => stop = true,
+                    StreamCommand::Shutdown => (stop, exit) = (true, true),
+                    StreamCommand::Resend(_) => {
+                        counters.tcp_resend_ignored.fetch_add(1, Ordering::Relaxed);
+                    }
+                    StreamCommand::Trigger(_) | StreamCommand::TestPacket { .. } => {}
+                    start @ StreamCommand::Start(_) => deferred.push(start),
+                }
+            }
+            if stop {
+                Waiting::Stop
+            } else {
+                Waiting::Continue
+            }
+        };
+        let outcome = link.send_block(slot, plan, data, counters, &mut on_hold);
+        self.pending.extend(deferred);
+        if let BlockOutcome::Sent { records, bytes } = outcome {
+            if let Some(t) = trigger {
+                self.counters
+                    .trigger_latency_us
+                    .store(t.elapsed().as_micros() as u64, Ordering::Relaxed);
+            }
+            self.counters
+                .packets_sent
+                .fetch_add(u64::from(records), Ordering::Relaxed);
+            self.counters.bytes_sent.fetch_add(bytes, Ordering::Relaxed);
+            self.counters.frames_sent.fetch_add(1, Ordering::Relaxed);
+        }
+        self.tcp = Some(link);
+        if stop || outcome == BlockOutcome::Stopped {
+            self.stop();
+        }
+        self.exit |= exit;
     }
 
     /// Sends packets `first..first+n` of the frame in `slot`; returns bytes sent.

@@ -64,6 +64,13 @@ const CONTROL: Range<u32> = bs::CONTROL_CHANNEL_PRIVILEGE..0x0a20;
 const STREAM0: Range<u32> =
     bs::STREAM_CHANNEL_BASE..bs::STREAM_CHANNEL_BASE + bs::STREAM_CHANNEL_STRIDE;
 
+/// Smallest non-zero transfer size (`LinerateTransferSize`): below it the
+/// per-record headers would cost more than a UDP packet's.
+pub const TRANSFER_SIZE_MIN: u32 = 512;
+/// Largest transfer size: 16 MiB keeps every record far below the framing's
+/// 64 MiB body limit, so a receiver never has to refuse one.
+pub const TRANSFER_SIZE_MAX: u32 = 16 * 1024 * 1024;
+
 /// Length of the user-defined name register.
 const USER_NAME_LEN: u32 = 16;
 
@@ -156,6 +163,8 @@ pub(crate) struct ImageRegisters {
     pub gain_db: f32,
     pub test_pattern: u32,
     pub transport: u32,
+    /// `LinerateTransferSize`: data bytes per TCP payload record, 0 = follow SCPS.
+    pub transfer_size: u32,
 }
 
 impl ImageRegisters {
@@ -327,6 +336,7 @@ impl Memory {
                 gain_db: 0.0,
                 test_pattern: 0,
                 transport: 0,
+                transfer_size: 0,
             },
             counters: [0; 5],
         }
@@ -453,6 +463,7 @@ impl Memory {
             dev::GAIN => i.gain_db.to_bits(),
             dev::TEST_PATTERN => i.test_pattern,
             dev::TRANSPORT_SELECTOR => i.transport,
+            dev::LINERATE_TRANSFER_SIZE => i.transfer_size,
             dev::WIDTH_MAX => self.limits.width_max,
             dev::HEIGHT_MAX => self.limits.height_max,
             dev::FRAMES_SENT => self.counters[0],
@@ -645,6 +656,13 @@ impl Memory {
                 }
                 next.transport = value;
             }
+            dev::LINERATE_TRANSFER_SIZE => {
+                locked = true;
+                if value != 0 && !(TRANSFER_SIZE_MIN..=TRANSFER_SIZE_MAX).contains(&value) {
+                    return Err(Status::INVALID_PARAMETER);
+                }
+                next.transfer_size = value;
+            }
             dev::ACQUISITION_FRAME_RATE => {
                 let rate = f32::from_bits(value);
                 if !(rate >= l.frame_rate_min && rate <= l.frame_rate_max) {
@@ -754,7 +772,8 @@ mod tests {
         );
         assert_eq!(m.read(dev::XML_BASE + 8), Err(Status::INVALID_ADDRESS));
         assert_eq!(m.read(dev::PAYLOAD_SIZE), Ok(1024 * 768));
-        assert_eq!(m.read(0x0001_0050), Err(Status::INVALID_ADDRESS));
+        assert_eq!(m.read(dev::LINERATE_TRANSFER_SIZE), Ok(0));
+        assert_eq!(m.read(0x0001_0054), Err(Status::INVALID_ADDRESS));
     }
 
     #[test]
@@ -831,5 +850,38 @@ mod tests {
             .expect("writable");
         assert!(e.stream_changed && m.extended_ids());
         assert_eq!(m.read(extra::GVSP_CONFIGURATION), Ok(0x4000_0000));
+    }
+
+    #[test]
+    fn transfer_size_rules() {
+        let mut m = memory();
+        let ts = dev::LINERATE_TRANSFER_SIZE;
+        assert_eq!(m.read(ts), Ok(0), "default follows SCPS");
+        for bad in [1, 511, TRANSFER_SIZE_MAX + 1, u32::MAX] {
+            assert_eq!(
+                m.write(ts, bad, false),
+                Err(Status::INVALID_PARAMETER),
+                "{bad}"
+            );
+            assert_eq!(
+                m.read(ts),
+                Ok(0),
+                "refused write {bad} changed the register"
+            );
+        }
+        for good in [TRANSFER_SIZE_MIN, 8000, 1 << 20, TRANSFER_SIZE_MAX, 0] {
+            m.write(ts, good, false).expect("in range");
+            assert_eq!(m.read(ts), Ok(good));
+        }
+        let e = m.write(ts, 65_536, false).expect("in range");
+        assert!(e.stream_changed);
+        // Locked while streaming, like LinerateTransport; rewriting the same value is fine.
+        assert_eq!(m.write(ts, 4096, true), Err(Status::WRITE_PROTECT));
+        assert_eq!(m.read(ts), Ok(65_536));
+        assert!(m.write(ts, 65_536, true).is_ok());
+        assert_eq!(
+            m.write(dev::TRANSPORT_SELECTOR, 1, true),
+            Err(Status::WRITE_PROTECT)
+        );
     }
 }

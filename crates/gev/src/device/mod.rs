@@ -21,7 +21,7 @@ mod privilege;
 mod server;
 
 pub use config::{DeviceConfig, DeviceError, DeviceIdentity, HEARTBEAT_TIMEOUT_MIN_MS};
-pub use memory::AcquisitionMode;
+pub use memory::{AcquisitionMode, TRANSFER_SIZE_MAX, TRANSFER_SIZE_MIN};
 pub use privilege::{ControlLossReason, Privilege};
 pub use server::{Counters, Device, DeviceEvent, HandleResult, Reply, StreamConfig};
 

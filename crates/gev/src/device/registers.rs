@@ -186,6 +186,9 @@ pub mod device {
     pub const WIDTH_MAX: u32 = 0x0001_0048;
     /// Height maximum (read-only).
     pub const HEIGHT_MAX: u32 = 0x0001_004c;
+    /// Image data bytes per payload record on the TCP transport; 0 follows
+    /// SCPS (the UDP packetisation), else 512..=16 MiB.
+    pub const LINERATE_TRANSFER_SIZE: u32 = 0x0001_0050;
     /// Frames sent since start (read-only counter).
     pub const FRAMES_SENT: u32 = 0x0001_0080;
     /// Frames skipped because the link was saturated (read-only counter).

@@ -144,6 +144,9 @@ pub struct StreamConfig {
     pub test_pattern: u32,
     /// Transport register value (0 GVSP over UDP, 1 GVSP over TCP).
     pub transport: u32,
+    /// `LinerateTransferSize`: image data bytes per payload record on TCP;
+    /// 0 means the UDP packetisation (SCPS minus IP, UDP and GVSP headers).
+    pub transfer_size: u32,
 }
 
 /// The emulated camera's GVCP side: register map, privilege and heartbeat.
@@ -341,6 +344,7 @@ impl Device {
             trigger_mode_on: i.trigger_mode_on,
             test_pattern: i.test_pattern,
             transport: i.transport,
+            transfer_size: i.transfer_size,
         }
     }
 
