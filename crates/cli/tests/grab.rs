@@ -23,6 +23,15 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn bed(name: &str, hosts: &[&str]) -> Testbed {
+    bed_with(name, hosts, |b| b)
+}
+
+/// A bench whose builder `tune` adjusts (rate limit, RPS...) before it is built.
+fn bed_with(
+    name: &str,
+    hosts: &[&str],
+    tune: impl FnOnce(linerate_testbed::TestbedBuilder) -> linerate_testbed::TestbedBuilder,
+) -> Testbed {
     // SAFETY: geteuid has no preconditions.
     assert!(
         unsafe { libc::geteuid() } == 0,
@@ -36,7 +45,7 @@ fn bed(name: &str, hosts: &[&str]) -> Testbed {
     } else {
         b.link("cam", "pc")
     };
-    b.build().expect("test bench")
+    tune(b).build().expect("test bench")
 }
 
 /// A camera process in the "cam" namespace, killed when dropped.
@@ -533,4 +542,106 @@ fn save_writes_every_complete_frame_as_pgm() {
         assert_eq!(bytes.len(), header.len() + 64 * 32, "{}", f.display());
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tcp_transport_500_frames_complete_and_verify_with_one_copy() {
+    let _s = serial();
+    let bed = bed("grabtcp", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    for transfer in ["8000", "1048576"] {
+        let (out, v) = grab(
+            &bed,
+            &[
+                "--transport",
+                "tcp",
+                "--packet-size",
+                transfer,
+                "--frames",
+                "500",
+                "--width",
+                "1024",
+                "--height",
+                "1024",
+                "--fps",
+                "200",
+                "--verify",
+            ],
+        );
+        assert!(out.status.success(), "transfer {transfer}: {v}");
+        accounted(&v, 500);
+        assert_eq!(n(&v, "frames_verified"), 500, "{v}");
+        assert_eq!(v["transport"], "tcp");
+        assert_eq!(n(&v, "resend_requests"), 0, "no resends on TCP: {v}");
+        assert_eq!(n(&v, "tcp_connections"), 1, "{v}");
+        // One copy: all but a handful of records land in their frame slot.
+        let records = 500 * 1_048_576u64.div_ceil(transfer.parse::<u64>().expect("size"));
+        assert!(
+            n(&v, "packets_placed_in_frame") * 100 >= records * 99,
+            "records placed in the frame by prediction: {v}"
+        );
+        assert_eq!(v["host"]["mtu"], 9000, "host tuning reported: {v}");
+    }
+}
+
+#[test]
+fn tcp_camera_killed_mid_frame_is_a_clean_error_with_the_frame_incomplete() {
+    let _s = serial();
+    // A slow link keeps the camera always in the middle of a frame.
+    let bed = bed_with("grabtcpkill", &["cam", "pc"], |b| b.rate_gbit(0.2));
+    let cam = linerate_camera(&bed);
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let child = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args([
+            "grab",
+            &ip,
+            "--json",
+            "--transport",
+            "tcp",
+            "--packet-size",
+            "8000",
+            "--width",
+            "1024",
+            "--height",
+            "1024",
+            "--fps",
+            "100",
+            "--duration",
+            "30",
+            "--frame-timeout",
+            "20",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("linerate grab");
+    std::thread::sleep(Duration::from_millis(2500));
+    let killed = Instant::now();
+    drop(cam); // SIGKILL
+    let out = child.wait_with_output().expect("grab exit");
+    assert!(
+        killed.elapsed() < Duration::from_secs(5),
+        "grab took {:?} to notice",
+        killed.elapsed()
+    );
+    assert!(!out.status.success(), "grab must fail when the camera dies");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let error = v["error"].as_str().unwrap_or_default();
+    assert!(error.contains("closed the TCP stream connection"), "{v}");
+    assert!(n(&v, "frames_completed") > 0, "frames before the kill: {v}");
+    assert!(
+        n(&v, "frames_incomplete") >= 1,
+        "the cut frame is reported: {v}"
+    );
+    assert_eq!(n(&v, "tcp_connections_lost"), 1, "{v}");
+    let cut = &v["incomplete_examples"][0];
+    assert!(
+        !cut["missing"].as_array().expect("missing").is_empty() || cut["trailer_missing"] == true,
+        "the cut frame says what is missing: {v}"
+    );
 }
