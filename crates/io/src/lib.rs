@@ -7,8 +7,12 @@
 //! scatter-gather, so a header and frame data leave in one datagram without
 //! being copied together; and a PF_PACKET TPACKET_V3 receive ring behind a
 //! BPF filter ([`packet_ring`]), the kernel-copies-into-shared-memory
-//! baseline the host's receive backends are measured against. AF_XDP, TCP
-//! and pacing follow with the camera, host and FADE work.
+//! baseline the host's receive backends are measured against; TCP streams
+//! ([`tcp`]): record-aligned vectored sends with optional MSG_ZEROCOPY, a
+//! listener and vectored `MSG_WAITALL` reads that put each piece of the byte
+//! stream in its own place, and an mmap-receive probe; and the settings of
+//! an interface that decide a stream's cost ([`netdev`]). AF_XDP and pacing
+//! follow with the FADE work.
 
 pub mod error;
 pub mod netdev;

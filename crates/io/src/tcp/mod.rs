@@ -4,3 +4,4 @@
 
 pub mod recv;
 pub mod send;
+pub mod zerocopy;
