@@ -365,7 +365,8 @@ impl TcpReceiver {
     /// which only the start is in: when its slot is predicted, moves the
     /// data read so far there and makes the record partial.
     fn place_from_carry(&mut self, assembler: &mut Assembler, total: usize) -> Result<bool> {
-        let body = &self.carry[HEADER_LEN..];
+        let end = total.min(self.carry.len());
+        let body = &self.carry[HEADER_LEN..end];
         let Ok(packet) = Packet::new_checked(body) else {
             return Ok(false);
         };
@@ -373,7 +374,10 @@ impl TcpReceiver {
             return Ok(false);
         }
         let head_len = packet.header_len();
-        let data_len = total - HEADER_LEN - head_len;
+        // A body too short for its own GVSP header is handled whole, as malformed.
+        let Some(data_len) = total.checked_sub(HEADER_LEN + head_len) else {
+            return Ok(false);
+        };
         let (block_id, packet_id, extended) =
             (packet.block_id(), packet.packet_id(), packet.is_extended());
         assembler.guess_slots(&mut self.guesses, 8);
