@@ -406,10 +406,13 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    // Frames delivered after the error (e.g. those a lost connection left
-    // incomplete) are accounted for too.
-    for buffer in stream.drain() {
-        tally.take(&buffer, verifier.as_mut(), args.save.as_deref());
+    // When an error ended the run, the frames delivered meanwhile (e.g.
+    // those a lost connection left incomplete) are accounted for too.
+    // After a normal end, frames beyond the target are not counted.
+    if error.is_some() {
+        for buffer in stream.drain() {
+            tally.take(&buffer, verifier.as_mut(), args.save.as_deref());
+        }
     }
     let mut report = report(&camera, args, target, &tally, &stats, seconds, cpu);
     report.host = HostTuning::read(camera.local_ip());
