@@ -239,6 +239,29 @@ fn garbage_datagrams_never_bring_the_camera_down() {
     stop_camera(camera_child);
 }
 
+/// One datagram and the kernel's arrival timestamp (SO_TIMESTAMPNS).
+fn recv_stamped(socket: &UdpSocket, buf: &mut [u8]) -> Option<(usize, Duration)> {
+    use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags, SockaddrIn};
+    use std::os::fd::AsRawFd;
+    let mut iov = [std::io::IoSliceMut::new(buf)];
+    let mut space = nix::cmsg_space!(nix::sys::time::TimeSpec);
+    let msg = recvmsg::<SockaddrIn>(
+        socket.as_raw_fd(),
+        &mut iov,
+        Some(&mut space),
+        MsgFlags::empty(),
+    )
+    .ok()?;
+    let at = msg.cmsgs().ok()?.find_map(|c| match c {
+        ControlMessageOwned::ScmTimestampns(ts) => Some(Duration::new(
+            u64::try_from(ts.tv_sec()).ok()?,
+            u32::try_from(ts.tv_nsec()).ok()?,
+        )),
+        _ => None,
+    })?;
+    Some((msg.bytes, at))
+}
+
 /// Takes control, points stream channel 0 at a fresh socket in the host
 /// namespace, applies `extra` register writes and starts acquisition.
 fn start_stream(
@@ -388,11 +411,19 @@ fn packet_delay_spreads_a_frame_over_time() {
             ],
         );
         let mut buf = vec![0u8; 9000];
-        let mut times: Vec<(u64, Instant)> = Vec::new();
+        // Arrival times from the kernel (SO_TIMESTAMPNS), so a receive
+        // thread scheduled late on a busy machine does not shorten the spread.
+        nix::sys::socket::setsockopt(
+            &stream,
+            nix::sys::socket::sockopt::ReceiveTimestampns,
+            &true,
+        )
+        .expect("SO_TIMESTAMPNS");
+        let mut times: Vec<(u64, Duration)> = Vec::new();
         while times.len() < 60 {
-            if let Ok(n) = stream.recv(&mut buf) {
+            if let Some((n, at)) = recv_stamped(&stream, &mut buf) {
                 let h = PacketRepr::parse(&buf[..n]).expect("GVSP").header;
-                times.push((h.block_id, Instant::now()));
+                times.push((h.block_id, at));
             }
         }
         host.write(&[
@@ -402,7 +433,7 @@ fn packet_delay_spreads_a_frame_over_time() {
         // 256x64 Mono8 in 1500-byte packets: 14 packets a block. Use the
         // second block, which starts cleanly.
         let block = times[20].0;
-        let of_block: Vec<Instant> = times.iter().filter(|t| t.0 == block).map(|t| t.1).collect();
+        let of_block: Vec<Duration> = times.iter().filter(|t| t.0 == block).map(|t| t.1).collect();
         assert_eq!(
             of_block.len(),
             14,
