@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use linerate_testbed::{LossRule, Testbed};
 
+mod common;
+
 const STREAM_PORT: u16 = 40_000;
 
 /// The streaming tests take one at a time: on a 2-core machine, two
@@ -22,17 +24,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn bed(name: &str) -> Testbed {
-    // SAFETY: geteuid has no preconditions.
-    assert!(
-        unsafe { libc::geteuid() } == 0,
-        "camera tests build namespaces and must run as root"
-    );
-    Testbed::builder(name)
-        .hosts(["cam", "pc"])
-        .link("cam", "pc")
-        .mtu(9000)
-        .build()
-        .expect("test bench")
+    common::two_host_bed(name)
 }
 
 /// The camera process, stopped with SIGTERM when the test is done.

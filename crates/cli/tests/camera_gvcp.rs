@@ -9,121 +9,20 @@ use std::time::{Duration, Instant};
 use linerate_gev::device::registers::bootstrap as bs;
 use linerate_gev::device::registers::device as dev;
 use linerate_testbed::Testbed;
-use linerate_wire::gvcp::{Ack, AckPacket, AckRepr, Command, CommandRepr, RegisterWrite};
+
+mod common;
+
+use common::{stop_camera, Client};
+use linerate_wire::gvcp::{Command, CommandRepr};
 use linerate_wire::gvsp::PacketRepr;
 use linerate_wire::Status;
 
 fn bed(name: &str) -> Testbed {
-    // SAFETY: geteuid has no preconditions.
-    assert!(
-        unsafe { libc::geteuid() } == 0,
-        "camera tests build namespaces and must run as root"
-    );
-    Testbed::builder(name)
-        .hosts(["cam", "pc"])
-        .link("cam", "pc")
-        .mtu(9000)
-        .build()
-        .expect("bench")
+    common::two_host_bed(name)
 }
 
 fn start_camera(bed: &Testbed) -> Child {
-    let ip = bed.addr("cam").expect("addr").to_string();
-    let mut cmd = bed
-        .command("cam", env!("CARGO_BIN_EXE_linerate"))
-        .expect("command")
-        .into_command()
-        .expect("command");
-    cmd.args([
-        "camera",
-        "--bind",
-        &ip,
-        "--stats-interval",
-        "0",
-        "--json",
-        "--width",
-        "256",
-        "--height",
-        "64",
-    ])
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    cmd.spawn().expect("start camera")
-}
-
-fn stop_camera(mut child: Child) -> serde_json::Value {
-    // SAFETY: SIGTERM to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while child.try_wait().ok().flatten().is_none() {
-        assert!(Instant::now() < deadline, "camera did not exit on SIGTERM");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().expect("output");
-    assert!(
-        out.status.success(),
-        "camera failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("camera JSON")
-}
-
-/// A minimal GVCP client on one UDP socket.
-struct Client {
-    sock: UdpSocket,
-    camera: SocketAddrV4,
-    next_id: u16,
-}
-
-impl Client {
-    fn new(camera: SocketAddrV4) -> Client {
-        let sock = UdpSocket::bind("0.0.0.0:0").expect("bind");
-        sock.set_read_timeout(Some(Duration::from_millis(500)))
-            .expect("timeout");
-        Client {
-            sock,
-            camera,
-            next_id: 1,
-        }
-    }
-
-    fn call(&mut self, command: Command) -> AckRepr {
-        let id = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1).max(1);
-        let bytes = CommandRepr::new(command, id).to_vec().expect("encode");
-        let mut buf = [0u8; 1024];
-        for _ in 0..5 {
-            self.sock.send_to(&bytes, self.camera).expect("send");
-            if let Ok(n) = self.sock.recv(&mut buf) {
-                let ack = AckRepr::parse(&AckPacket::new_checked(&buf[..n]).expect("ack"))
-                    .expect("ack parses");
-                assert_eq!(ack.ack_id, id);
-                return ack;
-            }
-        }
-        panic!("no ack from the camera");
-    }
-
-    fn write(&mut self, writes: &[(u32, u32)]) -> Status {
-        let writes = writes
-            .iter()
-            .map(|&(address, value)| RegisterWrite { address, value })
-            .collect();
-        self.call(Command::WriteReg { writes }).status
-    }
-
-    fn read(&mut self, address: u32) -> u32 {
-        match self.call(Command::ReadReg {
-            addresses: vec![address],
-        }) {
-            AckRepr {
-                status: Status::SUCCESS,
-                ack: Ack::ReadReg { values },
-                ..
-            } => values[0],
-            other => panic!("read {address:#x} failed: {other:?}"),
-        }
-    }
+    common::start_camera(bed, &["--width", "256", "--height", "64"])
 }
 
 #[test]
