@@ -47,32 +47,10 @@ impl UdpEndpoint {
                 .map_err(sock_err("SO_REUSEADDR", sa))?;
         }
         if let Some(n) = options.recv_buffer {
-            if set_int_option(
-                socket.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_RCVBUFFORCE,
-                n,
-            )
-            .is_err()
-            {
-                socket
-                    .set_recv_buffer_size(n)
-                    .map_err(sock_err("SO_RCVBUF", sa))?;
-            }
+            set_recv_buffer(&socket, n).map_err(sock_err("SO_RCVBUF", sa))?;
         }
         if let Some(n) = options.send_buffer {
-            if set_int_option(
-                socket.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_SNDBUFFORCE,
-                n,
-            )
-            .is_err()
-            {
-                socket
-                    .set_send_buffer_size(n)
-                    .map_err(sock_err("SO_SNDBUF", sa))?;
-            }
+            set_send_buffer(&socket, n).map_err(sock_err("SO_SNDBUF", sa))?;
         }
         socket.bind(&sa.into()).map_err(sock_err("bind", sa))?;
         let socket: UdpSocket = socket.into();
@@ -415,6 +393,29 @@ impl Default for RecvMeta {
             truncated: false,
         }
     }
+}
+
+/// Sets SO_RCVBUF to `n` bytes, past `net.core.rmem_max` when the process
+/// may (SO_RCVBUFFORCE, CAP_NET_ADMIN), else as far as the limit allows.
+pub(crate) fn set_recv_buffer(socket: &Socket, n: usize) -> std::io::Result<()> {
+    set_int_option(
+        socket.as_raw_fd(),
+        libc::SOL_SOCKET,
+        libc::SO_RCVBUFFORCE,
+        n,
+    )
+    .or_else(|_| socket.set_recv_buffer_size(n))
+}
+
+/// Sets SO_SNDBUF to `n` bytes, forced past `net.core.wmem_max` where allowed.
+pub(crate) fn set_send_buffer(socket: &Socket, n: usize) -> std::io::Result<()> {
+    set_int_option(
+        socket.as_raw_fd(),
+        libc::SOL_SOCKET,
+        libc::SO_SNDBUFFORCE,
+        n,
+    )
+    .or_else(|_| socket.set_send_buffer_size(n))
 }
 
 /// Sets an integer socket option that socket2 does not wrap.
