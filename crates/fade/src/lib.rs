@@ -15,3 +15,6 @@
 //! FADE work.
 
 pub mod adaptive_delay;
+pub mod board;
+pub mod stream;
+pub mod window;
