@@ -395,7 +395,8 @@ impl Board {
         }
         self.delay.on_packet_sent(resend);
         self.retr = index + 1;
-        self.next_send_ns = now_ns.saturating_add(self.delay.delay_ns().max(self.config.min_gap_ns));
+        self.next_send_ns =
+            now_ns.saturating_add(self.delay.delay_ns().max(self.config.min_gap_ns));
         Transmit::Send(len)
     }
 }

@@ -201,7 +201,7 @@ impl Window {
                 ack: ack(tag),
             };
         }
-        if behind >= 1 && behind <= LATE_WINDOW && behind <= self.low {
+        if (1..=LATE_WINDOW).contains(&behind) && behind <= self.low {
             return self.duplicate(tag);
         }
         self.fail(StreamError::ImpossibleSet {
@@ -285,7 +285,10 @@ mod tests {
             v => panic!("{v:?}"),
         }
         let c = w.counters();
-        assert_eq!((c.packets, c.duplicates, c.reacks, c.retransmitted), (2, 2, 2, 2));
+        assert_eq!(
+            (c.packets, c.duplicates, c.reacks, c.retransmitted),
+            (2, 2, 2, 2)
+        );
     }
 
     #[test]
