@@ -60,8 +60,14 @@ pub enum BoardError {
 pub struct BoardConfig {
     /// Time after which a sent, unconfirmed packet is sent again, in
     /// nanoseconds. Shorter recovers loss sooner, longer wastes less of
-    /// the link on packets whose ACK is merely late.
+    /// the link on packets whose ACK is merely late. With
+    /// [`Self::adaptive_timeout`] it is the smallest timeout used.
     pub retransmit_timeout_ns: u64,
+    /// Adapt the timeout to the measured ACK round trip (smoothed RTT plus
+    /// four times its mean deviation, from packets sent once only, as TCP
+    /// does); a few adds and shifts per ACK, cheap in an FPGA. Off: the
+    /// fixed timeout, closest to the published core.
+    pub adaptive_timeout: bool,
     /// Smallest gap between two packet starts, in nanoseconds: the time one
     /// frame takes at the configured line rate (0: unlimited).
     pub min_gap_ns: u64,
@@ -76,6 +82,7 @@ impl Default for BoardConfig {
     fn default() -> Self {
         BoardConfig {
             retransmit_timeout_ns: 200_000,
+            adaptive_timeout: true,
             min_gap_ns: 0,
             delay: adaptive_delay::Config {
                 initial_ns: 0,
@@ -165,7 +172,13 @@ pub struct Board {
     delay: AdaptiveDelay,
     next_send_ns: u64,
     counters: BoardCounters,
+    /// Smoothed round trip and its mean deviation, nanoseconds (0: none yet).
+    srtt_ns: u64,
+    rttvar_ns: u64,
 }
+
+/// Largest adaptive retransmission timeout.
+const MAX_TIMEOUT_NS: u64 = 100_000_000;
 
 impl Board {
     /// A board waiting for START.
@@ -193,6 +206,8 @@ impl Board {
             delay,
             next_send_ns: 0,
             counters: BoardCounters::default(),
+            srtt_ns: 0,
+            rttvar_ns: 0,
         })
     }
 
@@ -262,7 +277,7 @@ impl Board {
                 self.reset();
                 Event::Reset
             }
-            ControlRepr::Ack(tag) => self.confirm(tag),
+            ControlRepr::Ack(tag) => self.confirm(tag, now_ns),
             ControlRepr::Nack(_) => Event::Nack,
         })
     }
@@ -282,7 +297,28 @@ impl Board {
         self.state = State::Waiting;
     }
 
-    fn confirm(&mut self, tag: Tag) -> Event {
+    /// The retransmission timeout now in force, in nanoseconds.
+    pub fn retransmit_timeout_ns(&self) -> u64 {
+        let floor = self.config.retransmit_timeout_ns;
+        if !self.config.adaptive_timeout || self.srtt_ns == 0 {
+            return floor;
+        }
+        (self.srtt_ns + 4 * self.rttvar_ns).clamp(floor, MAX_TIMEOUT_NS.max(floor))
+    }
+
+    /// Feeds one round-trip sample (RFC 6298's gains of 1/8 and 1/4).
+    fn sample_rtt(&mut self, rtt: u64) {
+        if self.srtt_ns == 0 {
+            self.srtt_ns = rtt.max(1);
+            self.rttvar_ns = rtt / 2;
+        } else {
+            let dev = self.srtt_ns.abs_diff(rtt);
+            self.rttvar_ns = self.rttvar_ns - self.rttvar_ns / 4 + dev / 4;
+            self.srtt_ns = (self.srtt_ns - self.srtt_ns / 8 + rtt / 8).max(1);
+        }
+    }
+
+    fn confirm(&mut self, tag: Tag, now_ns: u64) -> Event {
         let packet = u64::from(tag.packet_retry.packet());
         let Some(d) = self.descriptors.get_mut(packet as usize) else {
             self.counters.stale_acks += 1;
@@ -299,7 +335,12 @@ impl Board {
             return Event::StaleAck;
         }
         d.confirmed = true;
+        // Only packets sent once give an unambiguous round trip (Karn).
+        let sample = (d.sends == 1).then(|| now_ns.saturating_sub(d.sent_at_ns));
         self.counters.acks += 1;
+        if let Some(rtt) = sample {
+            self.sample_rtt(rtt);
+        }
         while self.tail < self.head && self.descriptor(self.tail).confirmed {
             self.tail += 1;
         }
@@ -345,7 +386,7 @@ impl Board {
         if self.retr < self.tail || self.retr >= self.head {
             self.retr = self.tail;
         }
-        let timeout = self.config.retransmit_timeout_ns;
+        let timeout = self.retransmit_timeout_ns();
         let mut earliest: Option<u64> = None;
         let mut pick = None;
         for k in 0..outstanding {
@@ -487,6 +528,37 @@ mod tests {
         assert_eq!(b.confirmed(), 2);
         assert!(b.is_done());
         assert_eq!(b.poll_transmit(300_000, &mut buf), Transmit::Idle);
+    }
+
+    #[test]
+    fn the_timeout_follows_the_round_trip() {
+        let mut b = started(BoardConfig {
+            retransmit_timeout_ns: 1_000,
+            ..BoardConfig::default()
+        });
+        let mut buf = [0u8; 1034];
+        assert_eq!(b.retransmit_timeout_ns(), 1_000);
+        for i in 0..20u64 {
+            let t = i * 1_000_000;
+            assert_eq!(b.poll_transmit(t, &mut buf), Transmit::Send(1034));
+            let tag = data(&buf).tag;
+            b.on_packet(&control(ControlRepr::Ack(tag)), t + 500_000)
+                .expect("ack");
+        }
+        // Round trips of 500 us, steady: the timeout settles just above.
+        let rto = b.retransmit_timeout_ns();
+        assert!((500_000..700_000).contains(&rto), "{rto}");
+        let mut fixed = started(BoardConfig {
+            retransmit_timeout_ns: 1_000,
+            adaptive_timeout: false,
+            ..BoardConfig::default()
+        });
+        fixed.poll_transmit(0, &mut buf);
+        let tag = data(&buf).tag;
+        fixed
+            .on_packet(&control(ControlRepr::Ack(tag)), 500_000)
+            .expect("ack");
+        assert_eq!(fixed.retransmit_timeout_ns(), 1_000);
     }
 
     #[test]
