@@ -151,7 +151,7 @@ pub fn ring(capacity: usize, unit: usize) -> Result<(RingWriter, RingReader), Ri
         return Err(RingError::Capacity { capacity, unit });
     }
     let shared = Arc::new(Shared {
-        buf: (0..capacity).map(|_| UnsafeCell::new(0)).collect(),
+        buf: zeroed_cells(capacity),
         head: AtomicU64::new(0),
         tail: AtomicU64::new(0),
         threshold: AtomicU64::new(1),
@@ -168,6 +168,17 @@ pub fn ring(capacity: usize, unit: usize) -> Result<(RingWriter, RingReader), Ri
         },
         RingReader { shared },
     ))
+}
+
+/// A zeroed buffer of `len` shared bytes, allocated in one go (calloc),
+/// not cell by cell.
+fn zeroed_cells(len: usize) -> Box<[UnsafeCell<u8>]> {
+    let bytes: Box<[u8]> = vec![0u8; len].into_boxed_slice();
+    let raw = Box::into_raw(bytes) as *mut [UnsafeCell<u8>];
+    // SAFETY: UnsafeCell<u8> has the same layout as u8 (repr(transparent)),
+    // so the allocation is a valid [UnsafeCell<u8>] of the same length,
+    // freed with the same layout.
+    unsafe { Box::from_raw(raw) }
 }
 
 /// The receive thread's end of a ring.

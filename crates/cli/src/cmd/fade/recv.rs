@@ -160,10 +160,12 @@ pub fn run(args: RecvArgs) -> Result<()> {
     if let Some(cpu) = args.cpu {
         pin(cpu)?;
     }
-    for b in &boards {
-        send_control(&sock, b.mac, ControlRepr::Start)?;
-    }
     let started = Instant::now();
+    for b in &mut boards {
+        send_control(&sock, b.mac, ControlRepr::Start)?;
+        b.last_progress = started;
+        b.last_start = started;
+    }
     let deadline = args.duration.map(|d| started + d);
     let idle = Duration::from_millis(args.idle_timeout_ms);
     let mut ack = [0u8; ETH_HEADER_LEN + 64];
