@@ -127,7 +127,10 @@ fn one_gib_through_five_percent_loss_both_ways_arrives_complete_and_verified() {
     // stored twice; the repeats were all recognised as duplicates.
     assert_eq!(n(b, "packets"), bytes.div_ceil(1024));
     assert_eq!(n(b, "received"), n(b, "packets") + n(b, "duplicates"));
-    assert!(n(b, "retransmitted") > 0, "5% loss caused no retransmission");
+    assert!(
+        n(b, "retransmitted") > 0,
+        "5% loss caused no retransmission"
+    );
     assert!(v["retransmit_ratio"].as_f64().unwrap_or(0.0) > 0.0);
     assert!(v["ack_latency_us_p50"].as_f64().unwrap_or(0.0) > 0.0);
     // The loss rules really dropped frames both ways.
@@ -159,7 +162,10 @@ fn a_board_restarted_mid_stream_is_reported_not_absorbed() {
     let _second = feb(&bed, "feb", &["--bytes", &big]);
     let deadline = Instant::now() + Duration::from_secs(60);
     while rx.try_wait().expect("wait").is_none() {
-        assert!(Instant::now() < deadline, "receiver never noticed the restart");
+        assert!(
+            Instant::now() < deadline,
+            "receiver never noticed the restart"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = rx.wait_with_output().expect("recv output");
@@ -209,9 +215,13 @@ fn two_boards_behind_a_switch_both_complete_with_a_fairness_figure() {
 fn a_receiver_without_a_board_fails_clearly() {
     let _s = serial();
     let bed = bed("fadenone", &["feb", "pc"]);
-    let out = recv_cmd(&bed, &["feb"], &["--bytes", "1MiB", "--idle-timeout-ms", "300"])
-        .output()
-        .expect("run recv");
+    let out = recv_cmd(
+        &bed,
+        &["feb"],
+        &["--bytes", "1MiB", "--idle-timeout-ms", "300"],
+    )
+    .output()
+    .expect("run recv");
     let v = report(&out);
     assert!(!out.status.success());
     assert_eq!(n(&v, "bytes"), 0);

@@ -68,6 +68,12 @@ pub struct BoardConfig {
     /// does); a few adds and shifts per ACK, cheap in an FPGA. Off: the
     /// fixed timeout, closest to the published core.
     pub adaptive_timeout: bool,
+    /// When an ACK confirms a packet, resend at once every unconfirmed
+    /// packet that was transmitted before it: on a link that keeps order,
+    /// those were lost. FADE-10G's core does the same with the seq its
+    /// ACKs echo; a v1 board knows its own send order, so the wire stays
+    /// v1. Off: only the timeout resends, as the v1 core does.
+    pub fast_retransmit: bool,
     /// Smallest gap between two packet starts, in nanoseconds: the time one
     /// frame takes at the configured line rate (0: unlimited).
     pub min_gap_ns: u64,
@@ -83,6 +89,7 @@ impl Default for BoardConfig {
         BoardConfig {
             retransmit_timeout_ns: 200_000,
             adaptive_timeout: true,
+            fast_retransmit: true,
             min_gap_ns: 0,
             delay: adaptive_delay::Config {
                 initial_ns: 0,
@@ -148,6 +155,10 @@ struct Descriptor {
     confirmed: bool,
     /// Transmissions so far.
     sends: u32,
+    /// The board's transmission counter at this packet's last send.
+    send_seq: u64,
+    /// A later packet was confirmed first: resend without waiting.
+    due: bool,
     sent_at_ns: u64,
     data: Box<[u8; DATA_LEN]>,
 }
@@ -175,6 +186,8 @@ pub struct Board {
     /// Smoothed round trip and its mean deviation, nanoseconds (0: none yet).
     srtt_ns: u64,
     rttvar_ns: u64,
+    /// Transmissions so far, first sends and resends.
+    send_seq: u64,
 }
 
 /// Largest adaptive retransmission timeout.
@@ -191,6 +204,8 @@ impl Board {
                 sent: false,
                 confirmed: false,
                 sends: 0,
+                send_seq: 0,
+                due: false,
                 sent_at_ns: 0,
                 data: Box::new([0; DATA_LEN]),
             })
@@ -208,6 +223,7 @@ impl Board {
             counters: BoardCounters::default(),
             srtt_ns: 0,
             rttvar_ns: 0,
+            send_seq: 0,
         })
     }
 
@@ -338,8 +354,16 @@ impl Board {
         // Only packets sent once give an unambiguous round trip (Karn).
         let sample = (d.sends == 1).then(|| now_ns.saturating_sub(d.sent_at_ns));
         self.counters.acks += 1;
+        let acked_seq = d.send_seq;
         if let Some(rtt) = sample {
             self.sample_rtt(rtt);
+        }
+        if self.config.fast_retransmit {
+            for d in &mut self.descriptors {
+                if d.valid && d.sent && !d.confirmed && d.send_seq < acked_seq {
+                    d.due = true;
+                }
+            }
         }
         while self.tail < self.head && self.descriptor(self.tail).confirmed {
             self.tail += 1;
@@ -362,6 +386,7 @@ impl Board {
             d.sent = false;
             d.confirmed = false;
             d.sends = 0;
+            d.due = false;
             stream::fill(index * PACKET_BYTES, &mut d.data[..]);
             self.head += 1;
         }
@@ -395,7 +420,7 @@ impl Board {
             if d.confirmed {
                 continue;
             }
-            if !d.sent {
+            if !d.sent || d.due {
                 pick = Some(index);
                 break;
             }
@@ -414,6 +439,9 @@ impl Board {
         let resend = d.sent;
         let retry = d.sends.min(u32::from(v1::MAX_RETRY_COUNT)) as u16;
         d.sent = true;
+        d.due = false;
+        d.send_seq = self.send_seq;
+        self.send_seq += 1;
         d.sends = d.sends.saturating_add(1);
         d.sent_at_ns = now_ns;
         // (index % WINDOW) < 32 and retry <= 1023: the tag is always valid.
@@ -505,6 +533,7 @@ mod tests {
     fn resends_unconfirmed_packets_after_the_timeout_with_a_retry_count() {
         let mut b = started(BoardConfig {
             limit_bytes: Some(2 * 1024),
+            fast_retransmit: false,
             ..BoardConfig::default()
         });
         let mut buf = [0u8; 1034];
@@ -528,6 +557,31 @@ mod tests {
         assert_eq!(b.confirmed(), 2);
         assert!(b.is_done());
         assert_eq!(b.poll_transmit(300_000, &mut buf), Transmit::Idle);
+    }
+
+    #[test]
+    fn an_ack_for_a_later_packet_resends_the_earlier_one_at_once() {
+        let mut b = started(BoardConfig::default());
+        let mut buf = [0u8; 1034];
+        for _ in 0..3 {
+            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        }
+        // Packet 1 confirmed: packet 0, sent before it, was lost; packet 2,
+        // sent after, may still be on its way.
+        b.on_packet(
+            &control(ControlRepr::Ack(Tag::new(0, 1, 0).expect("tag"))),
+            10,
+        )
+        .expect("ack");
+        let mut resent = Vec::new();
+        while let Transmit::Send(_) = b.poll_transmit(20, &mut buf) {
+            let d = data(&buf);
+            if d.tag.packet_retry.retry() > 0 {
+                resent.push(d.tag.packet_retry.packet());
+            }
+        }
+        assert_eq!(resent, vec![0]);
+        assert_eq!(b.counters().resent, 1);
     }
 
     #[test]

@@ -53,6 +53,10 @@ pub struct FebArgs {
     /// behaviour) instead of adapting it to the measured round trip.
     #[arg(long)]
     fixed_timeout: bool,
+    /// Resend only on timeout, as the v1 core does, instead of resending
+    /// at once the packets sent before one that was acknowledged.
+    #[arg(long)]
+    no_fast_retransmit: bool,
     /// Adaptive delay: retransmit ratio above which the delay grows.
     #[arg(long, default_value_t = 1.0 / 8.0)]
     t_high: f64,
@@ -84,6 +88,7 @@ pub fn run(args: FebArgs) -> Result<()> {
     let config = BoardConfig {
         retransmit_timeout_ns: args.retransmit_us.saturating_mul(1000),
         adaptive_timeout: !args.fixed_timeout,
+        fast_retransmit: !args.no_fast_retransmit,
         min_gap_ns,
         delay: adaptive_delay::Config {
             t_high: args.t_high,
