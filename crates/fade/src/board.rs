@@ -144,6 +144,9 @@ pub struct BoardCounters {
     pub stale_acks: u64,
     /// Packets ignored because they could not be parsed.
     pub rejected: u64,
+    /// Packets confirmed in order over the board's life (a RESET does not
+    /// clear this, unlike [`Board::confirmed`]).
+    pub confirmed: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -367,6 +370,7 @@ impl Board {
         }
         while self.tail < self.head && self.descriptor(self.tail).confirmed {
             self.tail += 1;
+            self.counters.confirmed += 1;
         }
         Event::Confirmed
     }
@@ -681,6 +685,16 @@ mod tests {
     }
 
     proptest! {
+        /// No payload, however malformed, panics the board.
+        #[test]
+        fn any_bytes_are_handled(bytes in proptest::collection::vec(any::<u8>(), 0..1100)) {
+            let mut b = started(BoardConfig::default());
+            let mut buf = [0u8; 1034];
+            b.poll_transmit(0, &mut buf);
+            let _ = b.on_packet(&bytes, 1);
+            let _ = b.poll_transmit(2, &mut buf);
+        }
+
         /// Whatever subset of packets the network loses and whatever ACKs
         /// it drops, as long as the host ACKs what arrives, the board
         /// finishes with every packet confirmed exactly in order.

@@ -351,6 +351,26 @@ mod tests {
     }
 
     proptest! {
+        /// No payload, however malformed, panics the window; the counters
+        /// account for it one way or another.
+        #[test]
+        fn any_bytes_are_judged(
+            bytes in proptest::collection::vec(any::<u8>(), 0..1100),
+            set in any::<u16>(), packet in 0u8..64, low in 0u64..5000,
+        ) {
+            let mut w = Window::new();
+            for i in 0..low {
+                let p = pkt((i / 32) as u16, (i % 32) as u8, 0);
+                let _ = w.on_data(&p, u64::MAX);
+            }
+            let _ = w.on_data(&bytes, u64::MAX);
+            let p = pkt(set, packet, 0);
+            let _ = w.on_data(&p, u64::MAX);
+            let c = w.counters();
+            prop_assert!(c.packets + c.duplicates <= c.received);
+            prop_assert_eq!(c.bytes, c.packets * 1024);
+        }
+
         /// Board and window on a lossy, reordering link: every byte is
         /// delivered once, in order, and the stream verifies.
         #[test]

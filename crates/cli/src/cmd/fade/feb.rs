@@ -189,7 +189,7 @@ pub fn run(args: FebArgs) -> Result<()> {
                 "stale_acks": c.stale_acks,
                 "rejected": c.rejected,
                 "send_refused": send_failures,
-                "confirmed_packets": board.confirmed(),
+                "confirmed_packets": c.confirmed,
                 "delay_ns": board.delay_ns(),
                 "retransmit_timeout_ns": board.retransmit_timeout_ns(),
                 "done": board.is_done(),
