@@ -69,6 +69,10 @@ pub struct RecvArgs {
     /// Give up on a board that sends nothing for this many milliseconds.
     #[arg(long, default_value_t = 2000)]
     idle_timeout_ms: u64,
+    /// Send the ACKs of one receive batch together with one sendmmsg,
+    /// after the batch, instead of one send right after each packet.
+    #[arg(long)]
+    batch_acks: bool,
     /// Pin the receive thread to this CPU.
     #[arg(long)]
     cpu: Option<usize>,
@@ -168,7 +172,7 @@ pub fn run(args: RecvArgs) -> Result<()> {
     }
     let deadline = args.duration.map(|d| started + d);
     let idle = Duration::from_millis(args.idle_timeout_ms);
-    let mut ack = [0u8; ETH_HEADER_LEN + 64];
+    let mut pending: Vec<([u8; ETH_HEADER_LEN + 64], u64, usize)> = Vec::new();
     let mut last_frame = Instant::now();
 
     while !boards.iter().all(Board::finished) {
@@ -194,7 +198,7 @@ pub fn run(args: RecvArgs) -> Result<()> {
             else {
                 continue;
             };
-            let Some(b) = boards.iter_mut().find(|b| b.mac == src) else {
+            let Some((i, b)) = boards.iter_mut().enumerate().find(|(_, b)| b.mac == src) else {
                 continue;
             };
             if b.finished() {
@@ -224,12 +228,17 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 }
             };
             if let Some(a) = reply {
-                sock.write_header(&mut ack, b.mac);
-                ack[ETH_HEADER_LEN..].copy_from_slice(&a);
-                sock.send(&ack)?;
-                let sent = realtime_ns();
-                if f.timestamp_ns > 0 {
-                    let _ = b.latency.record(sent.saturating_sub(f.timestamp_ns).max(1));
+                let mut frame = [0u8; ETH_HEADER_LEN + 64];
+                sock.write_header(&mut frame, b.mac);
+                frame[ETH_HEADER_LEN..].copy_from_slice(&a);
+                if args.batch_acks {
+                    pending.push((frame, f.timestamp_ns, i));
+                } else {
+                    sock.send(&frame)?;
+                    let sent = realtime_ns();
+                    if f.timestamp_ns > 0 {
+                        let _ = b.latency.record(sent.saturating_sub(f.timestamp_ns).max(1));
+                    }
                 }
             }
             if b.error.is_none() {
@@ -247,6 +256,17 @@ pub fn run(args: RecvArgs) -> Result<()> {
                     for _ in 0..FAREWELLS {
                         send_control(&sock, b.mac, ControlRepr::Reset)?;
                     }
+                }
+            }
+        }
+        // Batched ACKs leave together, after the whole receive batch.
+        if !pending.is_empty() {
+            let frames: Vec<&[u8]> = pending.iter().map(|(f, _, _)| f.as_slice()).collect();
+            sock.send_batch(&frames)?;
+            let sent = realtime_ns();
+            for (_, stamp, i) in pending.drain(..) {
+                if stamp > 0 {
+                    let _ = boards[i].latency.record(sent.saturating_sub(stamp).max(1));
                 }
             }
         }
