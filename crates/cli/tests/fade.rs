@@ -191,11 +191,17 @@ fn two_boards_behind_a_switch_both_complete_with_a_fairness_figure() {
     let _s = serial();
     let bed = bed("fadetwo", &["feb1", "feb2", "pc"]);
     let size = (32u64 << 20).to_string();
+    let file = std::env::temp_dir().join(format!("fadetwo-{}.bin", std::process::id()));
+    let file_arg = file.to_string_lossy().into_owned();
     let _a = feb(&bed, "feb1", &["--bytes", &size]);
     let _b = feb(&bed, "feb2", &["--bytes", &size]);
-    let out = recv_cmd(&bed, &["feb1", "feb2"], &["--bytes", &size, "--verify"])
-        .output()
-        .expect("run recv");
+    let out = recv_cmd(
+        &bed,
+        &["feb1", "feb2"],
+        &["--bytes", &size, "--verify", "--out", &file_arg],
+    )
+    .output()
+    .expect("run recv");
     let v = report(&out);
     eprintln!("two boards: {v}");
     assert!(out.status.success(), "{v}");
@@ -209,6 +215,56 @@ fn two_boards_behind_a_switch_both_complete_with_a_fairness_figure() {
     }
     let j = v["jain_fairness"].as_f64().expect("jain");
     assert!(j > 0.5 && j <= 1.0, "{j}");
+    // --out wrote each board's stream to its own file, byte for byte.
+    for i in 0..2 {
+        let path = format!("{file_arg}.{i}");
+        let data = std::fs::read(&path).expect("output file");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(data.len(), 32 << 20, "{path}");
+        let word = |at: usize| u64::from_le_bytes(data[at..at + 8].try_into().expect("8 bytes"));
+        assert_eq!(word(0), 0);
+        assert_eq!(word(data.len() - 8), (data.len() as u64 - 8) / 8);
+        assert!(data
+            .chunks_exact(8)
+            .enumerate()
+            .all(|(k, w)| w == (k as u64).to_le_bytes()));
+    }
+}
+
+#[test]
+fn arguments_are_checked_before_anything_is_opened() {
+    // No namespace and no root needed: these fail before any socket.
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_linerate"))
+            .args(args)
+            .output()
+            .expect("run linerate")
+    };
+    let out = run(&[
+        "fade",
+        "recv",
+        "--interface",
+        "lo",
+        "--feb",
+        "02:00:00:00:00:01",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--bytes N or --duration S"));
+    let out = run(&["fade", "feb", "--interface", "lo", "--version", "10g"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("FADE-10G is not implemented yet"));
+    let out = run(&[
+        "fade",
+        "recv",
+        "--interface",
+        "lo",
+        "--feb",
+        "02:00",
+        "--bytes",
+        "1",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad MAC address"));
 }
 
 #[test]

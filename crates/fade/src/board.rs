@@ -193,6 +193,9 @@ pub struct Board {
     send_seq: u64,
 }
 
+/// Gaps of lateness the pacer may make good with back-to-back packets.
+const PACING_CATCH_UP: u64 = 4;
+
 /// Largest adaptive retransmission timeout.
 const MAX_TIMEOUT_NS: u64 = 100_000_000;
 
@@ -468,8 +471,12 @@ impl Board {
         }
         self.delay.on_packet_sent(resend);
         self.retr = index + 1;
-        self.next_send_ns =
-            now_ns.saturating_add(self.delay.delay_ns().max(self.config.min_gap_ns));
+        // Schedule from the previous slot, not from now, so a late wake-up
+        // is caught up instead of lowering the rate; at most PACING_CATCH_UP
+        // gaps of lateness are made good, in a short burst.
+        let gap = self.delay.delay_ns().max(self.config.min_gap_ns);
+        let floor = now_ns.saturating_sub(gap.saturating_mul(PACING_CATCH_UP));
+        self.next_send_ns = self.next_send_ns.max(floor).saturating_add(gap);
         Transmit::Send(len)
     }
 }
@@ -662,8 +669,21 @@ mod tests {
         });
         let mut buf = [0u8; 1034];
         assert_eq!(b.poll_transmit(100, &mut buf), Transmit::Send(1034));
-        assert_eq!(b.poll_transmit(101, &mut buf), Transmit::WakeAt(8_100));
-        assert_eq!(b.poll_transmit(8_100, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(101, &mut buf), Transmit::WakeAt(8_000));
+        // Woken 2 us late: the next slot still follows the schedule.
+        assert_eq!(b.poll_transmit(10_000, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(10_001, &mut buf), Transmit::WakeAt(16_000));
+        // Far behind (100 us): the late packet, then at most 4 gaps made
+        // good back to back, then the schedule again.
+        let mut burst = 0;
+        while let Transmit::Send(_) = b.poll_transmit(116_000, &mut buf) {
+            burst += 1;
+        }
+        assert_eq!(burst, 5);
+        assert_eq!(
+            b.poll_transmit(116_000, &mut buf),
+            Transmit::WakeAt(124_000)
+        );
     }
 
     #[test]
