@@ -202,6 +202,12 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 continue;
             };
             if b.finished() {
+                // A board we are done with still sending: all our RESETs
+                // were lost. Say it again, at most once per START_RETRY.
+                if b.error.is_none() && b.last_start.elapsed() >= START_RETRY {
+                    send_control(&sock, b.mac, ControlRepr::Reset)?;
+                    b.last_start = Instant::now();
+                }
                 continue;
             }
             let room = b.writer.room_until();
