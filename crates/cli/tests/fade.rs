@@ -268,6 +268,31 @@ fn arguments_are_checked_before_anything_is_opened() {
 }
 
 #[test]
+fn a_timed_run_stops_an_endless_board_and_verifies_what_came() {
+    let _s = serial();
+    let bed = bed("fadetimed", &["feb", "pc"]);
+    let mut board = feb(&bed, "feb", &[]);
+    let out = recv_cmd(&bed, &["feb"], &["--duration", "1", "--verify"])
+        .output()
+        .expect("run recv");
+    let v = report(&out);
+    assert!(out.status.success(), "{v}");
+    let b = &v["boards"][0];
+    assert!(
+        n(b, "bytes") > 1 << 20,
+        "a second streamed almost nothing: {v}"
+    );
+    assert_eq!(n(b, "verified_bytes"), n(b, "bytes"));
+    assert_eq!(n(&v, "verify_errors"), 0);
+    // The receiver's RESET ends the emulator on its own.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while board.0.try_wait().expect("wait").is_none() {
+        assert!(Instant::now() < deadline, "board still running after RESET");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
 fn a_receiver_without_a_board_fails_clearly() {
     let _s = serial();
     let bed = bed("fadenone", &["feb", "pc"]);
