@@ -35,6 +35,8 @@ enum Commands {
     Testbed(cmd::testbed::TestbedArgs),
     /// Decode GVCP, GVSP, GVSP-over-TCP or FADE packets given as hex.
     Decode(cmd::decode::DecodeArgs),
+    /// FADE on raw Ethernet: emulate a front-end board, or receive from boards.
+    Fade(cmd::fade::FadeArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,5 +72,6 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Grab(args) => cmd::grab::run(args),
         Commands::Testbed(args) => cmd::testbed::run(args),
         Commands::Decode(args) => cmd::decode::run(args),
+        Commands::Fade(args) => cmd::fade::run(args),
     }
 }

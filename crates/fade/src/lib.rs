@@ -7,11 +7,22 @@
 //! board emulator and the host receiver share tested logic and only the I/O
 //! differs. The packet layouts live in `linerate_wire::fade`.
 //!
-//! Present now:
+//! Present now (FADE v1):
+//! * [`board`]: the board's descriptor manager (a ring of 32 packet
+//!   buffers with V/S/C flags and head/tail/retr pointers, retransmission
+//!   after a timeout, START/STOP/RESET), which the board emulator runs;
 //! * [`adaptive_delay`]: the board's inter-packet delay controller from seed
-//!   004 (retransmit ratio above `T_high` slows down, below `T_low` speeds up).
+//!   004 (retransmit ratio above `T_high` slows down, below `T_low` speeds up);
+//! * [`window`]: the host's receive window per board (ACK, re-ACK,
+//!   in-order delivery, an impossible set is a fatal stream error);
+//! * [`ring`]: the per-board ring buffer with the FADE host API's
+//!   semantics (wakeup threshold, read pointers, commit), read in place;
+//! * [`stream`]: the verifiable counter stream the emulator sends.
 //!
-//! The board's descriptor manager and the receiver window follow with the
-//! FADE work.
+//! FADE-10G's window of 16 and user commands follow.
 
 pub mod adaptive_delay;
+pub mod board;
+pub mod ring;
+pub mod stream;
+pub mod window;

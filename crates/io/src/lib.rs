@@ -10,13 +10,16 @@
 //! baseline the host's receive backends are measured against; TCP streams
 //! ([`tcp`]): record-aligned vectored sends with optional MSG_ZEROCOPY, a
 //! listener and vectored `MSG_WAITALL` reads that put each piece of the byte
-//! stream in its own place, and an mmap-receive probe; and the settings of
-//! an interface that decide a stream's cost ([`netdev`]). AF_XDP and pacing
+//! stream in its own place, and an mmap-receive probe; raw Ethernet frames of one ethertype
+//! ([`raw`]: PF_PACKET with recvmmsg/sendmmsg and receive timestamps, for
+//! FADE); and the settings of an interface that decide a stream's cost
+//! ([`netdev`]). AF_XDP and pacing
 //! follow with the FADE work.
 
 pub mod error;
 pub mod netdev;
 pub mod packet_ring;
+pub mod raw;
 pub mod scatter;
 pub mod tcp;
 pub mod udp;

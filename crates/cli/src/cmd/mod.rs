@@ -1,5 +1,6 @@
 pub mod decode;
 pub mod demo;
 pub mod discover;
+pub mod fade;
 pub mod grab;
 pub mod testbed;

@@ -1,0 +1,245 @@
+//! `linerate fade feb`: an emulated FADE v1 front-end board on a raw
+//! socket. The protocol logic is `linerate_fade::board`; this module only
+//! moves its packets and keeps time.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use linerate_fade::adaptive_delay;
+use linerate_fade::board::{Board, BoardConfig, Event, Transmit};
+use linerate_io::raw::{RawConfig, RawSocket, ETH_HEADER_LEN};
+use linerate_testbed::Rate;
+use linerate_wire::fade::v1::DATA_PACKET_LEN;
+
+use super::{parse_bytes, parse_seconds, parse_version, require_v1, Version};
+
+/// Ethernet bytes a frame costs on the wire beyond what the host sees:
+/// preamble and start delimiter (8), FCS (4), inter-frame gap (12).
+const WIRE_OVERHEAD: u64 = 24;
+
+/// Frames sent with one `sendmmsg` when pacing allows back-to-back packets.
+const SEND_BATCH: usize = 16;
+
+/// Waits shorter than this are spun, longer ones slept in ppoll.
+const SPIN_NS: u64 = 200_000;
+
+/// Arguments of `linerate fade feb`.
+#[derive(Debug, Args)]
+pub struct FebArgs {
+    /// Interface to send and receive on.
+    #[arg(long, value_name = "IF")]
+    interface: String,
+    /// FADE wire version: 1 (10g is not implemented yet).
+    #[arg(long, default_value = "1", value_parser = parse_version)]
+    version: Version,
+    /// Stream bytes to send in all (rounded up to 1024-byte packets), e.g.
+    /// 1GiB; the board exits once all are acknowledged.
+    #[arg(long, value_parser = parse_bytes, conflicts_with = "duration")]
+    bytes: Option<u64>,
+    /// Stop filling new packets after this many seconds of streaming.
+    #[arg(long, value_parser = parse_seconds)]
+    duration: Option<Duration>,
+    /// Line rate to pace to, in bits/s (`1g`, `950m`); unpaced if absent.
+    #[arg(long, value_parser = parse_rate)]
+    rate: Option<Rate>,
+    /// Retransmit an unacknowledged packet after this many microseconds
+    /// (the smallest timeout, unless --fixed-timeout).
+    #[arg(long, default_value_t = 200)]
+    retransmit_us: u64,
+    /// Keep the retransmission timeout fixed (the published core's
+    /// behaviour) instead of adapting it to the measured round trip.
+    #[arg(long)]
+    fixed_timeout: bool,
+    /// Resend only on timeout, as the v1 core does, instead of resending
+    /// at once the packets sent before one that was acknowledged.
+    #[arg(long)]
+    no_fast_retransmit: bool,
+    /// Adaptive delay: retransmit ratio above which the delay grows.
+    #[arg(long, default_value_t = 1.0 / 8.0)]
+    t_high: f64,
+    /// Adaptive delay: retransmit ratio below which the delay shrinks.
+    #[arg(long, default_value_t = 1.0 / 32.0)]
+    t_low: f64,
+    /// Adaptive delay: growth factor.
+    #[arg(long, default_value_t = 1.25)]
+    alpha_incr: f64,
+    /// Adaptive delay: shrink factor.
+    #[arg(long, default_value_t = 0.75)]
+    alpha_decr: f64,
+    /// Adaptive delay: packets between two evaluations.
+    #[arg(long, default_value_t = 10_000)]
+    delay_window: u32,
+    /// Print the board's counters as one JSON object when it exits.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the emulated board until its stream is acknowledged, a RESET
+/// arrives after streaming began, or Ctrl-C.
+pub fn run(args: FebArgs) -> Result<()> {
+    require_v1(args.version)?;
+    let min_gap_ns = args.rate.map_or(0, |r| {
+        let bits = (ETH_HEADER_LEN as u64 + DATA_PACKET_LEN as u64 + WIRE_OVERHEAD) * 8;
+        bits.saturating_mul(1_000_000_000) / r.bits_per_sec().max(1)
+    });
+    let config = BoardConfig {
+        retransmit_timeout_ns: args.retransmit_us.saturating_mul(1000),
+        adaptive_timeout: !args.fixed_timeout,
+        fast_retransmit: !args.no_fast_retransmit,
+        min_gap_ns,
+        delay: adaptive_delay::Config {
+            t_high: args.t_high,
+            t_low: args.t_low,
+            alpha_incr: args.alpha_incr,
+            alpha_decr: args.alpha_decr,
+            window: args.delay_window,
+            initial_ns: 0,
+            ..adaptive_delay::Config::default()
+        },
+        limit_bytes: args.bytes,
+    };
+    let mut board = Board::new(config).context("adaptive delay parameters")?;
+    let mut sock = RawSocket::open(
+        &args.interface,
+        linerate_wire::fade::ETHERTYPE,
+        &RawConfig {
+            batch: 32,
+            frame_len: 2048,
+            ..RawConfig::default()
+        },
+    )
+    .with_context(|| format!("opening a FADE socket on {}", args.interface))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop)).context("signal handler")?;
+    }
+
+    let clock = Instant::now();
+    let now_ns = || clock.elapsed().as_nanos() as u64;
+    let mut frames = vec![vec![0u8; ETH_HEADER_LEN + DATA_PACKET_LEN]; SEND_BATCH];
+    let mut link = Link::default();
+    let mut finished_filling = false;
+    let mut send_failures = 0u64;
+
+    while !stop.load(Ordering::Relaxed) {
+        // Control packets first: START, STOP, RESET, ACKs.
+        sock.recv(Some(Duration::ZERO))?;
+        link.absorb(&mut board, &sock, now_ns());
+        if board.is_done() || link.reset_after_start {
+            break;
+        }
+        let now = now_ns();
+        if let (Some(d), Some(t0), false) = (args.duration, link.streaming_since, finished_filling)
+        {
+            if now.saturating_sub(t0) >= d.as_nanos() as u64 {
+                board.finish();
+                finished_filling = true;
+            }
+        }
+        let mut wait = Some(Duration::from_millis(10));
+        if let Some(dest) = link.host {
+            // Transmit what is due, batched while packets may go back to back.
+            let mut n = 0;
+            while n < SEND_BATCH {
+                let frame = &mut frames[n];
+                match board.poll_transmit(now_ns(), &mut frame[ETH_HEADER_LEN..]) {
+                    Transmit::Send(len) => {
+                        sock.write_header(frame, dest);
+                        frame.truncate(ETH_HEADER_LEN + len);
+                        n += 1;
+                        if min_gap_ns > 0 || board.delay_ns() > 0 {
+                            break;
+                        }
+                    }
+                    Transmit::WakeAt(t) => {
+                        let left = t.saturating_sub(now_ns());
+                        wait = (left >= SPIN_NS).then(|| Duration::from_nanos(left - SPIN_NS / 2));
+                        break;
+                    }
+                    Transmit::Idle => break,
+                }
+            }
+            if n > 0 {
+                let refs: Vec<&[u8]> = frames[..n].iter().map(|f| f.as_slice()).collect();
+                let sent = sock.send_batch(&refs)?;
+                send_failures += (n - sent) as u64;
+                for f in &mut frames[..n] {
+                    f.resize(ETH_HEADER_LEN + DATA_PACKET_LEN, 0);
+                }
+                continue;
+            }
+        }
+        // Nothing due: spin on short waits, sleep in the socket on long ones.
+        if let Some(w) = wait {
+            sock.recv(Some(w))?;
+            link.absorb(&mut board, &sock, now_ns());
+        }
+    }
+    let c = board.counters();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "sent": c.sent,
+                "resent": c.resent,
+                "acks": c.acks,
+                "stale_acks": c.stale_acks,
+                "rejected": c.rejected,
+                "send_refused": send_failures,
+                "confirmed_packets": c.confirmed,
+                "delay_ns": board.delay_ns(),
+                "retransmit_timeout_ns": board.retransmit_timeout_ns(),
+                "done": board.is_done(),
+                "reset": link.reset_after_start,
+            })
+        );
+    }
+    Ok(())
+}
+
+/// What the board knows about its host.
+#[derive(Debug, Default)]
+struct Link {
+    /// MAC of the host that sent START: where DATA goes.
+    host: Option<[u8; 6]>,
+    /// When the first START arrived (board clock, ns).
+    streaming_since: Option<u64>,
+    /// A RESET arrived after streaming began: the host is done with us.
+    reset_after_start: bool,
+}
+
+impl Link {
+    /// Feeds the frames of the last `recv` to the board.
+    fn absorb(&mut self, board: &mut Board, sock: &RawSocket, now: u64) {
+        for f in sock.frames() {
+            let (Some(dst), Some(src), Some(payload)) = (
+                f.data.get(..6),
+                f.data.get(6..12),
+                f.data.get(ETH_HEADER_LEN..),
+            ) else {
+                continue;
+            };
+            if dst != sock.mac() && dst != [0xff; 6] {
+                continue;
+            }
+            match board.on_packet(payload, now) {
+                Ok(Event::Started) => {
+                    let mut mac = [0u8; 6];
+                    mac.copy_from_slice(src);
+                    self.host = Some(mac);
+                    self.streaming_since.get_or_insert(now);
+                }
+                Ok(Event::Reset) => self.reset_after_start |= self.streaming_since.is_some(),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Parses `--rate` like the test bench does (`1g`, `950m`: bits/s).
+fn parse_rate(s: &str) -> std::result::Result<Rate, String> {
+    s.parse::<Rate>().map_err(|e| e.to_string())
+}

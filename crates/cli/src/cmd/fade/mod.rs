@@ -1,0 +1,122 @@
+//! `linerate fade`: the FADE board emulator and host receiver on raw
+//! Ethernet (ethertype 0xfade).
+
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+
+pub mod feb;
+pub mod recv;
+pub mod report;
+
+/// Arguments of `linerate fade`.
+#[derive(Debug, Args)]
+pub struct FadeArgs {
+    #[command(subcommand)]
+    command: FadeCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum FadeCommand {
+    /// Emulate a FADE front-end board: wait for START, stream a verifiable
+    /// counter stream, retransmit until every packet is acknowledged.
+    Feb(feb::FebArgs),
+    /// Receive, acknowledge and verify the streams of one or more boards.
+    Recv(recv::RecvArgs),
+}
+
+/// Runs `linerate fade ...`.
+pub fn run(args: FadeArgs) -> Result<()> {
+    match args.command {
+        FadeCommand::Feb(a) => feb::run(a),
+        FadeCommand::Recv(a) => recv::run(a),
+    }
+}
+
+/// The FADE wire version to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// FADE v1: 1024-byte packets in sets of 32.
+    V1,
+    /// FADE-10G: 8192-byte packets, window of 16 (not implemented yet).
+    TenG,
+}
+
+/// Parses `--version`: `1` or `10g`.
+pub fn parse_version(s: &str) -> std::result::Result<Version, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "1" | "v1" => Ok(Version::V1),
+        "10g" => Ok(Version::TenG),
+        _ => Err(format!("unknown FADE version {s:?}: expected 1 or 10g")),
+    }
+}
+
+/// Refuses versions this build cannot speak yet.
+pub fn require_v1(v: Version) -> Result<()> {
+    if v == Version::TenG {
+        bail!("FADE-10G is not implemented yet: only --version 1 works for now");
+    }
+    Ok(())
+}
+
+/// Parses a byte count: a plain number, or with a binary suffix
+/// `k`/`KiB`, `m`/`MiB`, `g`/`GiB`.
+pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("bad byte count {s:?}: expected e.g. 1048576, 64KiB, 1GiB"))?;
+    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        _ => return Err(format!("bad byte unit in {s:?}: use k, m or g (binary)")),
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("byte count {s:?} overflows 64 bits"))
+}
+
+/// Parses a duration in seconds (fractions allowed, at most a year).
+pub fn parse_seconds(s: &str) -> std::result::Result<std::time::Duration, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("bad duration {s:?}: expected seconds, e.g. 2.5"))?;
+    if !(0.0..=31_536_000.0).contains(&v) {
+        return Err(format!("duration {s:?} must be 0 to 31536000 seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(v))
+}
+
+/// Parses a MAC address `aa:bb:cc:dd:ee:ff`.
+pub fn parse_mac(s: &str) -> std::result::Result<[u8; 6], String> {
+    s.parse::<linerate_wire::ethernet::MacAddr>()
+        .map(|m| m.0)
+        .map_err(|e| format!("bad MAC address {s:?}: {e}"))
+}
+
+/// Formats a MAC address.
+pub fn mac_text(m: [u8; 6]) -> String {
+    linerate_wire::ethernet::MacAddr(m).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sizes_versions_and_macs() {
+        assert_eq!(parse_bytes("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_bytes("64k"), Ok(64 << 10));
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert!(parse_bytes("1T").is_err());
+        assert!(parse_bytes("99999999999999999999g").is_err());
+        assert_eq!(parse_version("10G"), Ok(Version::TenG));
+        assert!(parse_version("2").is_err());
+        assert_eq!(parse_mac("02:6c:72:00:01:01"), Ok([2, 0x6c, 0x72, 0, 1, 1]));
+        assert!(parse_mac("02:6c").is_err());
+        assert!(parse_seconds("-1").is_err());
+        assert!(parse_seconds("nan").is_err());
+    }
+}

@@ -1,0 +1,433 @@
+//! `linerate fade recv`: the host side. One busy-polling thread (it sleeps
+//! in the socket only after a moment of silence) receives
+//! every board's DATA on a raw socket, copies each new packet into its
+//! board's ring and ACKs it at once; one reader thread per board consumes
+//! its ring in place (verifying and writing it out if asked).
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use hdrhistogram::Histogram;
+use linerate_fade::board::PACKET_BYTES;
+use linerate_fade::ring::{ring, RingReader, RingWriter};
+use linerate_fade::stream;
+use linerate_fade::window::{self, Verdict, Window};
+use linerate_io::raw::{realtime_ns, RawConfig, RawSocket, ETH_HEADER_LEN};
+use linerate_wire::fade::v1::ControlRepr;
+
+use super::report::{self, BoardReport};
+use super::{mac_text, parse_bytes, parse_mac, parse_seconds, parse_version, require_v1, Version};
+
+/// How long a board may stay silent before START is sent again (START can
+/// be lost like any frame).
+const START_RETRY: Duration = Duration::from_millis(50);
+
+/// How long the receive thread busy-polls after the last frame before it
+/// sleeps in the socket until the next one.
+const SPIN: Duration = Duration::from_micros(200);
+
+/// STOP/RESET frames sent at the end, since any one may be lost.
+const FAREWELLS: usize = 3;
+
+/// Arguments of `linerate fade recv`.
+#[derive(Debug, Args)]
+pub struct RecvArgs {
+    /// Interface the boards are reached through.
+    #[arg(long, value_name = "IF")]
+    interface: String,
+    /// MAC address of a board (repeat for several boards).
+    #[arg(long = "feb", value_name = "MAC", required = true, value_parser = parse_mac)]
+    febs: Vec<[u8; 6]>,
+    /// FADE wire version: 1 (10g is not implemented yet).
+    #[arg(long, default_value = "1", value_parser = parse_version)]
+    version: Version,
+    /// Bytes to receive from each board (e.g. 1GiB); the run succeeds only
+    /// if all arrive.
+    #[arg(long, value_parser = parse_bytes, conflicts_with = "duration")]
+    bytes: Option<u64>,
+    /// Receive for this many seconds, then stop the boards.
+    #[arg(long, value_parser = parse_seconds)]
+    duration: Option<Duration>,
+    /// Check every byte against the emulator's counter stream.
+    #[arg(long)]
+    verify: bool,
+    /// Write the stream to FILE (several boards: FILE.0, FILE.1, ...).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Print one JSON object with totals and per-board figures.
+    #[arg(long)]
+    json: bool,
+    /// Ring buffer per board, in MiB.
+    #[arg(long, default_value_t = 64)]
+    ring_mib: usize,
+    /// Give up on a board that sends nothing for this many milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    idle_timeout_ms: u64,
+    /// Send the ACKs of one receive batch together with one sendmmsg,
+    /// after the batch, instead of one send right after each packet.
+    #[arg(long)]
+    batch_acks: bool,
+    /// Pin the receive thread to this CPU.
+    #[arg(long)]
+    cpu: Option<usize>,
+}
+
+/// One board as the receive thread sees it.
+struct Board {
+    mac: [u8; 6],
+    window: Window,
+    writer: RingWriter,
+    latency: Histogram<u64>,
+    /// Bytes wanted from this board, if limited.
+    limit: Option<u64>,
+    first_data: Option<Instant>,
+    last_progress: Instant,
+    last_start: Instant,
+    done_at: Option<Instant>,
+    error: Option<String>,
+}
+
+impl Board {
+    fn finished(&self) -> bool {
+        self.done_at.is_some() || self.error.is_some()
+    }
+
+    fn delivered(&self) -> u64 {
+        let d = self.window.delivered_bytes();
+        self.limit.map_or(d, |l| d.min(l))
+    }
+}
+
+/// Runs the receiver; an error means some board did not deliver all it
+/// was asked for, broke its stream, or failed to verify.
+pub fn run(args: RecvArgs) -> Result<()> {
+    require_v1(args.version)?;
+    if args.bytes.is_none() && args.duration.is_none() {
+        bail!("say how much to receive: --bytes N or --duration S");
+    }
+    let unit = (PACKET_BYTES * linerate_fade::board::WINDOW) as usize;
+    let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
+    let mut sock = RawSocket::open(
+        &args.interface,
+        linerate_wire::fade::ETHERTYPE,
+        &RawConfig {
+            batch: 32,
+            frame_len: 2048,
+            ..RawConfig::default()
+        },
+    )
+    .with_context(|| format!("opening a FADE socket on {}", args.interface))?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop)).context("signal handler")?;
+    }
+    let now = Instant::now();
+    let mut boards = Vec::new();
+    let mut readers = Vec::new();
+    for (i, &mac) in args.febs.iter().enumerate() {
+        let (writer, reader) = ring(capacity, unit).context("ring buffer")?;
+        let out = match &args.out {
+            Some(p) if args.febs.len() == 1 => Some(p.clone()),
+            Some(p) => Some(PathBuf::from(format!("{}.{i}", p.display()))),
+            None => None,
+        };
+        let file = out
+            .map(|p| File::create(&p).with_context(|| format!("creating {}", p.display())))
+            .transpose()?;
+        let verify = args.verify;
+        readers.push(
+            std::thread::Builder::new()
+                .name(format!("fade-read-{i}"))
+                .spawn(move || consume(reader, verify, file))
+                .context("starting a reader thread")?,
+        );
+        boards.push(Board {
+            mac,
+            window: Window::new(),
+            writer,
+            latency: report::latency_histogram(),
+            limit: args.bytes,
+            first_data: None,
+            last_progress: now,
+            last_start: now,
+            done_at: None,
+            error: None,
+        });
+    }
+    if let Some(cpu) = args.cpu {
+        pin(cpu)?;
+    }
+    let started = Instant::now();
+    for b in &mut boards {
+        send_control(&sock, b.mac, ControlRepr::Start)?;
+        b.last_progress = started;
+        b.last_start = started;
+    }
+    let deadline = args.duration.map(|d| started + d);
+    let idle = Duration::from_millis(args.idle_timeout_ms);
+    let mut pending: Vec<([u8; ETH_HEADER_LEN + 64], u64, usize)> = Vec::new();
+    let mut last_frame = Instant::now();
+
+    while !boards.iter().all(Board::finished) {
+        if stop.load(Ordering::Relaxed) {
+            for b in boards.iter_mut().filter(|b| !b.finished()) {
+                b.error = Some("interrupted".into());
+            }
+            break;
+        }
+        // Busy-poll while frames keep coming; after SPIN of silence, sleep
+        // in the socket (a spinning thread on a shared core only delays
+        // the peer it is waiting for).
+        let wait = if last_frame.elapsed() < SPIN {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(1)
+        };
+        if sock.recv(Some(wait))? > 0 {
+            last_frame = Instant::now();
+        }
+        for f in sock.frames() {
+            let (Some(src), Some(payload)) = (f.data.get(6..12), f.data.get(ETH_HEADER_LEN..))
+            else {
+                continue;
+            };
+            let Some((i, b)) = boards.iter_mut().enumerate().find(|(_, b)| b.mac == src) else {
+                continue;
+            };
+            if b.finished() {
+                // A board we are done with still sending: all our RESETs
+                // were lost. Say it again, at most once per START_RETRY.
+                if b.error.is_none() && b.last_start.elapsed() >= START_RETRY {
+                    send_control(&sock, b.mac, ControlRepr::Reset)?;
+                    b.last_start = Instant::now();
+                }
+                continue;
+            }
+            let room = b.writer.room_until();
+            let reply = match b.window.on_data(payload, room) {
+                Verdict::New {
+                    offset, data, ack, ..
+                } => {
+                    // The window checked `offset` against the ring's room,
+                    // so this write cannot be refused.
+                    b.writer.write_at(offset, data)?;
+                    Some(ack)
+                }
+                Verdict::Duplicate { ack } => Some(ack),
+                Verdict::NoRoom | Verdict::Rejected(_) => None,
+                Verdict::Fatal(e) => {
+                    for _ in 0..FAREWELLS {
+                        send_control(&sock, b.mac, ControlRepr::Stop)?;
+                    }
+                    let why = format!("board {}: {e}", mac_text(b.mac));
+                    b.writer.publish(b.delivered())?;
+                    b.writer.fail(why.clone());
+                    b.error = Some(why);
+                    None
+                }
+            };
+            if let Some(a) = reply {
+                let mut frame = [0u8; ETH_HEADER_LEN + 64];
+                sock.write_header(&mut frame, b.mac);
+                frame[ETH_HEADER_LEN..].copy_from_slice(&a);
+                if args.batch_acks {
+                    pending.push((frame, f.timestamp_ns, i));
+                } else {
+                    sock.send(&frame)?;
+                    let sent = realtime_ns();
+                    if f.timestamp_ns > 0 {
+                        let _ = b.latency.record(sent.saturating_sub(f.timestamp_ns).max(1));
+                    }
+                }
+            }
+            if b.error.is_none() {
+                let before = b.writer.room_until();
+                let head = b.delivered();
+                b.writer.publish(head.min(before))?;
+                let t = Instant::now();
+                if reply.is_some() {
+                    b.first_data.get_or_insert(t);
+                    b.last_progress = t;
+                }
+                if b.limit.is_some_and(|l| head >= l) {
+                    b.done_at = Some(t);
+                    b.writer.finish();
+                    for _ in 0..FAREWELLS {
+                        send_control(&sock, b.mac, ControlRepr::Reset)?;
+                    }
+                }
+            }
+        }
+        // Batched ACKs leave together, after the whole receive batch.
+        if !pending.is_empty() {
+            let frames: Vec<&[u8]> = pending.iter().map(|(f, _, _)| f.as_slice()).collect();
+            sock.send_batch(&frames)?;
+            let sent = realtime_ns();
+            for (_, stamp, i) in pending.drain(..) {
+                if stamp > 0 {
+                    let _ = boards[i].latency.record(sent.saturating_sub(stamp).max(1));
+                }
+            }
+        }
+        // Timers: START retries, idle boards, the duration.
+        let t = Instant::now();
+        for b in boards.iter_mut().filter(|b| !b.finished()) {
+            if deadline.is_some_and(|d| t >= d) {
+                b.done_at = Some(t);
+                b.writer.finish();
+                for _ in 0..FAREWELLS {
+                    send_control(&sock, b.mac, ControlRepr::Reset)?;
+                }
+                continue;
+            }
+            let silent = t - b.last_progress;
+            if silent >= idle {
+                let why = format!(
+                    "board {}: nothing received for {} ms",
+                    mac_text(b.mac),
+                    silent.as_millis()
+                );
+                b.writer.fail(why.clone());
+                b.error = Some(why);
+            } else if silent >= START_RETRY && t - b.last_start >= START_RETRY {
+                send_control(&sock, b.mac, ControlRepr::Start)?;
+                b.last_start = t;
+            }
+        }
+    }
+    let ended = Instant::now();
+
+    let mut reports = Vec::new();
+    for (b, r) in boards.into_iter().zip(readers) {
+        let (verified_bytes, verify_errors, io_error) = r
+            .join()
+            .map_err(|_| anyhow::anyhow!("a reader thread panicked"))?;
+        let delivered = b.delivered();
+        let end = b.done_at.unwrap_or(ended);
+        let seconds = b.first_data.map_or(0.0, |f| (end - f).as_secs_f64());
+        let complete = b.error.is_none()
+            && b.limit.map_or(true, |l| delivered >= l)
+            && (!args.verify || verified_bytes >= delivered);
+        reports.push(BoardReport {
+            mac: mac_text(b.mac),
+            bytes: delivered,
+            seconds,
+            counters: b.window.counters(),
+            latency: b.latency,
+            verify_errors,
+            verified_bytes,
+            error: b.error.or(io_error),
+            complete,
+        });
+    }
+    let seconds = (ended - started).as_secs_f64();
+    let value = report::json(&reports, seconds);
+    if args.json {
+        println!("{value}");
+    } else {
+        print_text(&reports, &value);
+    }
+    let failed: Vec<String> = reports
+        .iter()
+        .filter_map(|r| {
+            if let Some(e) = &r.error {
+                Some(e.clone())
+            } else if !r.complete {
+                Some(format!("board {}: only {} bytes arrived", r.mac, r.bytes))
+            } else if r.verify_errors > 0 {
+                Some(format!(
+                    "board {}: {} words failed verification",
+                    r.mac, r.verify_errors
+                ))
+            } else {
+                None
+            }
+        })
+        .collect();
+    if !failed.is_empty() {
+        bail!("{}", failed.join("; "));
+    }
+    Ok(())
+}
+
+/// The reader of one board: waits for data, checks and writes it in
+/// place, commits it. Returns (bytes read, verify errors, I/O error).
+fn consume(
+    mut reader: RingReader,
+    verify: bool,
+    mut file: Option<File>,
+) -> (u64, u64, Option<String>) {
+    reader.set_wakeup(64 << 10);
+    let mut errors = 0u64;
+    let mut io_error = None;
+    loop {
+        let p = reader.wait(Duration::from_millis(100));
+        if p.available == 0 && (p.eof || p.error.is_some()) {
+            return (p.tail, errors, io_error);
+        }
+        let data = reader.data();
+        let len = data.len() as u64;
+        if verify {
+            errors += stream::mismatches(p.tail, data);
+        }
+        if let Some(f) = file.as_mut() {
+            if let Err(e) = f.write_all(data) {
+                io_error = Some(format!("writing the output file: {e}"));
+                file = None;
+            }
+        }
+        // `len` is at most what was available.
+        if reader.commit(len).is_err() {
+            return (p.tail, errors, Some("ring commit refused".into()));
+        }
+    }
+}
+
+/// Sends one FADE control packet to `mac`.
+fn send_control(sock: &RawSocket, mac: [u8; 6], c: ControlRepr) -> Result<()> {
+    let mut frame = [0u8; ETH_HEADER_LEN + 64];
+    sock.write_header(&mut frame, mac);
+    frame[ETH_HEADER_LEN..].copy_from_slice(&window::control(c));
+    sock.send(&frame)?;
+    Ok(())
+}
+
+/// Pins the calling thread to `cpu`.
+fn pin(cpu: usize) -> Result<()> {
+    let mut set = nix::sched::CpuSet::new();
+    set.set(cpu).with_context(|| format!("CPU {cpu}"))?;
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
+        .with_context(|| format!("pinning the receive thread to CPU {cpu}"))?;
+    Ok(())
+}
+
+fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
+    for r in reports {
+        println!(
+            "board {}: {} bytes in {:.3} s, {:.1} Mbit/s, retransmit ratio {:.4}, ACK latency p50 {:.1} us p99 {:.1} us, {} duplicates, {} verify errors{}",
+            r.mac,
+            r.bytes,
+            r.seconds,
+            r.mbit_per_s(),
+            r.retransmit_ratio(),
+            r.latency.value_at_percentile(50.0) as f64 / 1000.0,
+            r.latency.value_at_percentile(99.0) as f64 / 1000.0,
+            r.counters.duplicates,
+            r.verify_errors,
+            r.error.as_ref().map(|e| format!(", error: {e}")).unwrap_or_default(),
+        );
+    }
+    println!(
+        "total: {} bytes, {:.1} Mbit/s, Jain fairness {:.3}",
+        total["bytes"],
+        total["mbit_per_s"].as_f64().unwrap_or(0.0),
+        total["jain_fairness"].as_f64().unwrap_or(0.0)
+    );
+}

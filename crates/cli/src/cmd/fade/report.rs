@@ -1,0 +1,179 @@
+//! The figures `linerate fade recv` reports: per board and totals, as one
+//! JSON object or a few lines of text.
+
+use hdrhistogram::Histogram;
+use linerate_fade::window::WindowCounters;
+use serde_json::{json, Value};
+
+/// Bounds of the ACK latency histogram in nanoseconds: 1 ns to 10 s, three
+/// significant digits.
+pub fn latency_histogram() -> Histogram<u64> {
+    // Constant bounds the crate accepts (low >= 1, high >= 2 * low,
+    // sigfig <= 5): this cannot fail at run time.
+    #[allow(clippy::expect_used)]
+    Histogram::new_with_bounds(1, 10_000_000_000, 3).expect("constant histogram bounds are valid")
+}
+
+/// What one board's stream came to.
+#[derive(Debug, Clone)]
+pub struct BoardReport {
+    /// The board's MAC address, as text.
+    pub mac: String,
+    /// In-order bytes delivered to the application (capped at the bytes
+    /// asked for).
+    pub bytes: u64,
+    /// Seconds from the first DATA packet to the last byte delivered.
+    pub seconds: f64,
+    /// The window's counters.
+    pub counters: WindowCounters,
+    /// Receive timestamp to ACK sent, nanoseconds.
+    pub latency: Histogram<u64>,
+    /// Words of the stream that did not verify (0 when not verifying).
+    pub verify_errors: u64,
+    /// Bytes the reader checked.
+    pub verified_bytes: u64,
+    /// Why the stream broke, if it did.
+    pub error: Option<String>,
+    /// Every byte asked for arrived.
+    pub complete: bool,
+}
+
+impl BoardReport {
+    /// Payload rate in Mbit/s.
+    pub fn mbit_per_s(&self) -> f64 {
+        mbit(self.bytes, self.seconds)
+    }
+
+    /// Received DATA packets the board marked as retransmissions, over all
+    /// received DATA packets.
+    pub fn retransmit_ratio(&self) -> f64 {
+        ratio(self.counters.retransmitted, self.counters.received)
+    }
+
+    fn json(&self) -> Value {
+        let c = &self.counters;
+        json!({
+            "mac": self.mac,
+            "bytes": self.bytes,
+            "seconds": self.seconds,
+            "mbit_per_s": self.mbit_per_s(),
+            "retransmit_ratio": self.retransmit_ratio(),
+            "ack_latency_us_p50": us(&self.latency, 50.0),
+            "ack_latency_us_p99": us(&self.latency, 99.0),
+            "ack_latency_us_max": self.latency.max() as f64 / 1000.0,
+            "acks": self.latency.len(),
+            "verify_errors": self.verify_errors,
+            "verified_bytes": self.verified_bytes,
+            "packets": c.packets,
+            "received": c.received,
+            "duplicates": c.duplicates,
+            "reacks": c.reacks,
+            "retransmitted": c.retransmitted,
+            "no_room": c.no_room,
+            "rejected": c.rejected,
+            "complete": self.complete,
+            "error": self.error,
+        })
+    }
+}
+
+/// The whole run: totals over all boards, fairness, and each board.
+pub fn json(boards: &[BoardReport], seconds: f64) -> Value {
+    let bytes: u64 = boards.iter().map(|b| b.bytes).sum();
+    let received: u64 = boards.iter().map(|b| b.counters.received).sum();
+    let retransmitted: u64 = boards.iter().map(|b| b.counters.retransmitted).sum();
+    let mut all = latency_histogram();
+    for b in boards {
+        // Same bounds on both sides: adding cannot fail; if it did, the
+        // totals would just miss that board's samples.
+        let _ = all.add(&b.latency);
+    }
+    let rates: Vec<f64> = boards.iter().map(BoardReport::mbit_per_s).collect();
+    json!({
+        "bytes": bytes,
+        "seconds": seconds,
+        "mbit_per_s": mbit(bytes, seconds),
+        "retransmit_ratio": ratio(retransmitted, received),
+        "ack_latency_us_p50": us(&all, 50.0),
+        "ack_latency_us_p99": us(&all, 99.0),
+        "verify_errors": boards.iter().map(|b| b.verify_errors).sum::<u64>(),
+        "jain_fairness": jain(&rates),
+        "complete": boards.iter().all(|b| b.complete && b.error.is_none()),
+        "boards": boards.iter().map(BoardReport::json).collect::<Vec<_>>(),
+    })
+}
+
+/// Jain's fairness index of `x`: (sum x)^2 / (n * sum x^2), 1 when all are
+/// equal, 1/n when one takes everything; 1 for no or all-zero values.
+pub fn jain(x: &[f64]) -> f64 {
+    let sum: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    if x.is_empty() || sq == 0.0 {
+        return 1.0;
+    }
+    sum * sum / (x.len() as f64 * sq)
+}
+
+fn mbit(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 * 8.0 / seconds / 1e6
+    } else {
+        0.0
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+fn us(h: &Histogram<u64>, q: f64) -> f64 {
+    h.value_at_percentile(q) as f64 / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert!((jain(&[100.0, 100.0, 100.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[300.0, 0.0, 0.0]) - 1.0 / 3.0).abs() < 1e-12);
+        // Seed 004's three boards: 385/416/87 Mbit/s.
+        let j = jain(&[385.0, 416.0, 87.0]);
+        assert!((j - 0.7993).abs() < 1e-4, "{j}");
+        assert_eq!(jain(&[]), 1.0);
+    }
+
+    #[test]
+    fn totals_add_up_over_boards() {
+        let mut h = latency_histogram();
+        h.record(3_000).expect("record");
+        let b = BoardReport {
+            mac: "02:00:00:00:00:01".into(),
+            bytes: 125_000_000,
+            seconds: 1.0,
+            counters: WindowCounters {
+                received: 10,
+                retransmitted: 1,
+                ..WindowCounters::default()
+            },
+            latency: h,
+            verify_errors: 0,
+            verified_bytes: 125_000_000,
+            error: None,
+            complete: true,
+        };
+        let v = json(&[b.clone(), b], 2.0);
+        assert_eq!(v["bytes"], 250_000_000);
+        assert!((v["mbit_per_s"].as_f64().expect("rate") - 1000.0).abs() < 1e-9);
+        assert!((v["retransmit_ratio"].as_f64().expect("ratio") - 0.1).abs() < 1e-12);
+        assert!((v["ack_latency_us_p50"].as_f64().expect("p50") - 3.0).abs() < 0.01);
+        assert_eq!(v["jain_fairness"], 1.0);
+        assert_eq!(v["complete"], true);
+        assert_eq!(v["boards"].as_array().map(Vec::len), Some(2));
+    }
+}

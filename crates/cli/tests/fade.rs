@@ -1,0 +1,311 @@
+//! `linerate fade feb` and `linerate fade recv` end to end: real network
+//! namespaces, veth links, raw sockets and nftables loss; every test
+//! asserts on the receiver's JSON report and exit status.
+//!
+//! `FADE_TEST_BYTES` changes the size of the loss test (default 1 GiB).
+
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use linerate_testbed::{LossRule, Testbed};
+use serde_json::Value;
+
+/// One streaming test at a time: two at once on 2 cores measure the scheduler.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn bed(name: &str, hosts: &[&str]) -> Testbed {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "FADE tests build namespaces and open raw sockets: run as root"
+    );
+    let b = Testbed::builder(name).hosts(hosts.iter().copied());
+    let b = if hosts.len() > 2 {
+        b.switch()
+    } else {
+        b.link(hosts[0], hosts[1])
+    };
+    b.build().expect("test bench")
+}
+
+/// A process in a namespace, killed when dropped (also when a test fails).
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn linerate(bed: &Testbed, host: &str) -> Command {
+    bed.command(host, env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command")
+}
+
+fn feb(bed: &Testbed, host: &str, args: &[&str]) -> Proc {
+    let iface = bed.iface(host).expect("iface").name.clone();
+    let child = linerate(bed, host)
+        .args(["fade", "feb", "--interface", &iface])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start linerate fade feb");
+    Proc(child)
+}
+
+fn recv_cmd(bed: &Testbed, febs: &[&str], args: &[&str]) -> Command {
+    let iface = bed.iface("pc").expect("iface").name.clone();
+    let mut c = linerate(bed, "pc");
+    c.args(["fade", "recv", "--interface", &iface, "--json"]);
+    for f in febs {
+        c.args(["--feb", &bed.mac(f).expect("mac").to_string()]);
+    }
+    c.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c
+}
+
+fn report(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}): stdout {text:?}, stderr {:?}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn n(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} missing in {v}"))
+}
+
+fn test_bytes() -> u64 {
+    std::env::var("FADE_TEST_BYTES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1 << 30)
+}
+
+#[test]
+fn one_gib_through_five_percent_loss_both_ways_arrives_complete_and_verified() {
+    let _s = serial();
+    let bed = bed("fadeloss", &["feb", "pc"]);
+    // 5 % of FADE frames dropped on the host's link in each direction:
+    // DATA on the way in, ACKs on the way out (netdev family, by ethertype).
+    bed.set_loss(&LossRule::new("pc", 5.0).ingress().ethertype(0xfade))
+        .expect("ingress loss");
+    bed.set_loss(&LossRule::new("pc", 5.0).egress().ethertype(0xfade))
+        .expect("egress loss");
+    let bytes = test_bytes();
+    let size = bytes.to_string();
+    let _feb = feb(&bed, "feb", &["--bytes", &size]);
+    let t0 = Instant::now();
+    let out = recv_cmd(&bed, &["feb"], &["--bytes", &size, "--verify"])
+        .output()
+        .expect("run recv");
+    let took = t0.elapsed();
+    let v = report(&out);
+    eprintln!("{bytes} bytes through 5% loss each way in {took:.1?}: {v}");
+    assert!(out.status.success(), "recv failed: {v}");
+    let b = &v["boards"][0];
+    assert_eq!(n(&v, "bytes"), bytes);
+    assert_eq!(n(b, "bytes"), bytes);
+    assert_eq!(n(b, "verified_bytes"), bytes, "reader saw every byte");
+    assert_eq!(n(&v, "verify_errors"), 0);
+    assert_eq!(b["complete"], true);
+    assert!(b["error"].is_null());
+    // Exactly one new packet per 1024 stream bytes: nothing lost, nothing
+    // stored twice; the repeats were all recognised as duplicates.
+    assert_eq!(n(b, "packets"), bytes.div_ceil(1024));
+    assert_eq!(n(b, "received"), n(b, "packets") + n(b, "duplicates"));
+    assert!(
+        n(b, "retransmitted") > 0,
+        "5% loss caused no retransmission"
+    );
+    assert!(v["retransmit_ratio"].as_f64().unwrap_or(0.0) > 0.0);
+    assert!(v["ack_latency_us_p50"].as_f64().unwrap_or(0.0) > 0.0);
+    // The loss rules really dropped frames both ways.
+    let rules = bed.loss_rules("pc").expect("rules");
+    for dir in ["ingress", "egress"] {
+        let dropped: u64 = rules
+            .iter()
+            .filter(|r| r.chain.starts_with(dir))
+            .map(|r| r.packets)
+            .sum();
+        assert!(dropped > 0, "no {dir} drops: {rules:?}");
+    }
+}
+
+#[test]
+fn a_board_restarted_mid_stream_is_reported_not_absorbed() {
+    let _s = serial();
+    let bed = bed("faderestart", &["feb", "pc"]);
+    let big = (1u64 << 30).to_string();
+    let mut first = feb(&bed, "feb", &["--bytes", &big]);
+    let mut rx = recv_cmd(&bed, &["feb"], &["--bytes", &big, "--verify"])
+        .spawn()
+        .expect("start recv");
+    // Let the stream run, then power-cycle the board: a new process that
+    // knows nothing of the old stream and waits for START.
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = first.0.kill();
+    let _ = first.0.wait();
+    let _second = feb(&bed, "feb", &["--bytes", &big]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while rx.try_wait().expect("wait").is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "receiver never noticed the restart"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = rx.wait_with_output().expect("recv output");
+    let v = report(&out);
+    eprintln!("after a board restart: {v}");
+    assert!(!out.status.success(), "a restart must fail the run: {v}");
+    let b = &v["boards"][0];
+    let err = b["error"].as_str().unwrap_or_default();
+    assert!(
+        err.contains("impossible") && err.contains("set 0"),
+        "error should name the impossible set: {err:?}"
+    );
+    assert_eq!(b["complete"], false);
+    assert_eq!(v["complete"], false);
+    // What arrived before the restart is intact and was delivered.
+    assert!(n(b, "bytes") > 0 && n(b, "bytes") < 1 << 30);
+    assert_eq!(n(&v, "verify_errors"), 0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("impossible"));
+}
+
+#[test]
+fn two_boards_behind_a_switch_both_complete_with_a_fairness_figure() {
+    let _s = serial();
+    let bed = bed("fadetwo", &["feb1", "feb2", "pc"]);
+    let size = (32u64 << 20).to_string();
+    let file = std::env::temp_dir().join(format!("fadetwo-{}.bin", std::process::id()));
+    let file_arg = file.to_string_lossy().into_owned();
+    let _a = feb(&bed, "feb1", &["--bytes", &size]);
+    let _b = feb(&bed, "feb2", &["--bytes", &size]);
+    let out = recv_cmd(
+        &bed,
+        &["feb1", "feb2"],
+        &["--bytes", &size, "--verify", "--out", &file_arg],
+    )
+    .output()
+    .expect("run recv");
+    let v = report(&out);
+    eprintln!("two boards: {v}");
+    assert!(out.status.success(), "{v}");
+    assert_eq!(n(&v, "bytes"), 2 * (32 << 20));
+    let boards = v["boards"].as_array().expect("boards");
+    assert_eq!(boards.len(), 2);
+    for (b, host) in boards.iter().zip(["feb1", "feb2"]) {
+        assert_eq!(b["mac"], bed.mac(host).expect("mac").to_string());
+        assert_eq!(n(b, "bytes"), 32 << 20);
+        assert_eq!(n(b, "verify_errors"), 0);
+    }
+    let j = v["jain_fairness"].as_f64().expect("jain");
+    assert!(j > 0.5 && j <= 1.0, "{j}");
+    // --out wrote each board's stream to its own file, byte for byte.
+    for i in 0..2 {
+        let path = format!("{file_arg}.{i}");
+        let data = std::fs::read(&path).expect("output file");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(data.len(), 32 << 20, "{path}");
+        let word = |at: usize| u64::from_le_bytes(data[at..at + 8].try_into().expect("8 bytes"));
+        assert_eq!(word(0), 0);
+        assert_eq!(word(data.len() - 8), (data.len() as u64 - 8) / 8);
+        assert!(data
+            .chunks_exact(8)
+            .enumerate()
+            .all(|(k, w)| w == (k as u64).to_le_bytes()));
+    }
+}
+
+#[test]
+fn arguments_are_checked_before_anything_is_opened() {
+    // No namespace and no root needed: these fail before any socket.
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_linerate"))
+            .args(args)
+            .output()
+            .expect("run linerate")
+    };
+    let out = run(&[
+        "fade",
+        "recv",
+        "--interface",
+        "lo",
+        "--feb",
+        "02:00:00:00:00:01",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--bytes N or --duration S"));
+    let out = run(&["fade", "feb", "--interface", "lo", "--version", "10g"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("FADE-10G is not implemented yet"));
+    let out = run(&[
+        "fade",
+        "recv",
+        "--interface",
+        "lo",
+        "--feb",
+        "02:00",
+        "--bytes",
+        "1",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad MAC address"));
+}
+
+#[test]
+fn a_timed_run_stops_an_endless_board_and_verifies_what_came() {
+    let _s = serial();
+    let bed = bed("fadetimed", &["feb", "pc"]);
+    let mut board = feb(&bed, "feb", &[]);
+    let out = recv_cmd(&bed, &["feb"], &["--duration", "1", "--verify"])
+        .output()
+        .expect("run recv");
+    let v = report(&out);
+    assert!(out.status.success(), "{v}");
+    let b = &v["boards"][0];
+    assert!(
+        n(b, "bytes") > 1 << 20,
+        "a second streamed almost nothing: {v}"
+    );
+    assert_eq!(n(b, "verified_bytes"), n(b, "bytes"));
+    assert_eq!(n(&v, "verify_errors"), 0);
+    // The receiver's RESET ends the emulator on its own.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while board.0.try_wait().expect("wait").is_none() {
+        assert!(Instant::now() < deadline, "board still running after RESET");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_receiver_without_a_board_fails_clearly() {
+    let _s = serial();
+    let bed = bed("fadenone", &["feb", "pc"]);
+    let out = recv_cmd(
+        &bed,
+        &["feb"],
+        &["--bytes", "1MiB", "--idle-timeout-ms", "300"],
+    )
+    .output()
+    .expect("run recv");
+    let v = report(&out);
+    assert!(!out.status.success());
+    assert_eq!(n(&v, "bytes"), 0);
+    let err = v["boards"][0]["error"].as_str().unwrap_or_default();
+    assert!(err.contains("nothing received"), "{err}");
+}

@@ -1,0 +1,753 @@
+//! The board's side of FADE v1: seed 004's descriptor manager, as a sans-IO
+//! state machine.
+//!
+//! The board keeps [`WINDOW`] packet buffers in a ring. Packet *p* of set
+//! *s* lives in buffer *p*, so a buffer can take the next set's packet only
+//! once the host has confirmed the current one. Each buffer has a
+//! descriptor with the seed's flags: V (filled, valid for sending), S (sent
+//! at least once) and C (confirmed by an ACK). Three pointers walk the
+//! ring, all counted here as packet indices since the stream began:
+//! `head` (next buffer to fill), `tail` (oldest unconfirmed) and `retr`
+//! (where the sweep that picks the next packet to send stands).
+//!
+//! The sweep sends any buffer with V=1 and C=0 that was never sent, or
+//! whose last transmission is older than the retransmission timeout; the
+//! timeout keeps a full window from resending everything at once while the
+//! ACKs are still on their way. Between two packets the board waits its
+//! adaptive inter-packet delay ([`crate::adaptive_delay`]), and never less
+//! than the gap a configured line rate needs.
+//!
+//! The data is the verifiable counter stream of [`crate::stream`]. The
+//! board fills the 10-bit retry field of every DATA packet with how many
+//! times that packet was sent before (the published cores send 0; the FADE
+//! core ignores the field in ACKs, so this stays wire compatible), which
+//! lets the host measure the retransmission ratio.
+//!
+//! Drive it with [`Board::on_packet`] for every received FADE payload and
+//! [`Board::poll_transmit`] whenever it may send; the latter says when to
+//! call again.
+
+use linerate_wire::fade::v1::{self, ControlRepr, DataRepr, Repr, Tag, DATA_LEN};
+
+use crate::adaptive_delay::{self, AdaptiveDelay};
+use crate::stream;
+
+/// Packet buffers on a FADE v1 board: one set of 32.
+pub const WINDOW: u64 = v1::PACKETS_PER_SET as u64;
+
+/// Data bytes per FADE v1 packet.
+pub const PACKET_BYTES: u64 = DATA_LEN as u64;
+
+/// Why the board refused a packet. None of these stop the board: a real
+/// FPGA just ignores what it cannot parse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BoardError {
+    /// The payload is not a FADE v1 packet.
+    #[error("not a FADE v1 packet: {0}")]
+    Wire(#[from] linerate_wire::Error),
+    /// A DATA packet reached the board, which only sends them.
+    #[error("board received a DATA packet (set {set}, packet {packet}); boards only send data")]
+    UnexpectedData {
+        /// Its set number.
+        set: u16,
+        /// Its packet number.
+        packet: u8,
+    },
+}
+
+/// Settings of an emulated board.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoardConfig {
+    /// Time after which a sent, unconfirmed packet is sent again, in
+    /// nanoseconds. Shorter recovers loss sooner, longer wastes less of
+    /// the link on packets whose ACK is merely late. With
+    /// [`Self::adaptive_timeout`] it is the smallest timeout used.
+    pub retransmit_timeout_ns: u64,
+    /// Adapt the timeout to the measured ACK round trip (smoothed RTT plus
+    /// four times its mean deviation, from packets sent once only, as TCP
+    /// does); a few adds and shifts per ACK, cheap in an FPGA. Off: the
+    /// fixed timeout, closest to the published core.
+    pub adaptive_timeout: bool,
+    /// When an ACK confirms a packet, resend at once every unconfirmed
+    /// packet that was transmitted before it: on a link that keeps order,
+    /// those were lost. FADE-10G's core does the same with the seq its
+    /// ACKs echo; a v1 board knows its own send order, so the wire stays
+    /// v1. Off: only the timeout resends, as the v1 core does.
+    pub fast_retransmit: bool,
+    /// Smallest gap between two packet starts, in nanoseconds: the time one
+    /// frame takes at the configured line rate (0: unlimited).
+    pub min_gap_ns: u64,
+    /// The adaptive inter-packet delay's parameters (seed values by default).
+    pub delay: adaptive_delay::Config,
+    /// Stream bytes to send in all, rounded up to whole packets; `None`
+    /// sends until stopped.
+    pub limit_bytes: Option<u64>,
+}
+
+impl Default for BoardConfig {
+    fn default() -> Self {
+        BoardConfig {
+            retransmit_timeout_ns: 200_000,
+            adaptive_timeout: true,
+            fast_retransmit: true,
+            min_gap_ns: 0,
+            delay: adaptive_delay::Config {
+                initial_ns: 0,
+                ..adaptive_delay::Config::default()
+            },
+            limit_bytes: None,
+        }
+    }
+}
+
+/// What [`Board::poll_transmit`] asks the caller to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transmit {
+    /// Send the first `len` bytes of the buffer as one FADE payload, then
+    /// poll again.
+    Send(usize),
+    /// Nothing to send before this time (nanoseconds, the caller's clock).
+    WakeAt(u64),
+    /// Nothing to send until a packet arrives (not started, stopped, all
+    /// confirmed).
+    Idle,
+}
+
+/// What a received packet did to the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// START: transmission (re)started.
+    Started,
+    /// STOP: no more transmissions until the next START.
+    Stopped,
+    /// RESET: buffers emptied, the stream starts again from offset 0.
+    Reset,
+    /// An ACK confirmed an outstanding packet.
+    Confirmed,
+    /// An ACK for nothing outstanding (a duplicate ACK, or one for a
+    /// packet confirmed already).
+    StaleAck,
+    /// A NACK, which the published core ignores too.
+    Nack,
+}
+
+/// Counters of one board since it was created.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BoardCounters {
+    /// DATA packets sent for the first time.
+    pub sent: u64,
+    /// DATA packets sent again because no ACK came in time.
+    pub resent: u64,
+    /// ACKs that confirmed an outstanding packet.
+    pub acks: u64,
+    /// ACKs for nothing outstanding.
+    pub stale_acks: u64,
+    /// Packets ignored because they could not be parsed.
+    pub rejected: u64,
+    /// Packets confirmed in order over the board's life (a RESET does not
+    /// clear this, unlike [`Board::confirmed`]).
+    pub confirmed: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Descriptor {
+    /// Stream index of the packet in this buffer.
+    index: u64,
+    valid: bool,
+    sent: bool,
+    confirmed: bool,
+    /// Transmissions so far.
+    sends: u32,
+    /// The board's transmission counter at this packet's last send.
+    send_seq: u64,
+    /// A later packet was confirmed first: resend without waiting.
+    due: bool,
+    sent_at_ns: u64,
+    data: Box<[u8; DATA_LEN]>,
+}
+
+/// Running state of the transmitter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Waiting,
+    Running,
+}
+
+/// One emulated FADE v1 board.
+#[derive(Debug)]
+pub struct Board {
+    config: BoardConfig,
+    descriptors: Vec<Descriptor>,
+    head: u64,
+    tail: u64,
+    retr: u64,
+    limit_packets: Option<u64>,
+    state: State,
+    delay: AdaptiveDelay,
+    next_send_ns: u64,
+    counters: BoardCounters,
+    /// Smoothed round trip and its mean deviation, nanoseconds (0: none yet).
+    srtt_ns: u64,
+    rttvar_ns: u64,
+    /// Transmissions so far, first sends and resends.
+    send_seq: u64,
+}
+
+/// Gaps of lateness the pacer may make good with back-to-back packets.
+const PACING_CATCH_UP: u64 = 4;
+
+/// Largest adaptive retransmission timeout.
+const MAX_TIMEOUT_NS: u64 = 100_000_000;
+
+impl Board {
+    /// A board waiting for START.
+    pub fn new(config: BoardConfig) -> Result<Board, adaptive_delay::ConfigError> {
+        let delay = AdaptiveDelay::new(config.delay)?;
+        let descriptors = (0..WINDOW)
+            .map(|_| Descriptor {
+                index: 0,
+                valid: false,
+                sent: false,
+                confirmed: false,
+                sends: 0,
+                send_seq: 0,
+                due: false,
+                sent_at_ns: 0,
+                data: Box::new([0; DATA_LEN]),
+            })
+            .collect();
+        Ok(Board {
+            limit_packets: config.limit_bytes.map(|b| b.div_ceil(PACKET_BYTES)),
+            config,
+            descriptors,
+            head: 0,
+            tail: 0,
+            retr: 0,
+            state: State::Waiting,
+            delay,
+            next_send_ns: 0,
+            counters: BoardCounters::default(),
+            srtt_ns: 0,
+            rttvar_ns: 0,
+            send_seq: 0,
+        })
+    }
+
+    /// Counters since the board was created.
+    pub fn counters(&self) -> BoardCounters {
+        self.counters
+    }
+
+    /// Packets confirmed in order so far (the `tail` pointer).
+    pub fn confirmed(&self) -> u64 {
+        self.tail
+    }
+
+    /// The current inter-packet delay in nanoseconds.
+    pub fn delay_ns(&self) -> u64 {
+        self.delay.delay_ns()
+    }
+
+    /// True while START has been received and no STOP or RESET since.
+    pub fn is_running(&self) -> bool {
+        self.state == State::Running
+    }
+
+    /// True once every packet of a limited stream is confirmed.
+    pub fn is_done(&self) -> bool {
+        self.limit_packets.is_some_and(|n| self.tail >= n)
+    }
+
+    /// Stops filling buffers: what is filled is still sent until
+    /// confirmed, so the stream ends cleanly at the current `head`.
+    pub fn finish(&mut self) {
+        self.limit_packets = Some(self.limit_packets.map_or(self.head, |n| n.min(self.head)));
+    }
+
+    /// Handles one FADE payload received from the host at `now_ns`.
+    pub fn on_packet(&mut self, payload: &[u8], now_ns: u64) -> Result<Event, BoardError> {
+        let repr = match Repr::parse_bytes(payload) {
+            Ok(r) => r,
+            Err(e) => {
+                self.counters.rejected += 1;
+                return Err(e.into());
+            }
+        };
+        let control = match repr {
+            Repr::Control(c) => c,
+            Repr::Data(d) => {
+                self.counters.rejected += 1;
+                return Err(BoardError::UnexpectedData {
+                    set: d.tag.set,
+                    packet: d.tag.packet_retry.packet(),
+                });
+            }
+        };
+        Ok(match control {
+            ControlRepr::Start => {
+                if self.state != State::Running {
+                    self.state = State::Running;
+                    self.next_send_ns = now_ns;
+                }
+                Event::Started
+            }
+            ControlRepr::Stop => {
+                self.state = State::Waiting;
+                Event::Stopped
+            }
+            ControlRepr::Reset => {
+                self.reset();
+                Event::Reset
+            }
+            ControlRepr::Ack(tag) => self.confirm(tag, now_ns),
+            ControlRepr::Nack(_) => Event::Nack,
+        })
+    }
+
+    /// Empties every buffer and restarts the stream at offset 0, waiting
+    /// for START, as the core does on RESET.
+    fn reset(&mut self) {
+        for d in &mut self.descriptors {
+            d.valid = false;
+            d.sent = false;
+            d.confirmed = false;
+        }
+        self.head = 0;
+        self.tail = 0;
+        self.retr = 0;
+        self.limit_packets = self.config.limit_bytes.map(|b| b.div_ceil(PACKET_BYTES));
+        self.state = State::Waiting;
+    }
+
+    /// The retransmission timeout now in force, in nanoseconds.
+    pub fn retransmit_timeout_ns(&self) -> u64 {
+        let floor = self.config.retransmit_timeout_ns;
+        if !self.config.adaptive_timeout || self.srtt_ns == 0 {
+            return floor;
+        }
+        (self.srtt_ns + 4 * self.rttvar_ns).clamp(floor, MAX_TIMEOUT_NS.max(floor))
+    }
+
+    /// Feeds one round-trip sample (RFC 6298's gains of 1/8 and 1/4).
+    fn sample_rtt(&mut self, rtt: u64) {
+        if self.srtt_ns == 0 {
+            self.srtt_ns = rtt.max(1);
+            self.rttvar_ns = rtt / 2;
+        } else {
+            let dev = self.srtt_ns.abs_diff(rtt);
+            self.rttvar_ns = self.rttvar_ns - self.rttvar_ns / 4 + dev / 4;
+            self.srtt_ns = (self.srtt_ns - self.srtt_ns / 8 + rtt / 8).max(1);
+        }
+    }
+
+    fn confirm(&mut self, tag: Tag, now_ns: u64) -> Event {
+        let packet = u64::from(tag.packet_retry.packet());
+        let Some(d) = self.descriptors.get_mut(packet as usize) else {
+            self.counters.stale_acks += 1;
+            return Event::StaleAck;
+        };
+        let matches = d.valid
+            && d.sent
+            && !d.confirmed
+            && set_of(d.index) == tag.set
+            && d.index >= self.tail
+            && d.index < self.head;
+        if !matches {
+            self.counters.stale_acks += 1;
+            return Event::StaleAck;
+        }
+        d.confirmed = true;
+        // Only packets sent once give an unambiguous round trip (Karn).
+        let sample = (d.sends == 1).then(|| now_ns.saturating_sub(d.sent_at_ns));
+        self.counters.acks += 1;
+        let acked_seq = d.send_seq;
+        if let Some(rtt) = sample {
+            self.sample_rtt(rtt);
+        }
+        if self.config.fast_retransmit {
+            for d in &mut self.descriptors {
+                if d.valid && d.sent && !d.confirmed && d.send_seq < acked_seq {
+                    d.due = true;
+                }
+            }
+        }
+        while self.tail < self.head && self.descriptor(self.tail).confirmed {
+            self.tail += 1;
+            self.counters.confirmed += 1;
+        }
+        Event::Confirmed
+    }
+
+    fn descriptor(&self, index: u64) -> &Descriptor {
+        &self.descriptors[(index % WINDOW) as usize]
+    }
+
+    /// The data writer: fills every free buffer (V=0) with the next stream
+    /// packet, up to the limit.
+    fn fill(&mut self) {
+        while self.head - self.tail < WINDOW && self.limit_packets.map_or(true, |n| self.head < n) {
+            let index = self.head;
+            let d = &mut self.descriptors[(index % WINDOW) as usize];
+            d.index = index;
+            d.valid = true;
+            d.sent = false;
+            d.confirmed = false;
+            d.sends = 0;
+            d.due = false;
+            stream::fill(index * PACKET_BYTES, &mut d.data[..]);
+            self.head += 1;
+        }
+    }
+
+    /// Writes the next DATA payload into `buf` if one is due at `now_ns`.
+    ///
+    /// `buf` must hold [`v1::DATA_PACKET_LEN`] bytes; a shorter buffer gets
+    /// [`Transmit::Idle`] rather than a panic.
+    pub fn poll_transmit(&mut self, now_ns: u64, buf: &mut [u8]) -> Transmit {
+        if self.state != State::Running || buf.len() < v1::DATA_PACKET_LEN {
+            return Transmit::Idle;
+        }
+        self.fill();
+        let outstanding = self.head - self.tail;
+        if outstanding == 0 {
+            return Transmit::Idle;
+        }
+        if now_ns < self.next_send_ns {
+            return Transmit::WakeAt(self.next_send_ns);
+        }
+        if self.retr < self.tail || self.retr >= self.head {
+            self.retr = self.tail;
+        }
+        let timeout = self.retransmit_timeout_ns();
+        let mut earliest: Option<u64> = None;
+        let mut pick = None;
+        for k in 0..outstanding {
+            let index = self.tail + (self.retr - self.tail + k) % outstanding;
+            let d = self.descriptor(index);
+            if d.confirmed {
+                continue;
+            }
+            if !d.sent || d.due {
+                pick = Some(index);
+                break;
+            }
+            let due = d.sent_at_ns.saturating_add(timeout);
+            if due <= now_ns {
+                pick = Some(index);
+                break;
+            }
+            earliest = Some(earliest.map_or(due, |e: u64| e.min(due)));
+        }
+        let Some(index) = pick else {
+            return earliest.map_or(Transmit::Idle, Transmit::WakeAt);
+        };
+        let delay_ns = self.delay.delay_ns();
+        let d = &mut self.descriptors[(index % WINDOW) as usize];
+        let resend = d.sent;
+        let retry = d.sends.min(u32::from(v1::MAX_RETRY_COUNT)) as u16;
+        d.sent = true;
+        d.due = false;
+        d.send_seq = self.send_seq;
+        self.send_seq += 1;
+        d.sends = d.sends.saturating_add(1);
+        d.sent_at_ns = now_ns;
+        // (index % WINDOW) < 32 and retry <= 1023: the tag is always valid.
+        let tag = Tag {
+            set: set_of(index),
+            packet_retry: v1::PacketRetry::from_bits(((index % WINDOW) as u16) << 10 | retry),
+        };
+        let repr = Repr::Data(DataRepr {
+            tag,
+            delay: u32::try_from(delay_ns).unwrap_or(u32::MAX),
+            data: &d.data,
+        });
+        let Ok(len) = repr.emit(buf) else {
+            return Transmit::Idle;
+        };
+        if resend {
+            self.counters.resent += 1;
+        } else {
+            self.counters.sent += 1;
+        }
+        self.delay.on_packet_sent(resend);
+        self.retr = index + 1;
+        // Schedule from the previous slot, not from now, so a late wake-up
+        // is caught up instead of lowering the rate; at most PACING_CATCH_UP
+        // gaps of lateness are made good, in a short burst.
+        let gap = self.delay.delay_ns().max(self.config.min_gap_ns);
+        let floor = now_ns.saturating_sub(gap.saturating_mul(PACING_CATCH_UP));
+        self.next_send_ns = self.next_send_ns.max(floor).saturating_add(gap);
+        Transmit::Send(len)
+    }
+}
+
+/// The set number of stream packet `index` (wraps at 65536).
+pub fn set_of(index: u64) -> u16 {
+    (index / WINDOW) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn control(c: ControlRepr) -> Vec<u8> {
+        Repr::Control(c).to_vec()
+    }
+
+    fn data(buf: &[u8]) -> DataRepr<'_> {
+        match Repr::parse_bytes(buf) {
+            Ok(Repr::Data(d)) => d,
+            other => panic!("not data: {other:?}"),
+        }
+    }
+
+    fn started(config: BoardConfig) -> Board {
+        let mut b = Board::new(config).expect("config");
+        assert_eq!(
+            b.on_packet(&control(ControlRepr::Start), 0),
+            Ok(Event::Started)
+        );
+        b
+    }
+
+    #[test]
+    fn waits_for_start_then_fills_one_set_and_stops_for_acks() {
+        let mut b = Board::new(BoardConfig::default()).expect("config");
+        let mut buf = [0u8; 2048];
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Idle);
+        b.on_packet(&control(ControlRepr::Start), 0).expect("start");
+        for i in 0..32u16 {
+            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+            let d = data(&buf[..1034]);
+            assert_eq!(d.tag.set, 0);
+            assert_eq!(u16::from(d.tag.packet_retry.packet()), i);
+            assert_eq!(d.tag.packet_retry.retry(), 0);
+            assert_eq!(stream::mismatches(u64::from(i) * 1024, d.data), 0);
+        }
+        // Window full, nothing confirmed: wait for the retransmission timeout.
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::WakeAt(200_000));
+        // ACK packet 0: buffer 0 takes packet 0 of set 1.
+        b.on_packet(
+            &control(ControlRepr::Ack(Tag::new(0, 0, 0).expect("tag"))),
+            1,
+        )
+        .expect("ack");
+        assert_eq!(b.confirmed(), 1);
+        assert_eq!(b.poll_transmit(1, &mut buf), Transmit::Send(1034));
+        let d = data(&buf[..1034]);
+        assert_eq!((d.tag.set, d.tag.packet_retry.packet()), (1, 0));
+        assert_eq!(stream::mismatches(32 * 1024, d.data), 0);
+    }
+
+    #[test]
+    fn resends_unconfirmed_packets_after_the_timeout_with_a_retry_count() {
+        let mut b = started(BoardConfig {
+            limit_bytes: Some(2 * 1024),
+            fast_retransmit: false,
+            ..BoardConfig::default()
+        });
+        let mut buf = [0u8; 1034];
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        b.on_packet(
+            &control(ControlRepr::Ack(Tag::new(0, 1, 0).expect("tag"))),
+            5,
+        )
+        .expect("ack");
+        // Packet 1 confirmed out of order: tail stays on packet 0.
+        assert_eq!(b.confirmed(), 0);
+        assert_eq!(b.poll_transmit(10, &mut buf), Transmit::WakeAt(200_000));
+        assert_eq!(b.poll_transmit(200_000, &mut buf), Transmit::Send(1034));
+        let d = data(&buf);
+        assert_eq!(d.tag.packet_retry.packet(), 0);
+        assert_eq!(d.tag.packet_retry.retry(), 1);
+        assert_eq!(b.counters().resent, 1);
+        b.on_packet(&control(ControlRepr::Ack(d.tag)), 200_001)
+            .expect("ack");
+        assert_eq!(b.confirmed(), 2);
+        assert!(b.is_done());
+        assert_eq!(b.poll_transmit(300_000, &mut buf), Transmit::Idle);
+    }
+
+    #[test]
+    fn an_ack_for_a_later_packet_resends_the_earlier_one_at_once() {
+        let mut b = started(BoardConfig::default());
+        let mut buf = [0u8; 1034];
+        for _ in 0..3 {
+            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        }
+        // Packet 1 confirmed: packet 0, sent before it, was lost; packet 2,
+        // sent after, may still be on its way.
+        b.on_packet(
+            &control(ControlRepr::Ack(Tag::new(0, 1, 0).expect("tag"))),
+            10,
+        )
+        .expect("ack");
+        let mut resent = Vec::new();
+        while let Transmit::Send(_) = b.poll_transmit(20, &mut buf) {
+            let d = data(&buf);
+            if d.tag.packet_retry.retry() > 0 {
+                resent.push(d.tag.packet_retry.packet());
+            }
+        }
+        assert_eq!(resent, vec![0]);
+        assert_eq!(b.counters().resent, 1);
+    }
+
+    #[test]
+    fn the_timeout_follows_the_round_trip() {
+        let mut b = started(BoardConfig {
+            retransmit_timeout_ns: 1_000,
+            ..BoardConfig::default()
+        });
+        let mut buf = [0u8; 1034];
+        assert_eq!(b.retransmit_timeout_ns(), 1_000);
+        for i in 0..20u64 {
+            let t = i * 1_000_000;
+            assert_eq!(b.poll_transmit(t, &mut buf), Transmit::Send(1034));
+            let tag = data(&buf).tag;
+            b.on_packet(&control(ControlRepr::Ack(tag)), t + 500_000)
+                .expect("ack");
+        }
+        // Round trips of 500 us, steady: the timeout settles just above.
+        let rto = b.retransmit_timeout_ns();
+        assert!((500_000..700_000).contains(&rto), "{rto}");
+        let mut fixed = started(BoardConfig {
+            retransmit_timeout_ns: 1_000,
+            adaptive_timeout: false,
+            ..BoardConfig::default()
+        });
+        fixed.poll_transmit(0, &mut buf);
+        let tag = data(&buf).tag;
+        fixed
+            .on_packet(&control(ControlRepr::Ack(tag)), 500_000)
+            .expect("ack");
+        assert_eq!(fixed.retransmit_timeout_ns(), 1_000);
+    }
+
+    #[test]
+    fn stale_and_foreign_acks_change_nothing() {
+        let mut b = started(BoardConfig::default());
+        let mut buf = [0u8; 1034];
+        b.poll_transmit(0, &mut buf);
+        // Wrong set for buffer 0, unsent buffer 1, packet number 40.
+        for (set, p) in [(1, 0), (0, 1), (0, 40)] {
+            let ack = control(ControlRepr::Ack(Tag::new(set, p, 0).expect("tag")));
+            assert_eq!(b.on_packet(&ack, 1), Ok(Event::StaleAck));
+        }
+        assert_eq!(b.confirmed(), 0);
+        assert_eq!(b.counters().stale_acks, 3);
+    }
+
+    #[test]
+    fn stop_pauses_and_reset_restarts_the_stream() {
+        let mut b = started(BoardConfig::default());
+        let mut buf = [0u8; 1034];
+        b.poll_transmit(0, &mut buf);
+        b.on_packet(&control(ControlRepr::Ack(data(&buf).tag)), 1)
+            .expect("ack");
+        b.on_packet(&control(ControlRepr::Stop), 2).expect("stop");
+        assert_eq!(b.poll_transmit(3, &mut buf), Transmit::Idle);
+        b.on_packet(&control(ControlRepr::Start), 4).expect("start");
+        assert_eq!(b.poll_transmit(4, &mut buf), Transmit::Send(1034));
+        assert_eq!(data(&buf).tag.packet_retry.packet(), 1);
+        b.on_packet(&control(ControlRepr::Reset), 5).expect("reset");
+        assert_eq!(b.poll_transmit(6, &mut buf), Transmit::Idle);
+        b.on_packet(&control(ControlRepr::Start), 7).expect("start");
+        b.poll_transmit(7, &mut buf);
+        let d = data(&buf);
+        assert_eq!((d.tag.set, d.tag.packet_retry.packet()), (0, 0));
+        assert_eq!(stream::mismatches(0, d.data), 0);
+    }
+
+    #[test]
+    fn paces_packets_by_the_line_rate_gap() {
+        let mut b = started(BoardConfig {
+            min_gap_ns: 8_000,
+            ..BoardConfig::default()
+        });
+        let mut buf = [0u8; 1034];
+        assert_eq!(b.poll_transmit(100, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(101, &mut buf), Transmit::WakeAt(8_000));
+        // Woken 2 us late: the next slot still follows the schedule.
+        assert_eq!(b.poll_transmit(10_000, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(10_001, &mut buf), Transmit::WakeAt(16_000));
+        // Far behind (100 us): the late packet, then at most 4 gaps made
+        // good back to back, then the schedule again.
+        let mut burst = 0;
+        while let Transmit::Send(_) = b.poll_transmit(116_000, &mut buf) {
+            burst += 1;
+        }
+        assert_eq!(burst, 5);
+        assert_eq!(
+            b.poll_transmit(116_000, &mut buf),
+            Transmit::WakeAt(124_000)
+        );
+    }
+
+    #[test]
+    fn data_packets_and_garbage_are_refused() {
+        let mut b = Board::new(BoardConfig::default()).expect("config");
+        let d = [0u8; DATA_LEN];
+        let pkt = Repr::Data(DataRepr {
+            tag: Tag::new(3, 4, 0).expect("tag"),
+            delay: 0,
+            data: &d,
+        })
+        .to_vec();
+        assert_eq!(
+            b.on_packet(&pkt, 0),
+            Err(BoardError::UnexpectedData { set: 3, packet: 4 })
+        );
+        assert!(b.on_packet(&[0x00, 0x09, 0, 0, 0, 0], 0).is_err());
+        assert_eq!(b.counters().rejected, 2);
+    }
+
+    proptest! {
+        /// No payload, however malformed, panics the board.
+        #[test]
+        fn any_bytes_are_handled(bytes in proptest::collection::vec(any::<u8>(), 0..1100)) {
+            let mut b = started(BoardConfig::default());
+            let mut buf = [0u8; 1034];
+            b.poll_transmit(0, &mut buf);
+            let _ = b.on_packet(&bytes, 1);
+            let _ = b.poll_transmit(2, &mut buf);
+        }
+
+        /// Whatever subset of packets the network loses and whatever ACKs
+        /// it drops, as long as the host ACKs what arrives, the board
+        /// finishes with every packet confirmed exactly in order.
+        #[test]
+        fn lossy_links_still_complete(seed in any::<u64>(), loss in 0u32..40) {
+            let mut rng = seed | 1;
+            let mut next = move || { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; (rng % 100) as u32 };
+            let packets = 200u64;
+            let mut b = started(BoardConfig { limit_bytes: Some(packets * 1024), ..BoardConfig::default() });
+            let mut buf = [0u8; 1034];
+            let mut now = 0u64;
+            let mut got = vec![false; packets as usize];
+            for _ in 0..200_000 {
+                if b.is_done() { break; }
+                match b.poll_transmit(now, &mut buf) {
+                    Transmit::Send(_) => {
+                        if next() < loss { continue; }
+                        let d = data(&buf);
+                        let p = u64::from(d.tag.packet_retry.packet());
+                        // Recover the stream index from the data itself.
+                        let first = u64::from_le_bytes(d.data[..8].try_into().expect("8"));
+                        let index = first * 8 / 1024;
+                        prop_assert_eq!(index % 32, p);
+                        got[index as usize] = true;
+                        if next() < loss { continue; }
+                        b.on_packet(&control(ControlRepr::Ack(d.tag)), now).expect("ack");
+                    }
+                    Transmit::WakeAt(t) => now = t,
+                    Transmit::Idle => prop_assert!(false, "idle before done"),
+                }
+            }
+            prop_assert!(b.is_done());
+            prop_assert!(got.iter().all(|&g| g));
+        }
+    }
+}

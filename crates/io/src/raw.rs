@@ -1,0 +1,580 @@
+//! Raw Ethernet frames of one ethertype on one interface, through a
+//! PF_PACKET `SOCK_RAW` socket: how the FADE board emulator and host
+//! receiver talk, since FADE runs directly on Ethernet (ethertype 0xfade).
+//!
+//! The socket is created with protocol 0, so it receives nothing until it
+//! is bound to the interface *and* the ethertype; the kernel then hands it
+//! only that ethertype from that interface, without a BPF program. Frames
+//! this host sends itself are not delivered to a protocol-bound packet
+//! socket, and the receive path drops them anyway (by packet type).
+//!
+//! Receiving is batched with `recvmmsg`, each frame with its kernel receive
+//! timestamp (`SO_TIMESTAMPNS`, CLOCK_REALTIME), so a receiver can measure
+//! how long it took from the frame's arrival to its answer. A busy-polling
+//! caller passes a zero timeout (`MSG_DONTWAIT`); others wait in `ppoll`.
+//! Sending takes whole frames, header included, one `send` or one
+//! `sendmmsg` for a batch.
+//!
+//! Unlike the TPACKET_V3 ring of [`crate::packet_ring`], which hands
+//! packets over by the block (up to a millisecond late when traffic is
+//! light), `recvmmsg` returns each frame as soon as it is queued, which
+//! is what a per-packet ACK needs.
+//!
+//! Opening needs CAP_NET_RAW ([`Error::NeedsCapNetRaw`] otherwise).
+
+use std::ffi::CString;
+use std::mem::size_of;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// Most frames one batched call moves.
+pub const MAX_BATCH: usize = 64;
+
+/// Ethernet header bytes (destination, source, ethertype).
+pub const ETH_HEADER_LEN: usize = 14;
+
+/// Settings of a raw socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawConfig {
+    /// Frames one [`RawSocket::recv`] can return (1..=[`MAX_BATCH`]).
+    pub batch: usize,
+    /// Largest frame kept whole, header included; longer ones are cut and
+    /// flagged [`RawFrame::truncated`]. 9216 holds any jumbo frame.
+    pub frame_len: usize,
+    /// Kernel receive buffer asked for, in bytes (raised past rmem_max
+    /// with SO_RCVBUFFORCE, which CAP_NET_ADMIN allows).
+    pub recv_buffer: usize,
+}
+
+impl Default for RawConfig {
+    fn default() -> Self {
+        RawConfig {
+            batch: 32,
+            frame_len: 9216,
+            recv_buffer: 8 << 20,
+        }
+    }
+}
+
+/// One received frame, borrowed from the socket's batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawFrame<'a> {
+    /// The Ethernet frame from its destination MAC on, without FCS.
+    pub data: &'a [u8],
+    /// Kernel receive time, nanoseconds since the epoch (CLOCK_REALTIME);
+    /// 0 if the kernel gave none.
+    pub timestamp_ns: u64,
+    /// The frame was longer than [`RawConfig::frame_len`] and was cut.
+    pub truncated: bool,
+}
+
+/// A PF_PACKET socket bound to one interface and one ethertype.
+#[derive(Debug)]
+pub struct RawSocket {
+    fd: OwnedFd,
+    interface: String,
+    ifindex: u32,
+    mac: [u8; 6],
+    ethertype: u16,
+    frame_len: usize,
+    bufs: Vec<u8>,
+    lens: Vec<usize>,
+    stamps: Vec<u64>,
+    truncated: Vec<bool>,
+    count: usize,
+}
+
+impl RawSocket {
+    /// Opens a socket on `interface` for frames of `ethertype`: from the
+    /// moment this returns, every such frame arriving there is queued.
+    pub fn open(interface: &str, ethertype: u16, config: &RawConfig) -> Result<RawSocket> {
+        let fail = |op: &'static str| {
+            let interface = interface.to_owned();
+            move |source| Error::PacketSocket {
+                op,
+                interface,
+                source,
+            }
+        };
+        let batch = config.batch.clamp(1, MAX_BATCH);
+        let frame_len = config.frame_len.max(ETH_HEADER_LEN);
+        let name = CString::new(interface).map_err(|_| {
+            fail("if_nametoindex")(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "interface name contains a NUL byte",
+            ))
+        })?;
+        // SAFETY: `name` is a valid NUL-terminated string.
+        let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
+        if ifindex == 0 {
+            return Err(fail("if_nametoindex")(std::io::Error::last_os_error()));
+        }
+        // SAFETY: a plain syscall; the descriptor is checked and owned below.
+        let raw = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+        if raw < 0 {
+            let source = std::io::Error::last_os_error();
+            return Err(match source.raw_os_error() {
+                Some(libc::EPERM | libc::EACCES) => Error::NeedsCapNetRaw { source },
+                _ => fail("socket")(source),
+            });
+        }
+        // SAFETY: `raw` is a fresh descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let (mac, hatype) = hardware_address(&fd, &name).map_err(fail("SIOCGIFHWADDR"))?;
+        if hatype != libc::ARPHRD_ETHER {
+            return Err(Error::UnsupportedLink {
+                interface: interface.to_owned(),
+                hatype,
+            });
+        }
+        let on: libc::c_int = 1;
+        set_option(&fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &on)
+            .map_err(fail("SO_TIMESTAMPNS"))?;
+        let size = libc::c_int::try_from(config.recv_buffer).unwrap_or(libc::c_int::MAX);
+        if set_option(&fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &size).is_err() {
+            set_option(&fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &size).map_err(fail("SO_RCVBUF"))?;
+        }
+        let sll = link_address(ifindex, ethertype, None);
+        // SAFETY: passes a live sockaddr_ll and its exact size.
+        let r = unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                (&sll as *const libc::sockaddr_ll).cast(),
+                size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(fail("bind")(std::io::Error::last_os_error()));
+        }
+        Ok(RawSocket {
+            fd,
+            interface: interface.to_owned(),
+            ifindex,
+            mac,
+            ethertype,
+            frame_len,
+            bufs: vec![0; batch * frame_len],
+            lens: vec![0; batch],
+            stamps: vec![0; batch],
+            truncated: vec![false; batch],
+            count: 0,
+        })
+    }
+
+    /// The interface's name.
+    pub fn interface(&self) -> &str {
+        &self.interface
+    }
+
+    /// The interface's index.
+    pub fn ifindex(&self) -> u32 {
+        self.ifindex
+    }
+
+    /// The interface's MAC address: the source of every frame we send.
+    pub fn mac(&self) -> [u8; 6] {
+        self.mac
+    }
+
+    /// The ethertype the socket is bound to.
+    pub fn ethertype(&self) -> u16 {
+        self.ethertype
+    }
+
+    /// Writes an Ethernet header from this interface to `destination`
+    /// with the socket's ethertype into the first 14 bytes of `frame`.
+    /// Returns false, writing nothing, if `frame` is shorter.
+    pub fn write_header(&self, frame: &mut [u8], destination: [u8; 6]) -> bool {
+        let Some(h) = frame.get_mut(..ETH_HEADER_LEN) else {
+            return false;
+        };
+        h[..6].copy_from_slice(&destination);
+        h[6..12].copy_from_slice(&self.mac);
+        h[12..14].copy_from_slice(&self.ethertype.to_be_bytes());
+        true
+    }
+
+    /// Receives up to a batch of frames. `timeout` zero only looks (for
+    /// busy polling); `None` waits without limit; otherwise waits up to
+    /// that long for the first frame. Returns how many frames
+    /// [`Self::frames`] now yields.
+    pub fn recv(&mut self, timeout: Option<Duration>) -> Result<usize> {
+        self.count = 0;
+        if timeout != Some(Duration::ZERO) && !self.wait_readable(timeout)? {
+            return Ok(0);
+        }
+        let n = self.lens.len();
+        let mut iovecs: Vec<libc::iovec> = self
+            .bufs
+            .chunks_exact_mut(self.frame_len)
+            .map(|b| libc::iovec {
+                iov_base: b.as_mut_ptr().cast(),
+                iov_len: b.len(),
+            })
+            .collect();
+        // 8-byte aligned control space per message for one timespec.
+        let space = cmsg_space(size_of::<libc::timespec>());
+        let words = space.div_ceil(8);
+        let mut control = vec![0u64; words * n];
+        let mut names: Vec<libc::sockaddr_ll> = (0..n).map(|_| link_address(0, 0, None)).collect();
+        let mut msgs: Vec<libc::mmsghdr> = (0..n)
+            .map(|i| {
+                // SAFETY: an all-zero msghdr is valid; fields are set below.
+                let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
+                h.msg_name = (&mut names[i] as *mut libc::sockaddr_ll).cast();
+                h.msg_namelen = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+                h.msg_iov = &mut iovecs[i];
+                h.msg_iovlen = 1;
+                h.msg_control = control[i * words..].as_mut_ptr().cast();
+                h.msg_controllen = words * 8;
+                libc::mmsghdr {
+                    msg_hdr: h,
+                    msg_len: 0,
+                }
+            })
+            .collect();
+        // SAFETY: every mmsghdr points to live name, iovec and control
+        // buffers of the sizes given, which outlive the call.
+        let got = unsafe {
+            libc::recvmmsg(
+                self.fd.as_raw_fd(),
+                msgs.as_mut_ptr(),
+                n as libc::c_uint,
+                libc::MSG_DONTWAIT,
+                std::ptr::null_mut(),
+            )
+        };
+        if got < 0 {
+            let e = std::io::Error::last_os_error();
+            return match e.kind() {
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted => Ok(0),
+                _ => Err(self.error("recvmmsg", e)),
+            };
+        }
+        let mut kept = 0;
+        for i in 0..got as usize {
+            // Our own outgoing frames, should the kernel loop any back.
+            if names[i].sll_pkttype == libc::PACKET_OUTGOING {
+                continue;
+            }
+            let len = msgs[i].msg_len as usize;
+            let stamp = timestamp(&msgs[i].msg_hdr);
+            let cut = msgs[i].msg_hdr.msg_flags & libc::MSG_TRUNC != 0 || len > self.frame_len;
+            if kept != i {
+                let (src, dst) = (i * self.frame_len, kept * self.frame_len);
+                self.bufs
+                    .copy_within(src..src + len.min(self.frame_len), dst);
+            }
+            self.lens[kept] = len.min(self.frame_len);
+            self.stamps[kept] = stamp;
+            self.truncated[kept] = cut;
+            kept += 1;
+        }
+        self.count = kept;
+        Ok(kept)
+    }
+
+    /// The frames of the last [`Self::recv`], in arrival order.
+    pub fn frames(&self) -> impl Iterator<Item = RawFrame<'_>> + '_ {
+        (0..self.count).map(move |i| RawFrame {
+            data: &self.bufs[i * self.frame_len..i * self.frame_len + self.lens[i]],
+            timestamp_ns: self.stamps[i],
+            truncated: self.truncated[i],
+        })
+    }
+
+    /// Sends one whole frame (header included). Returns false if the
+    /// interface's queue refused it (ENOBUFS, as a full tbf queue does, or
+    /// EAGAIN): to the sender that is a lost frame.
+    pub fn send(&self, frame: &[u8]) -> Result<bool> {
+        // SAFETY: passes a live buffer and its exact length.
+        let r = unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+        if r >= 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR) => Ok(false),
+            _ => Err(self.error("send", e)),
+        }
+    }
+
+    /// Sends whole frames with one `sendmmsg` (at most [`MAX_BATCH`] per
+    /// call; more return [`Error::BatchTooLarge`]). Returns how many the
+    /// kernel took; the rest were refused as in [`Self::send`].
+    pub fn send_batch(&self, frames: &[&[u8]]) -> Result<usize> {
+        if frames.len() > MAX_BATCH {
+            return Err(Error::BatchTooLarge {
+                len: frames.len(),
+                max: MAX_BATCH,
+            });
+        }
+        let mut iovecs: Vec<libc::iovec> = frames
+            .iter()
+            .map(|f| libc::iovec {
+                iov_base: f.as_ptr().cast_mut().cast(),
+                iov_len: f.len(),
+            })
+            .collect();
+        let mut msgs: Vec<libc::mmsghdr> = iovecs
+            .iter_mut()
+            .map(|iov| {
+                // SAFETY: an all-zero msghdr is valid; fields are set below.
+                let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
+                h.msg_iov = iov;
+                h.msg_iovlen = 1;
+                libc::mmsghdr {
+                    msg_hdr: h,
+                    msg_len: 0,
+                }
+            })
+            .collect();
+        let mut done = 0;
+        while done < msgs.len() {
+            // SAFETY: the messages point to live iovecs over the callers'
+            // frames, which the kernel only reads.
+            let r = unsafe {
+                libc::sendmmsg(
+                    self.fd.as_raw_fd(),
+                    msgs[done..].as_mut_ptr(),
+                    (msgs.len() - done) as libc::c_uint,
+                    0,
+                )
+            };
+            if r < 0 {
+                let e = std::io::Error::last_os_error();
+                match e.raw_os_error() {
+                    // The frame at `done` was refused: skip it, like a loss.
+                    Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR) => {
+                        done += 1;
+                        continue;
+                    }
+                    _ => return Err(self.error("sendmmsg", e)),
+                }
+            }
+            done += r as usize;
+            if r == 0 {
+                break;
+            }
+        }
+        Ok(done.min(msgs.len()))
+    }
+
+    fn error(&self, op: &'static str, source: std::io::Error) -> Error {
+        Error::PacketSocket {
+            op,
+            interface: self.interface.clone(),
+            source,
+        }
+    }
+
+    /// Waits in ppoll for a frame; false on timeout.
+    fn wait_readable(&self, timeout: Option<Duration>) -> Result<bool> {
+        let mut pfd = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ts = timeout.map(|d| libc::timespec {
+            tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
+            tv_nsec: d.subsec_nanos() as libc::c_long,
+        });
+        let ts_ptr = ts
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        // SAFETY: `pfd` and `ts` outlive the call; a null timeout means no
+        // limit and a null mask leaves the signal mask unchanged.
+        let r = unsafe { libc::ppoll(&mut pfd, 1, ts_ptr, std::ptr::null()) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                return Ok(false);
+            }
+            return Err(self.error("ppoll", e));
+        }
+        Ok(r > 0)
+    }
+}
+
+/// The current CLOCK_REALTIME time in nanoseconds, the clock of
+/// [`RawFrame::timestamp_ns`].
+pub fn realtime_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a live out-parameter.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    (ts.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(ts.tv_nsec as u64)
+}
+
+/// The SCM_TIMESTAMPNS time of a received message, 0 if absent.
+fn timestamp(h: &libc::msghdr) -> u64 {
+    // SAFETY: the kernel filled msg_control and msg_controllen; the CMSG_
+    // macros stay inside that buffer and the data is read unaligned.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(h);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                let ts = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::timespec>());
+                return (ts.tv_sec as u64)
+                    .saturating_mul(1_000_000_000)
+                    .saturating_add(ts.tv_nsec as u64);
+            }
+            c = libc::CMSG_NXTHDR(h, c);
+        }
+    }
+    0
+}
+
+/// CMSG_SPACE for a payload of `len` bytes.
+fn cmsg_space(len: usize) -> usize {
+    // SAFETY: CMSG_SPACE is a pure size computation.
+    unsafe { libc::CMSG_SPACE(len as u32) as usize }
+}
+
+/// A sockaddr_ll for `ifindex` and `ethertype`, with `mac` as the address.
+fn link_address(ifindex: u32, ethertype: u16, mac: Option<[u8; 6]>) -> libc::sockaddr_ll {
+    // SAFETY: an all-zero sockaddr_ll is valid.
+    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    sll.sll_family = libc::AF_PACKET as libc::c_ushort;
+    sll.sll_protocol = ethertype.to_be();
+    sll.sll_ifindex = ifindex as libc::c_int;
+    if let Some(m) = mac {
+        sll.sll_halen = 6;
+        sll.sll_addr[..6].copy_from_slice(&m);
+    }
+    sll
+}
+
+/// The interface's MAC and ARPHRD type (SIOCGIFHWADDR).
+fn hardware_address(fd: &OwnedFd, name: &CString) -> std::io::Result<([u8; 6], u16)> {
+    // SAFETY: an all-zero ifreq is valid; the name is copied in below.
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    let bytes = name.as_bytes();
+    if bytes.len() >= req.ifr_name.len() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "interface name longer than {} bytes",
+                req.ifr_name.len() - 1
+            ),
+        ));
+    }
+    for (d, &s) in req.ifr_name.iter_mut().zip(bytes) {
+        *d = s as libc::c_char;
+    }
+    // SAFETY: SIOCGIFHWADDR reads the name and writes a sockaddr into the
+    // ifreq, which is live and of the right type.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), libc::SIOCGIFHWADDR, &mut req) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: after SIOCGIFHWADDR the union holds the hardware address.
+    let sa = unsafe { req.ifr_ifru.ifru_hwaddr };
+    let mut mac = [0u8; 6];
+    for (d, &s) in mac.iter_mut().zip(sa.sa_data.iter()) {
+        *d = s as u8;
+    }
+    Ok((mac, sa.sa_family))
+}
+
+fn set_option<T>(
+    fd: &OwnedFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: &T,
+) -> std::io::Result<()> {
+    // SAFETY: passes a pointer to a live `T` and its exact size.
+    let r = unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            level,
+            name,
+            (value as *const T).cast(),
+            size_of::<T>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linerate_testbed::Testbed;
+
+    fn root() -> bool {
+        // SAFETY: geteuid has no preconditions.
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    #[test]
+    fn unknown_interface_is_a_clear_error() {
+        let e = RawSocket::open("nosuchif0", 0xfade, &RawConfig::default())
+            .expect_err("no such interface");
+        assert!(e.to_string().contains("nosuchif0"), "{e}");
+    }
+
+    /// Two namespaces and a veth pair: frames of our ethertype cross with
+    /// their timestamps, frames of another ethertype are not delivered.
+    #[test]
+    fn frames_cross_a_veth_pair_with_timestamps() {
+        assert!(root(), "raw socket tests need root");
+        let bed = Testbed::builder("fadeio")
+            .hosts(["feb", "pc"])
+            .link("feb", "pc")
+            .build()
+            .expect("bed");
+        let feb_if = bed.iface("feb").expect("iface").name.clone();
+        let pc_if = bed.iface("pc").expect("iface").name.clone();
+        let mut rx = bed
+            .run_in("pc", None, move || {
+                RawSocket::open(&pc_if, 0xfade, &RawConfig::default())
+            })
+            .expect("netns")
+            .expect("open rx");
+        let (tx, other) = bed
+            .run_in("feb", None, move || {
+                (
+                    RawSocket::open(&feb_if, 0xfade, &RawConfig::default()),
+                    RawSocket::open(&feb_if, 0x88b5, &RawConfig::default()),
+                )
+            })
+            .expect("netns");
+        let (tx, other) = (tx.expect("open tx"), other.expect("open other"));
+        let before = realtime_ns();
+        let mut frames = Vec::new();
+        for i in 0..10u8 {
+            let mut f = vec![i; 100];
+            assert!(tx.write_header(&mut f, rx.mac()));
+            frames.push(f);
+        }
+        let refs: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+        assert_eq!(tx.send_batch(&refs).expect("send"), 10);
+        let mut foreign = vec![0u8; 100];
+        assert!(other.write_header(&mut foreign, rx.mac()));
+        assert!(other.send(&foreign).expect("send"));
+        let mut got = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while got.len() < 10 && std::time::Instant::now() < deadline {
+            rx.recv(Some(Duration::from_millis(100))).expect("recv");
+            for f in rx.frames() {
+                assert!(f.timestamp_ns >= before && f.timestamp_ns <= realtime_ns());
+                assert_eq!(&f.data[6..12], &tx.mac());
+                assert_eq!(&f.data[12..14], &[0xfa, 0xde]);
+                got.push(f.data[14]);
+            }
+        }
+        assert_eq!(got, (0..10).collect::<Vec<u8>>());
+        // The 0x88b5 frame never reaches the 0xfade socket.
+        assert_eq!(rx.recv(Some(Duration::from_millis(50))).expect("recv"), 0);
+    }
+}
