@@ -21,6 +21,7 @@ pub mod netdev;
 pub mod packet_ring;
 pub mod raw;
 pub mod scatter;
+mod sockopt;
 pub mod tcp;
 pub mod udp;
 

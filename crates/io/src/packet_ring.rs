@@ -79,6 +79,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::netdev::Link;
+use crate::sockopt::set_option;
 
 /// Which UDP packets the ring keeps: everything else is dropped in the
 /// kernel by a classic BPF filter, before it costs a copy.
@@ -394,6 +395,7 @@ impl PacketRing {
         }
         // SAFETY: `raw` is a fresh descriptor that nothing else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let raw_fd = fd.as_raw_fd();
         let fail = |op: &'static str| {
             let interface = link.name.clone();
             move |source| Error::PacketSocket {
@@ -409,15 +411,15 @@ impl PacketRing {
             len: program.len() as u16,
             filter: program.as_ptr().cast_mut(),
         };
-        set_option(&fd, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)
+        set_option(raw_fd, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)
             .map_err(fail("SO_ATTACH_FILTER"))?;
         let version = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
-        set_option(&fd, libc::SOL_PACKET, libc::PACKET_VERSION, &version)
+        set_option(raw_fd, libc::SOL_PACKET, libc::PACKET_VERSION, &version)
             .map_err(fail("PACKET_VERSION TPACKET_V3"))?;
         let on: libc::c_int = 1;
-        set_option(&fd, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &on)
+        set_option(raw_fd, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &on)
             .map_err(fail("PACKET_VNET_HDR"))?;
-        set_option(&fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &request)
+        set_option(raw_fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &request)
             .map_err(|e| config.refused(e))?;
 
         let ring_len = config.block_size * config.block_count;
@@ -878,31 +880,6 @@ fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
-}
-
-/// `setsockopt` with a value of type `T`.
-fn set_option<T>(
-    fd: &OwnedFd,
-    level: libc::c_int,
-    name: libc::c_int,
-    value: &T,
-) -> std::io::Result<()> {
-    // SAFETY: passes a pointer to a live `T` and its exact size; the kernel
-    // only reads it.
-    let r = unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            level,
-            name,
-            (value as *const T).cast(),
-            size_of::<T>() as libc::socklen_t,
-        )
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
 }
 
 #[cfg(test)]

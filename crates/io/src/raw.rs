@@ -28,6 +28,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::sockopt::{set_option, set_recv_buffer};
 
 /// Most frames one batched call moves.
 pub const MAX_BATCH: usize = 64;
@@ -122,6 +123,7 @@ impl RawSocket {
         }
         // SAFETY: `raw` is a fresh descriptor that nothing else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let raw_fd = fd.as_raw_fd();
         let (mac, hatype) = hardware_address(&fd, &name).map_err(fail("SIOCGIFHWADDR"))?;
         if hatype != libc::ARPHRD_ETHER {
             return Err(Error::UnsupportedLink {
@@ -130,12 +132,9 @@ impl RawSocket {
             });
         }
         let on: libc::c_int = 1;
-        set_option(&fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &on)
+        set_option(raw_fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &on)
             .map_err(fail("SO_TIMESTAMPNS"))?;
-        let size = libc::c_int::try_from(config.recv_buffer).unwrap_or(libc::c_int::MAX);
-        if set_option(&fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &size).is_err() {
-            set_option(&fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &size).map_err(fail("SO_RCVBUF"))?;
-        }
+        set_recv_buffer(raw_fd, config.recv_buffer).map_err(fail("SO_RCVBUF"))?;
         let sll = link_address(ifindex, ethertype, None);
         // SAFETY: passes a live sockaddr_ll and its exact size.
         let r = unsafe {
@@ -481,29 +480,6 @@ fn hardware_address(fd: &OwnedFd, name: &CString) -> std::io::Result<([u8; 6], u
         *d = s as u8;
     }
     Ok((mac, sa.sa_family))
-}
-
-fn set_option<T>(
-    fd: &OwnedFd,
-    level: libc::c_int,
-    name: libc::c_int,
-    value: &T,
-) -> std::io::Result<()> {
-    // SAFETY: passes a pointer to a live `T` and its exact size.
-    let r = unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            level,
-            name,
-            (value as *const T).cast(),
-            size_of::<T>() as libc::socklen_t,
-        )
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
 }
 
 #[cfg(test)]

@@ -376,5 +376,5 @@ fn gro_segment(msg: &libc::msghdr) -> Option<usize> {
 /// same-size datagrams from one sender in one receive, where the device
 /// coalesces them (GRO). Returns false when the kernel refuses.
 pub fn enable_udp_gro(endpoint: &UdpEndpoint) -> bool {
-    crate::udp::set_int_option(endpoint.socket().as_raw_fd(), libc::SOL_UDP, UDP_GRO, 1).is_ok()
+    crate::sockopt::set_int_option(endpoint.socket().as_raw_fd(), libc::SOL_UDP, UDP_GRO, 1).is_ok()
 }

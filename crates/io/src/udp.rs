@@ -6,6 +6,7 @@ use std::os::fd::AsRawFd;
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::error::{Error, Result};
+use crate::sockopt::{set_int_option, set_recv_buffer, set_send_buffer};
 
 /// Most datagrams passed to one `sendmmsg`/`recvmmsg` (the kernel's UIO_MAXIOV bound).
 pub const MAX_BATCH: usize = 1024;
@@ -47,10 +48,10 @@ impl UdpEndpoint {
                 .map_err(sock_err("SO_REUSEADDR", sa))?;
         }
         if let Some(n) = options.recv_buffer {
-            set_recv_buffer(&socket, n).map_err(sock_err("SO_RCVBUF", sa))?;
+            set_recv_buffer(socket.as_raw_fd(), n).map_err(sock_err("SO_RCVBUF", sa))?;
         }
         if let Some(n) = options.send_buffer {
-            set_send_buffer(&socket, n).map_err(sock_err("SO_SNDBUF", sa))?;
+            set_send_buffer(socket.as_raw_fd(), n).map_err(sock_err("SO_SNDBUF", sa))?;
         }
         socket.bind(&sa.into()).map_err(sock_err("bind", sa))?;
         let socket: UdpSocket = socket.into();
@@ -392,54 +393,6 @@ impl Default for RecvMeta {
             source: SocketAddrV4::new([0, 0, 0, 0].into(), 0),
             truncated: false,
         }
-    }
-}
-
-/// Sets SO_RCVBUF to `n` bytes, past `net.core.rmem_max` when the process
-/// may (SO_RCVBUFFORCE, CAP_NET_ADMIN), else as far as the limit allows.
-pub(crate) fn set_recv_buffer(socket: &Socket, n: usize) -> std::io::Result<()> {
-    set_int_option(
-        socket.as_raw_fd(),
-        libc::SOL_SOCKET,
-        libc::SO_RCVBUFFORCE,
-        n,
-    )
-    .or_else(|_| socket.set_recv_buffer_size(n))
-}
-
-/// Sets SO_SNDBUF to `n` bytes, forced past `net.core.wmem_max` where allowed.
-pub(crate) fn set_send_buffer(socket: &Socket, n: usize) -> std::io::Result<()> {
-    set_int_option(
-        socket.as_raw_fd(),
-        libc::SOL_SOCKET,
-        libc::SO_SNDBUFFORCE,
-        n,
-    )
-    .or_else(|_| socket.set_send_buffer_size(n))
-}
-
-/// Sets an integer socket option that socket2 does not wrap.
-pub(crate) fn set_int_option(
-    fd: std::os::fd::RawFd,
-    level: libc::c_int,
-    option: libc::c_int,
-    value: usize,
-) -> std::io::Result<()> {
-    let v = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);
-    // SAFETY: passes a pointer to a live c_int and its exact size.
-    let r = unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            option,
-            (&v as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
     }
 }
 

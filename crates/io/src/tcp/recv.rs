@@ -13,7 +13,7 @@ use std::time::Duration;
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::error::{Error, Result};
-use crate::udp::set_recv_buffer;
+use crate::sockopt::set_recv_buffer;
 
 /// Most pieces one vectored read takes (the kernel's UIO_MAXIOV).
 pub const MAX_PARTS: usize = 1024;
@@ -45,7 +45,7 @@ impl StreamListener {
             .set_reuse_address(true)
             .map_err(sock_err("SO_REUSEADDR", addr))?;
         if let Some(n) = recv_buffer {
-            set_recv_buffer(&socket, n).map_err(sock_err("SO_RCVBUF", addr))?;
+            set_recv_buffer(socket.as_raw_fd(), n).map_err(sock_err("SO_RCVBUF", addr))?;
         }
         socket
             .bind(&SocketAddr::V4(addr).into())

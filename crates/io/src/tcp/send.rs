@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::error::{Error, Result};
-use crate::udp::{set_int_option, set_send_buffer};
+use crate::sockopt::{set_int_option, set_send_buffer};
 
 /// Most iovecs one `sendmsg` takes (the kernel's UIO_MAXIOV).
 pub const IOV_MAX: usize = libc::UIO_MAXIOV as usize;
@@ -145,7 +145,7 @@ impl TcpSender {
         let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP))
             .map_err(sock_err("socket", remote))?;
         let fd = socket.as_raw_fd();
-        set_send_buffer(&socket, options.send_buffer).map_err(sock_err("SO_SNDBUF", remote))?;
+        set_send_buffer(fd, options.send_buffer).map_err(sock_err("SO_SNDBUF", remote))?;
         if options.zerocopy {
             set_int_option(fd, libc::SOL_SOCKET, SO_ZEROCOPY, 1)
                 .map_err(sock_err("SO_ZEROCOPY", remote))?;
