@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod camera;
 mod cmd;
+mod stop_signal;
 
 /// linerate: sensor data over Ethernet at line rate — GigE Vision cameras and
 /// FADE front-end boards on one side, Linux hosts on the other.

@@ -11,7 +11,7 @@ pub mod streamer;
 pub mod tcp_stream;
 
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -230,11 +230,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
     let source_port = stream_socket.local_addr().port();
     device.set_source_port(source_port);
 
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop))
-            .context("installing signal handlers")?;
-    }
+    let stop = crate::stop_signal::on_sigint_or_sigterm()?;
 
     let epoch = Instant::now();
     let counters = Arc::new(StreamCounters::default());

@@ -2,15 +2,14 @@
 //! socket. The protocol logic is `linerate_fade::board`; this module only
 //! moves its packets and keeps time.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
 use linerate_fade::adaptive_delay;
 use linerate_fade::board::{Board, BoardConfig, Event, Transmit};
-use linerate_io::raw::{RawConfig, RawSocket, ETH_HEADER_LEN};
+use linerate_io::raw::{RawSocket, ETH_HEADER_LEN};
 use linerate_testbed::Rate;
 use linerate_wire::fade::v1::DATA_PACKET_LEN;
 
@@ -102,20 +101,8 @@ pub fn run(args: FebArgs) -> Result<()> {
         limit_bytes: args.bytes,
     };
     let mut board = Board::new(config).context("adaptive delay parameters")?;
-    let mut sock = RawSocket::open(
-        &args.interface,
-        linerate_wire::fade::ETHERTYPE,
-        &RawConfig {
-            batch: 32,
-            frame_len: 2048,
-            ..RawConfig::default()
-        },
-    )
-    .with_context(|| format!("opening a FADE socket on {}", args.interface))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop)).context("signal handler")?;
-    }
+    let mut sock = super::open_socket(&args.interface)?;
+    let stop = crate::stop_signal::on_sigint_or_sigterm()?;
 
     let clock = Instant::now();
     let now_ns = || clock.elapsed().as_nanos() as u64;

@@ -24,6 +24,22 @@ enum FadeCommand {
     Recv(recv::RecvArgs),
 }
 
+/// The raw socket both ends use: ethertype 0xfade on `interface`, batches
+/// of 32 frames of up to 2048 bytes (a v1 DATA frame is 1072).
+fn open_socket(interface: &str) -> Result<linerate_io::raw::RawSocket> {
+    use anyhow::Context;
+    linerate_io::raw::RawSocket::open(
+        interface,
+        linerate_wire::fade::ETHERTYPE,
+        &linerate_io::raw::RawConfig {
+            batch: 32,
+            frame_len: 2048,
+            ..linerate_io::raw::RawConfig::default()
+        },
+    )
+    .with_context(|| format!("opening a FADE socket on {interface}"))
+}
+
 /// Runs `linerate fade ...`.
 pub fn run(args: FadeArgs) -> Result<()> {
     match args.command {

@@ -7,8 +7,7 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -18,7 +17,7 @@ use linerate_fade::board::PACKET_BYTES;
 use linerate_fade::ring::{ring, RingReader, RingWriter};
 use linerate_fade::stream;
 use linerate_fade::window::{self, Verdict, Window};
-use linerate_io::raw::{realtime_ns, RawConfig, RawSocket, ETH_HEADER_LEN};
+use linerate_io::raw::{realtime_ns, RawSocket, ETH_HEADER_LEN};
 use linerate_wire::fade::v1::ControlRepr;
 
 use super::report::{self, BoardReport};
@@ -113,21 +112,9 @@ pub fn run(args: RecvArgs) -> Result<()> {
     }
     let unit = (PACKET_BYTES * linerate_fade::board::WINDOW) as usize;
     let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
-    let mut sock = RawSocket::open(
-        &args.interface,
-        linerate_wire::fade::ETHERTYPE,
-        &RawConfig {
-            batch: 32,
-            frame_len: 2048,
-            ..RawConfig::default()
-        },
-    )
-    .with_context(|| format!("opening a FADE socket on {}", args.interface))?;
+    let mut sock = super::open_socket(&args.interface)?;
 
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop)).context("signal handler")?;
-    }
+    let stop = crate::stop_signal::on_sigint_or_sigterm()?;
     let now = Instant::now();
     let mut boards = Vec::new();
     let mut readers = Vec::new();
