@@ -50,8 +50,8 @@ enum Piece {
     Partial,
     /// Record + GVSP header of guess `i`, into `heads[i]`.
     Head(usize),
-    /// Data of guess `i`, into its slot.
-    Data(usize),
+    /// Data of the guess whose head came just before, into its slot.
+    Data,
     /// A whole leader (or trailer) record of the size seen before, into `sides[k]`.
     Side { k: usize, format: PacketFormat },
 }
@@ -101,6 +101,9 @@ pub struct TcpReceiver {
     /// Bytes of the stream still to throw away (the rest of a skipped record).
     skip: usize,
     scratch: Box<[u8]>,
+    /// A refused placement's packet, made contiguous for the assembler;
+    /// kept so the rare fallback allocates only while it grows.
+    staging: Vec<u8>,
     heads: Box<[[u8; MAX_HEAD]]>,
     sides: [[u8; SIDE_MAX]; 2],
     guesses: Vec<Option<SlotGuess>>,
@@ -136,6 +139,7 @@ impl TcpReceiver {
             carry_limit: config.max_record.max(CARRY_MIN),
             skip: 0,
             scratch: vec![0u8; 64 << 10].into_boxed_slice(),
+            staging: Vec::new(),
             heads: vec![[0u8; MAX_HEAD]; MAX_RECORDS].into_boxed_slice(),
             sides: [[0u8; SIDE_MAX]; 2],
             guesses: Vec::with_capacity(MAX_RECORDS),
@@ -185,9 +189,7 @@ impl TcpReceiver {
             }
             return Ok(0);
         };
-        connection
-            .set_timeout(timeout)
-            .map_err(|e| self.socket_error(e))?;
+        connection.set_timeout(timeout)?;
         if self.skip > 0 {
             return self.skip_bytes(assembler);
         }
@@ -202,10 +204,6 @@ impl TcpReceiver {
         self.skip = 0;
         self.partial = None;
         self.after_trailer = false;
-    }
-
-    fn socket_error(&self, e: linerate_io::Error) -> Error {
-        Error::Io(e)
     }
 
     /// The camera closed or reset the connection: what was in flight is
@@ -494,7 +492,7 @@ impl TcpReceiver {
                     };
                     let hp = h.as_mut_ptr();
                     self.push(Piece::Head(i), hp, head);
-                    self.push(Piece::Data(i), g.as_mut_ptr(), g.len);
+                    self.push(Piece::Data, g.as_mut_ptr(), g.len);
                     bytes += head + g.len;
                 }
                 None => {
@@ -546,7 +544,7 @@ impl TcpReceiver {
             }
             let got = (n - at).min(len);
             let ok = match piece {
-                Piece::Partial | Piece::Data(_) => true,
+                Piece::Partial | Piece::Data => true,
                 Piece::Head(i) => {
                     got == len
                         && match (self.guesses.get(i).copied().flatten(), self.heads.get(i)) {
@@ -636,7 +634,7 @@ impl TcpReceiver {
                         });
                     }
                 }
-                Piece::Data(_) => {}
+                Piece::Data => {}
                 Piece::Side { k: s, format } => {
                     if let Some(b) = self.sides.get(s) {
                         let body = &b[HEADER_LEN..len];
@@ -675,11 +673,11 @@ impl TcpReceiver {
         // nothing touched the assembler since (on_placed_payload refused
         // without changing anything).
         let data = unsafe { std::slice::from_raw_parts(g.as_mut_ptr(), g.len) };
-        let mut packet = Vec::with_capacity(head.len() + g.len);
-        packet.extend_from_slice(head);
-        packet.extend_from_slice(data);
+        self.staging.clear();
+        self.staging.extend_from_slice(head);
+        self.staging.extend_from_slice(data);
         self.stats.copied += 1;
-        assembler.on_packet(&packet, now);
+        assembler.on_packet(&self.staging, now);
         1
     }
 }
