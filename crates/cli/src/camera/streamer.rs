@@ -141,6 +141,19 @@ pub struct StreamCounters {
     pub runs_finished: AtomicU64,
 }
 
+impl StreamCounters {
+    /// Counts `packets` first transmissions of `bytes`, and when they open
+    /// a triggered frame, the time from that software trigger until now.
+    fn record_sent(&self, trigger: Option<Instant>, packets: u64, bytes: u64) {
+        if let Some(t) = trigger {
+            self.trigger_latency_us
+                .store(t.elapsed().as_micros() as u64, Ordering::Relaxed);
+        }
+        self.packets_sent.fetch_add(packets, Ordering::Relaxed);
+        self.bytes_sent.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
 /// The stream thread's state.
 pub struct Streamer {
     socket: UdpEndpoint,
@@ -389,17 +402,8 @@ impl Streamer {
         while id < count {
             let n = (count - id).min(batch);
             let bytes = self.send_packets(slot, id, n, Status::SUCCESS, s.destination);
-            if id == 0 {
-                if let Some(t) = trigger {
-                    self.counters
-                        .trigger_latency_us
-                        .store(t.elapsed().as_micros() as u64, Ordering::Relaxed);
-                }
-            }
             self.counters
-                .packets_sent
-                .fetch_add(u64::from(n), Ordering::Relaxed);
-            self.counters.bytes_sent.fetch_add(bytes, Ordering::Relaxed);
+                .record_sent(trigger.filter(|_| id == 0), u64::from(n), bytes);
             id += n;
             if s.packet_delay_ns > 0 {
                 let due = start + Duration::from_nanos(u64::from(id) * s.packet_delay_ns);
@@ -563,15 +567,8 @@ impl Streamer {
         let outcome = link.send_block(slot, plan, data, counters, &mut on_hold);
         self.pending.extend(deferred);
         if let BlockOutcome::Sent { records, bytes } = outcome {
-            if let Some(t) = trigger {
-                self.counters
-                    .trigger_latency_us
-                    .store(t.elapsed().as_micros() as u64, Ordering::Relaxed);
-            }
             self.counters
-                .packets_sent
-                .fetch_add(u64::from(records), Ordering::Relaxed);
-            self.counters.bytes_sent.fetch_add(bytes, Ordering::Relaxed);
+                .record_sent(trigger, u64::from(records), bytes);
             self.counters.frames_sent.fetch_add(1, Ordering::Relaxed);
         }
         self.tcp = Some(link);
