@@ -290,6 +290,39 @@ Inter-|   Receive                                                |  Transmit
         std::fs::remove_dir_all(&b).ok();
     }
 
+    /// 2000 datagrams into a 4 KiB receive buffer nobody reads must show
+    /// up as receive-buffer errors in the live counters (on loopback).
+    #[test]
+    fn a_full_socket_buffer_counts_rcvbuf_errors() {
+        use std::net::UdpSocket;
+        use std::os::fd::AsRawFd;
+        let rx = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let size: libc::c_int = 4096;
+        // SAFETY: a valid socket and an int option of the right size.
+        let rc = unsafe {
+            libc::setsockopt(
+                rx.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUF,
+                (&size as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        assert_eq!(rc, 0);
+        let to = rx.local_addr().expect("addr");
+        let before = KernelDrops::read(Some("lo")).expect("counters");
+        let tx = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        for _ in 0..2000 {
+            let _ = tx.send_to(&[0u8; 1000], to);
+        }
+        let d = KernelDrops::read(Some("lo"))
+            .expect("counters")
+            .delta_since(&before);
+        assert!(d.udp_rcvbuf_errors >= 1, "{d:?}");
+        assert!(d.udp_in_errors >= d.udp_rcvbuf_errors, "{d:?}");
+        assert!(!d.is_clean());
+    }
+
     #[test]
     fn live_counters_read() {
         let d = KernelDrops::read(None).expect("this kernel's /proc/net");

@@ -217,7 +217,7 @@ fn backlog(f: &Facts, need: &Need) -> Check {
     let Some(v) = f.netdev_max_backlog else {
         return unknown(
             "netdev_max_backlog",
-            "unreadable",
+            "unreadable (host-wide: not shown inside a network namespace)",
             format!(">= {want}"),
             why,
         );
