@@ -695,6 +695,13 @@ fn report_has_delivery_latency_receive_thread_cpu_and_kernel_drop_counters() {
     ] {
         assert!(d[key].is_u64(), "{key} missing in {d}");
     }
+    assert!(v["cpu_busy_core"].is_u64(), "{v}");
+    assert!(
+        v["cpu_busy_core_softirq_pct"]
+            .as_f64()
+            .is_some_and(|p| (0.0..=100.0).contains(&p)),
+        "{v}"
+    );
     // The old field keeps its meaning (the backend's own count).
     assert!(v["kernel_drops"].is_u64(), "{v}");
 }

@@ -249,6 +249,9 @@ pub struct CoreUsage {
     /// Of the busy time, seconds in hard and soft interrupts: network
     /// receive work on veth lands here.
     pub irq_secs: f64,
+    /// Of `irq_secs`, the soft-interrupt part alone: NAPI polling, RPS and
+    /// the protocol stack's receive work.
+    pub softirq_secs: f64,
     /// busy / (busy + idle), 0..=1 (per core; for the total, averaged over
     /// the cores). 0 when no ticks elapsed.
     pub utilisation: f64,
@@ -287,6 +290,7 @@ impl CpuDelta {
             user_secs: (t.user + t.nice) as f64 / hz,
             system_secs: t.system as f64 / hz,
             irq_secs: (t.irq + t.softirq) as f64 / hz,
+            softirq_secs: t.softirq as f64 / hz,
             utilisation,
         }
     }
@@ -377,6 +381,12 @@ intr 12345 0 0
         assert!((c1.busy_secs - 1.5).abs() < 1e-9);
         assert!((c1.idle_secs - 0.2).abs() < 1e-9);
         assert!((c1.irq_secs - 0.35).abs() < 1e-9);
+        assert!((c1.softirq_secs - 0.35).abs() < 1e-9);
+        let c0 = d.core(0).ok_or_else(|| Error::Parse {
+            line: String::new(),
+            reason: "no cpu0".into(),
+        })?;
+        assert!((c0.softirq_secs - 0.05).abs() < 1e-9);
         assert!((c1.utilisation - 150.0 / 170.0).abs() < 1e-9);
         assert_eq!(d.busiest().and_then(|u| u.cpu), Some(1));
         assert!((d.total().busy_secs - 1.70).abs() < 1e-9);

@@ -183,6 +183,11 @@ pub struct GrabReport {
     pub gbit_per_s: f64,
     /// Busy percentage of the busiest core during the run.
     pub cpu_busy_core_pct: f64,
+    /// Which core was busiest (null when /proc/stat could not be read).
+    pub cpu_busy_core: Option<usize>,
+    /// Of the busiest core's time, the percentage in soft interrupts
+    /// (NAPI, RPS, the receive protocol stack), tick-sampled.
+    pub cpu_busy_core_softirq_pct: f64,
     /// Average busy percentage over all cores.
     pub cpu_avg_pct: f64,
     /// CPU-seconds (all cores) per GB of payload.
@@ -691,6 +696,14 @@ fn report(
         seconds,
         gbit_per_s: gbit(bytes, seconds),
         cpu_busy_core_pct: busiest.map_or(0.0, |b| b.utilisation * 100.0),
+        cpu_busy_core: busiest.and_then(|b| b.cpu),
+        cpu_busy_core_softirq_pct: busiest.map_or(0.0, |b| {
+            if seconds > 0.0 {
+                (b.softirq_secs / seconds * 100.0).min(100.0)
+            } else {
+                0.0
+            }
+        }),
         cpu_avg_pct: total.map_or(0.0, |t| t.utilisation * 100.0),
         cpu_seconds_per_gb: if bytes > 0 {
             cpu_secs / (bytes as f64 / 1e9)
@@ -764,8 +777,13 @@ fn print_summary(r: &GrabReport) {
         r.packets_received, r.packets_missing, r.packets_resent, r.packets_duplicate, r.packets_ignored, r.resend_requests
     );
     println!(
-        "cpu           busiest core {:.1}%, average {:.1}%, {:.3} CPU-s/GB",
-        r.cpu_busy_core_pct, r.cpu_avg_pct, r.cpu_seconds_per_gb
+        "cpu           busiest core{} {:.1}% ({:.1}% softirq), average {:.1}%, {:.3} CPU-s/GB",
+        r.cpu_busy_core
+            .map_or(String::new(), |c| format!(" (cpu{c})")),
+        r.cpu_busy_core_pct,
+        r.cpu_busy_core_softirq_pct,
+        r.cpu_avg_pct,
+        r.cpu_seconds_per_gb
     );
     if let Some(t) = &r.receive_thread_cpu {
         println!(
