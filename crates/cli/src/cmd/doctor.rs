@@ -172,7 +172,7 @@ fn print_table(r: &DoctorReport) {
         .map(|c| c.value.chars().count())
         .max()
         .unwrap_or(5)
-        .min(48);
+        .min(40);
     println!(
         "{:<7}  {:<w_name$}  {:<w_value$}  NEEDED",
         "STATUS", "CHECK", "VALUE"
@@ -191,6 +191,22 @@ fn print_table(r: &DoctorReport) {
         .iter()
         .filter(|c| matches!(c.status, Status::Fail | Status::Warn))
         .collect();
+    let unchecked: Vec<&Check> = r
+        .checks
+        .iter()
+        .filter(|c| c.status == Status::Unknown)
+        .collect();
+    if !unchecked.is_empty() {
+        println!();
+        println!("Not checked:");
+        for c in unchecked {
+            println!(
+                "  {}: {}",
+                c.name,
+                c.note.as_deref().unwrap_or("could not be read")
+            );
+        }
+    }
     if !todo.is_empty() {
         println!();
         println!("To fix:");

@@ -47,6 +47,8 @@ pub struct Check {
     pub why: String,
     /// The command that fixes it, when something needs fixing.
     pub fix: Option<String>,
+    /// For `unknown`: why it could not be checked.
+    pub note: Option<String>,
 }
 
 /// What the stream needs from the host.
@@ -92,7 +94,7 @@ fn mib(bytes: u64) -> String {
     }
 }
 
-fn unknown(name: &'static str, value: &str, needed: String, why: &str) -> Check {
+fn unknown(name: &'static str, value: &str, note: &str, needed: String, why: &str) -> Check {
     Check {
         name,
         status: Status::Unknown,
@@ -100,6 +102,7 @@ fn unknown(name: &'static str, value: &str, needed: String, why: &str) -> Check 
         needed,
         why: why.into(),
         fix: None,
+        note: Some(note.into()),
     }
 }
 
@@ -124,6 +127,7 @@ pub fn run_checks(facts: &Facts, need: &Need) -> Vec<Check> {
         None => out.push(unknown(
             "interface",
             "none given",
+            "give --interface IF or --camera IP to check the link",
             "--interface IF or --camera IP".into(),
             "MTU, offloads, interrupts and RPS are checked per interface",
         )),
@@ -145,7 +149,13 @@ fn rmem_max(f: &Facts, need: &Need) -> Check {
         need.gbit_per_s
     );
     let Some(v) = f.rmem_max else {
-        return unknown("rmem_max", "unreadable", mib(want), &why);
+        return unknown(
+            "rmem_max",
+            "unreadable",
+            "/proc/sys/net/core/rmem_max could not be read",
+            mib(want),
+            &why,
+        );
     };
     let status = if v >= want {
         Status::Ok
@@ -161,6 +171,7 @@ fn rmem_max(f: &Facts, need: &Need) -> Check {
         needed: format!(">= {}", mib(want)),
         why,
         fix: (status != Status::Ok).then(|| format!("sysctl -w net.core.rmem_max={want}")),
+        note: None,
     }
 }
 
@@ -169,7 +180,13 @@ fn wmem_max(f: &Facts, need: &Need) -> Check {
     let why = "a sender on this host (camera emulator, video server) queues bursts in its \
                send buffer; SO_SNDBUF is capped at wmem_max (seed 002 raised both)";
     let Some(v) = f.wmem_max else {
-        return unknown("wmem_max", "unreadable", mib(want), why);
+        return unknown(
+            "wmem_max",
+            "unreadable",
+            "/proc/sys/net/core/wmem_max could not be read",
+            mib(want),
+            why,
+        );
     };
     let status = if v >= want { Status::Ok } else { Status::Warn };
     Check {
@@ -179,6 +196,7 @@ fn wmem_max(f: &Facts, need: &Need) -> Check {
         needed: format!(">= {}", mib(want)),
         why: why.into(),
         fix: (status != Status::Ok).then(|| format!("sysctl -w net.core.wmem_max={want}")),
+        note: None,
     }
 }
 
@@ -190,6 +208,7 @@ fn tcp_rmem(f: &Facts, need: &Need) -> Check {
         return unknown(
             "tcp_rmem",
             "unreadable",
+            "/proc/sys/net/ipv4/tcp_rmem could not be read",
             format!("max >= {}", mib(want)),
             why,
         );
@@ -207,6 +226,7 @@ fn tcp_rmem(f: &Facts, need: &Need) -> Check {
         why: why.into(),
         fix: (status != Status::Ok)
             .then(|| format!("sysctl -w net.ipv4.tcp_rmem=\"{min} {default} {want}\"")),
+        note: None,
     }
 }
 
@@ -217,7 +237,8 @@ fn backlog(f: &Facts, need: &Need) -> Check {
     let Some(v) = f.netdev_max_backlog else {
         return unknown(
             "netdev_max_backlog",
-            "unreadable (host-wide: not shown inside a network namespace)",
+            "unreadable",
+            "host-wide, so the kernel hides it inside a network namespace: run doctor outside one",
             format!(">= {want}"),
             why,
         );
@@ -231,6 +252,7 @@ fn backlog(f: &Facts, need: &Need) -> Check {
         why: why.into(),
         fix: (status != Status::Ok)
             .then(|| format!("sysctl -w net.core.netdev_max_backlog={want}")),
+        note: None,
     }
 }
 
@@ -240,7 +262,8 @@ fn governor(f: &Facts) -> Check {
     if f.governors.is_empty() {
         return unknown(
             "cpu_governor",
-            "no cpufreq (virtual machine or fixed clock)",
+            "no cpufreq",
+            "no scaling_governor in sysfs: a virtual machine or a fixed clock",
             "performance".into(),
             why,
         );
@@ -271,6 +294,7 @@ fn governor(f: &Facts) -> Check {
         fix: (!slow.is_empty()).then(|| {
             "echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor".into()
         }),
+        note: None,
     }
 }
 
@@ -278,7 +302,13 @@ fn mtu(link: &LinkFacts, need: &Need) -> Check {
     let why = "host CPU goes per packet, not per byte (seed 000): 9000-byte jumbo frames \
                carry six times the data of 1500-byte ones per interrupt and per syscall";
     let Some(v) = link.mtu else {
-        return unknown("mtu", "unreadable", ">= 9000".into(), why);
+        return unknown(
+            "mtu",
+            "unreadable",
+            "neither SIOCGIFMTU nor sysfs gave the MTU",
+            ">= 9000".into(),
+            why,
+        );
     };
     let status = if v >= 9000 || need.gbit_per_s < 1.0 {
         Status::Ok
@@ -301,6 +331,7 @@ fn mtu(link: &LinkFacts, need: &Need) -> Check {
                 link.name
             )
         }),
+        note: None,
     }
 }
 
@@ -327,6 +358,7 @@ fn gro(link: &LinkFacts) -> Check {
         needed: "on".into(),
         why: why.into(),
         fix: (link.gro == Some(false)).then(|| format!("ethtool -K {} gro on", link.name)),
+        note: None,
     }
 }
 
@@ -349,6 +381,7 @@ fn lro(link: &LinkFacts) -> Check {
                 link.name
             )
         }),
+        note: None,
     }
 }
 
@@ -358,10 +391,8 @@ fn coalescing(link: &LinkFacts, need: &Need) -> Check {
     let Some(c) = link.coalesce else {
         return unknown(
             "irq_coalescing",
-            &format!(
-                "{} does not report coalescing (virtual interfaces have no interrupts)",
-                link.name
-            ),
+            &format!("{} not reported", link.name),
+            "the driver does not answer ETHTOOL_GCOALESCE (virtual interfaces have no interrupts)",
             "rx-usecs > 0 or adaptive-rx on".into(),
             why,
         );
@@ -390,6 +421,7 @@ fn coalescing(link: &LinkFacts, need: &Need) -> Check {
                 link.name
             )
         }),
+        note: None,
     }
 }
 
@@ -406,10 +438,8 @@ fn irq_affinity(link: &LinkFacts, need: &Need) -> Check {
     if link.irqs.is_empty() {
         return unknown(
             "irq_affinity",
-            &format!(
-                "no IRQs found for {} (virtual interfaces have none)",
-                link.name
-            ),
+            &format!("{} no IRQs found", link.name),
+            "no line of /proc/interrupts names the interface or its device (virtual interfaces have none)",
             "IRQs off the receive thread's CPU".into(),
             why,
         );
@@ -434,6 +464,7 @@ fn irq_affinity(link: &LinkFacts, need: &Need) -> Check {
             needed: "give --cpu N to check against the receive thread".into(),
             why: why.into(),
             fix: None,
+            note: None,
         };
     };
     let clashing: Vec<u32> = link
@@ -460,6 +491,7 @@ fn irq_affinity(link: &LinkFacts, need: &Need) -> Check {
                 .collect::<Vec<_>>()
                 .join("; ")
         }),
+        note: None,
     }
 }
 
@@ -469,7 +501,8 @@ fn rps(link: &LinkFacts, need: &Need) -> Check {
     if link.rps.is_empty() {
         return unknown(
             "rps",
-            &format!("{} has no readable rx queues in sysfs", link.name),
+            &format!("{} no rx queues", link.name),
+            "sysfs shows no rx queues: outside the namespace's own sysfs mount (use ip netns exec)",
             "optional".into(),
             why,
         );
@@ -510,6 +543,7 @@ fn rps(link: &LinkFacts, need: &Need) -> Check {
         },
         why: why.into(),
         fix,
+        note: None,
     }
 }
 
@@ -667,7 +701,12 @@ mod tests {
         }
         let c = by_name(&run_checks(&f, &need(9.0, None)), "irq_coalescing").clone();
         assert_eq!(c.status, Status::Unknown);
-        assert!(c.value.contains("does not report"), "{c:?}");
+        assert!(
+            c.note
+                .as_deref()
+                .is_some_and(|n| n.contains("ETHTOOL_GCOALESCE")),
+            "{c:?}"
+        );
     }
 
     #[test]
@@ -731,5 +770,10 @@ mod tests {
             "{checks:?}"
         );
         assert_eq!(by_name(&checks, "interface").value, "none given");
+        // Every unknown says why; nothing else carries a note.
+        assert!(checks.iter().all(|c| c.note.is_some()), "{checks:?}");
+        assert!(run_checks(&tuned(), &need(9.0, Some(1)))
+            .iter()
+            .all(|c| c.note.is_none()));
     }
 }
