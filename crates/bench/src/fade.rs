@@ -77,9 +77,11 @@ pub fn run(
         .and_then(Value::as_array)
         .map(|b| b.iter().map(|x| x["mbit_per_s"].clone()).collect())
         .unwrap_or_default();
-    run.detail.insert("board_mbit_per_s".into(), Value::Array(per_board));
+    run.detail
+        .insert("board_mbit_per_s".into(), Value::Array(per_board));
     run.detail
         .insert("payload_mbit_per_s".into(), v["mbit_per_s"].clone());
-    run.detail.insert("verify_errors".into(), v["verify_errors"].clone());
+    run.detail
+        .insert("verify_errors".into(), v["verify_errors"].clone());
     Ok(())
 }
