@@ -6,8 +6,9 @@ use crate::config::BenchConfig;
 use crate::job::{Job, Work};
 use crate::scenario::Scenario;
 
-/// The controllers compared: the seed's adaptive delay, and linerate's.
-pub const CONTROLLERS: [&str; 2] = ["seed", "linerate"];
+/// The controllers compared: the seed's adaptive delay, and linerate's
+/// receiver-set fair shares (`linerate fade --controller`).
+pub const CONTROLLERS: [&str; 2] = ["seed", "fair"];
 
 pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
     let boards: &[usize] = &[1, 3];
