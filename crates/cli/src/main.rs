@@ -40,6 +40,8 @@ enum Commands {
     Decode(cmd::decode::DecodeArgs),
     /// FADE on raw Ethernet: emulate a front-end board, or receive from boards.
     Fade(cmd::fade::FadeArgs),
+    /// Measure linerate against Aravis and iperf3 on this machine (the seeds' studies).
+    Bench(cmd::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,5 +79,6 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Testbed(args) => cmd::testbed::run(args),
         Commands::Decode(args) => cmd::decode::run(args),
         Commands::Fade(args) => cmd::fade::run(args),
+        Commands::Bench(args) => cmd::bench::run(args),
     }
 }

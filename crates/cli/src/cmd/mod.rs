@@ -1,3 +1,4 @@
+pub mod bench;
 pub mod decode;
 pub mod demo;
 pub mod discover;
