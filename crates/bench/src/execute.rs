@@ -70,6 +70,24 @@ pub fn put_window(run: &mut Run, w: &Window) {
     run.cpu_s_per_gb = w.cpu_s_per_gb();
 }
 
+/// Starts linerate's camera on the pair's sender and gives it time to
+/// open its control port.
+pub fn start_camera(pair: &PairBed, config: &BenchConfig, dir: &Path) -> Result<Running> {
+    let camera = Running::spawn(
+        peers::camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
+        dir,
+        "camera",
+    )?;
+    thread::sleep(Duration::from_millis(500));
+    Ok(camera)
+}
+
+/// How long a receiver runs: settling, the window, and a second to spare
+/// so the window never sees the receiver stopping.
+pub fn receiver_duration(config: &BenchConfig) -> Duration {
+    config.timing.settle + config.timing.window + Duration::from_secs(1)
+}
+
 fn gvsp(
     pair: &PairBed,
     config: &BenchConfig,
@@ -79,13 +97,8 @@ fn gvsp(
     run: &mut Run,
 ) -> Result<()> {
     let t = &config.timing;
-    let camera = Running::spawn(
-        peers::camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
-        dir,
-        "camera",
-    )?;
-    thread::sleep(Duration::from_millis(500));
-    let duration = t.settle + t.window + Duration::from_secs(1);
+    let camera = start_camera(pair, config, dir)?;
+    let duration = receiver_duration(config);
     let host = Running::spawn(
         peers::gvsp_receiver(
             &pair.bed,

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::bed::{SwitchBed, RECEIVER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
-use crate::execute::put_window;
+use crate::execute::{put_window, receiver_duration};
 use crate::process::{last_json_object, Running};
 use crate::report::Run;
 use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
@@ -27,7 +27,7 @@ pub fn run(
     run: &mut Run,
 ) -> Result<()> {
     let t = &config.timing;
-    let duration = t.settle + t.window + Duration::from_secs(1);
+    let duration = receiver_duration(config);
     let mut recv = sw.bed.command(RECEIVER, &config.linerate)?;
     recv.cpu(RECEIVER_CPU)
         .args(["fade", "recv", "--interface", &sw.receiver_iface])

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::bed::{PairBed, RECEIVER, SENDER};
+use crate::bed::{PairBed, RECEIVER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
-use crate::execute::put_window;
+use crate::execute::{put_window, receiver_duration, start_camera};
 use crate::peers::{self, GvspReceiver, Stream};
 use crate::process::{last_json_object, Running};
 use crate::report::Run;
@@ -28,13 +28,8 @@ pub fn run(
     run: &mut Run,
 ) -> Result<()> {
     let t = &config.timing;
-    let camera = Running::spawn(
-        peers::camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
-        dir,
-        "camera",
-    )?;
-    thread::sleep(Duration::from_millis(500));
-    let duration = t.settle + t.window + Duration::from_secs(1);
+    let camera = start_camera(pair, config, dir)?;
+    let duration = receiver_duration(config);
     let receiver = GvspReceiver::Grab {
         backend: backend.to_owned(),
     };
