@@ -23,6 +23,7 @@
 
 pub mod adaptive_delay;
 pub mod board;
+pub mod fair;
 pub mod ring;
 pub mod stream;
 pub mod window;
