@@ -17,13 +17,12 @@
 //!   equally.
 //! * A share becomes a gap between packet starts: the bits of one DATA
 //!   frame on the wire divided by the share's bits per second.
-//! * The capacity itself starts at the configured link rate and follows
-//!   the retransmissions the host sees (the boards count their resends in
-//!   the DATA retry field): more than 1/8 of a round's packets
-//!   retransmitted cuts it by 1/8, fewer than 1/32 gives back 1/64 of the
-//!   link rate per round, never above it. That protects a link that is
-//!   slower than configured without hurting fairness, since every board's
-//!   share moves together.
+//! * The capacity divided is the configured rate of the host's link. It
+//!   does not follow retransmissions: on a shared host most of them come
+//!   from a late receiver or board (a preempted thread misses a timeout),
+//!   not from the link, and a first version that cut the capacity by 1/8
+//!   whenever more than 1/8 of a round's packets were resends spiralled
+//!   down to a tenth of the link on a loaded machine (see docs/fade.md).
 //!
 //! The board's part is a register: the gap from the last hinted ACK,
 //! which it keeps between its packet starts (see [`crate::board`]). All
@@ -94,6 +93,7 @@ pub struct FairShare {
     capacity_bps: u64,
     round_packets: u64,
     round_retransmitted: u64,
+    retransmitted: u64,
     rounds: u64,
 }
 
@@ -114,6 +114,7 @@ impl FairShare {
             capacity_bps: config.link_bits_per_sec,
             round_packets: 0,
             round_retransmitted: 0,
+            retransmitted: 0,
             rounds: 0,
         })
     }
@@ -156,15 +157,7 @@ impl FairShare {
     fn end_round(&mut self) {
         self.rounds += 1;
         let link = self.config.link_bits_per_sec;
-        if self.round_packets >= 32 {
-            // Integer thresholds: ratio > 1/8 and ratio < 1/32.
-            if self.round_retransmitted * 8 > self.round_packets {
-                self.capacity_bps -= self.capacity_bps / 8;
-            } else if self.round_retransmitted * 32 < self.round_packets {
-                self.capacity_bps = (self.capacity_bps + link / 64).min(link);
-            }
-        }
-        self.capacity_bps = self.capacity_bps.max(link / 64).max(1);
+        self.retransmitted += self.round_retransmitted;
         self.round_packets = 0;
         self.round_retransmitted = 0;
         // Bits/s one packet per round stands for.
@@ -236,6 +229,11 @@ impl FairShare {
     /// The capacity now being divided, bits/s.
     pub fn capacity_bps(&self) -> u64 {
         self.capacity_bps
+    }
+
+    /// Packets seen with a non-zero retry field (for reports).
+    pub fn retransmitted(&self) -> u64 {
+        self.retransmitted + self.round_retransmitted
     }
 
     /// Rounds completed so far.
@@ -354,24 +352,16 @@ mod tests {
     }
 
     #[test]
-    fn retransmissions_lower_the_capacity_and_their_end_restores_it() {
+    fn retransmissions_do_not_shrink_the_capacity() {
         let mut f = fair3();
-        let mut t = 0;
         f.poll(0);
         for k in 0..100 {
-            f.on_packet(0, k % 4 == 0, 1000 + k);
+            f.on_packet(0, k % 2 == 0, 1000 + k);
         }
         f.poll(ROUND);
-        assert_eq!(f.capacity_bps(), 875_000_000);
-        for r in 0..20u64 {
-            t = ROUND * (r + 2);
-            for k in 0..100 {
-                f.on_packet(0, false, t - ROUND / 2 + k);
-            }
-            f.poll(t);
-        }
         assert_eq!(f.capacity_bps(), 1_000_000_000);
-        assert!(t > 0);
+        assert_eq!(f.retransmitted(), 50);
+        assert_eq!(f.gap_ns(0), 8_576);
     }
 
     #[test]

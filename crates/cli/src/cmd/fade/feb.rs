@@ -8,12 +8,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use linerate_fade::adaptive_delay;
-use linerate_fade::board::{Board, BoardConfig, Event, Transmit};
+use linerate_fade::board::{Board, BoardConfig, Controller, Event, Transmit};
 use linerate_io::raw::{RawSocket, ETH_HEADER_LEN};
 use linerate_testbed::Rate;
 use linerate_wire::fade::v1::DATA_PACKET_LEN;
 
-use super::{parse_bytes, parse_seconds, parse_version, require_v1, Version};
+use super::{
+    controller_name, parse_bytes, parse_controller, parse_seconds, parse_version, require_v1,
+    Version,
+};
 
 /// Ethernet bytes a frame costs on the wire beyond what the host sees:
 /// preamble and start delimiter (8), FCS (4), inter-frame gap (12).
@@ -56,6 +59,11 @@ pub struct FebArgs {
     /// at once the packets sent before one that was acknowledged.
     #[arg(long)]
     no_fast_retransmit: bool,
+    /// How to pace: `fair` keeps the gap the host's ACKs carry (linerate's
+    /// fair sharing; seed 004's adaptive delay until the first hint),
+    /// `seed` uses seed 004's adaptive delay only and ignores hints.
+    #[arg(long, default_value = "fair", value_parser = parse_controller)]
+    controller: Controller,
     /// Adaptive delay: retransmit ratio above which the delay grows.
     #[arg(long, default_value_t = 1.0 / 8.0)]
     t_high: f64,
@@ -98,6 +106,7 @@ pub fn run(args: FebArgs) -> Result<()> {
             initial_ns: 0,
             ..adaptive_delay::Config::default()
         },
+        controller: args.controller,
         limit_bytes: args.bytes,
     };
     let mut board = Board::new(config).context("adaptive delay parameters")?;
@@ -137,7 +146,7 @@ pub fn run(args: FebArgs) -> Result<()> {
                         sock.write_header(frame, dest);
                         frame.truncate(ETH_HEADER_LEN + len);
                         n += 1;
-                        if min_gap_ns > 0 || board.delay_ns() > 0 {
+                        if board.gap_ns() > 0 {
                             break;
                         }
                     }
@@ -178,6 +187,8 @@ pub fn run(args: FebArgs) -> Result<()> {
                 "send_refused": send_failures,
                 "confirmed_packets": c.confirmed,
                 "delay_ns": board.delay_ns(),
+                "controller": controller_name(args.controller),
+                "hint_gap_ns": board.hint_gap_ns(),
                 "retransmit_timeout_ns": board.retransmit_timeout_ns(),
                 "done": board.is_done(),
                 "reset": link.reset_after_start,

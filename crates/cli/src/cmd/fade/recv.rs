@@ -13,15 +13,21 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hdrhistogram::Histogram;
-use linerate_fade::board::PACKET_BYTES;
+use linerate_fade::board::{Controller, PACKET_BYTES};
+use linerate_fade::fair::{FairConfig, FairShare};
 use linerate_fade::ring::{ring, RingReader, RingWriter};
 use linerate_fade::stream;
 use linerate_fade::window::{self, Verdict, Window};
 use linerate_io::raw::{realtime_ns, RawSocket, ETH_HEADER_LEN};
+use linerate_testbed::Rate;
+use linerate_wire::fade::pacing;
 use linerate_wire::fade::v1::ControlRepr;
 
 use super::report::{self, BoardReport};
-use super::{mac_text, parse_bytes, parse_mac, parse_seconds, parse_version, require_v1, Version};
+use super::{
+    controller_name, mac_text, parse_bytes, parse_controller, parse_mac, parse_seconds,
+    parse_version, require_v1, Version,
+};
 
 /// How long a board may stay silent before START is sent again (START can
 /// be lost like any frame).
@@ -72,6 +78,17 @@ pub struct RecvArgs {
     /// after the batch, instead of one send right after each packet.
     #[arg(long)]
     batch_acks: bool,
+    /// `fair`: divide the link among the boards and put each board's
+    /// pacing gap in its ACKs (a linerate extension in the ACK padding,
+    /// which a published board ignores). `seed`: plain ACKs, every board
+    /// on seed 004's adaptive delay.
+    #[arg(long, default_value = "fair", value_parser = parse_controller)]
+    controller: Controller,
+    /// Rate of the link the boards share (the host's), in bits/s (`1g`,
+    /// `950m`): what `fair` divides. Retransmissions lower it at run time
+    /// if the link turns out slower.
+    #[arg(long, default_value = "1g", value_parser = parse_rate)]
+    link_rate: Rate,
     /// Pin the receive thread to this CPU.
     #[arg(long)]
     cpu: Option<usize>,
@@ -114,6 +131,16 @@ pub fn run(args: RecvArgs) -> Result<()> {
     let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
     let mut sock = super::open_socket(&args.interface)?;
 
+    let mut fair = match args.controller {
+        Controller::Fair => Some(FairShare::new(
+            FairConfig {
+                link_bits_per_sec: args.link_rate.bits_per_sec(),
+                ..FairConfig::default()
+            },
+            args.febs.len(),
+        )?),
+        Controller::Seed => None,
+    };
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
     let now = Instant::now();
     let mut boards = Vec::new();
@@ -198,7 +225,15 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 continue;
             }
             let room = b.writer.room_until();
-            let reply = match b.window.on_data(payload, room) {
+            let retransmitted = b.window.counters().retransmitted;
+            let verdict = b.window.on_data(payload, room);
+            if let (Some(fair), Verdict::New { .. } | Verdict::Duplicate { .. }) =
+                (fair.as_mut(), &verdict)
+            {
+                let retx = b.window.counters().retransmitted > retransmitted;
+                fair.on_packet(i, retx, started.elapsed().as_nanos() as u64);
+            }
+            let reply = match verdict {
                 Verdict::New {
                     offset, data, ack, ..
                 } => {
@@ -224,6 +259,9 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 let mut frame = [0u8; ETH_HEADER_LEN + 64];
                 sock.write_header(&mut frame, b.mac);
                 frame[ETH_HEADER_LEN..].copy_from_slice(&a);
+                if let Some(fair) = &fair {
+                    pacing::write_hint(&mut frame[ETH_HEADER_LEN..], fair.gap_ns(i));
+                }
                 if args.batch_acks {
                     pending.push((frame, f.timestamp_ns, i));
                 } else {
@@ -315,7 +353,12 @@ pub fn run(args: RecvArgs) -> Result<()> {
         });
     }
     let seconds = (ended - started).as_secs_f64();
-    let value = report::json(&reports, seconds);
+    let mut value = report::json(&reports, seconds);
+    value["controller"] = controller_name(args.controller).into();
+    if let Some(f) = &fair {
+        value["fair_rounds"] = f.rounds().into();
+        value["fair_capacity_bps"] = f.capacity_bps().into();
+    }
     if args.json {
         println!("{value}");
     } else {
@@ -384,6 +427,11 @@ fn send_control(sock: &RawSocket, mac: [u8; 6], c: ControlRepr) -> Result<()> {
     frame[ETH_HEADER_LEN..].copy_from_slice(&window::control(c));
     sock.send(&frame)?;
     Ok(())
+}
+
+/// Parses `--link-rate` like the test bench does (`1g`, `950m`: bits/s).
+fn parse_rate(s: &str) -> std::result::Result<Rate, String> {
+    s.parse::<Rate>().map_err(|e| e.to_string())
 }
 
 /// Pins the calling thread to `cpu`.
