@@ -217,6 +217,8 @@ pub struct Board {
     send_seq: u64,
     /// The gap of the last hinted ACK (fair controller only).
     hint_gap_ns: Option<u64>,
+    /// Doublings of the adaptive timeout since the last confirmation.
+    backoff: u32,
 }
 
 /// Gaps of lateness the pacer may make good with back-to-back packets.
@@ -224,6 +226,10 @@ const PACING_CATCH_UP: u64 = 4;
 
 /// Largest adaptive retransmission timeout.
 const MAX_TIMEOUT_NS: u64 = 100_000_000;
+
+/// Most doublings of the adaptive timeout while no ACK confirms anything
+/// (64 times the round-trip estimate).
+const MAX_BACKOFF: u32 = 6;
 
 impl Board {
     /// A board waiting for START.
@@ -257,6 +263,7 @@ impl Board {
             rttvar_ns: 0,
             send_seq: 0,
             hint_gap_ns: None,
+            backoff: 0,
         })
     }
 
@@ -368,16 +375,21 @@ impl Board {
         self.retr = 0;
         self.limit_packets = self.config.limit_bytes.map(|b| b.div_ceil(PACKET_BYTES));
         self.state = State::Waiting;
-        self.hint_gap_ns = None;
+        self.backoff = 0;
     }
 
     /// The retransmission timeout now in force, in nanoseconds.
     pub fn retransmit_timeout_ns(&self) -> u64 {
         let floor = self.config.retransmit_timeout_ns;
-        if !self.config.adaptive_timeout || self.srtt_ns == 0 {
+        if !self.config.adaptive_timeout {
             return floor;
         }
-        (self.srtt_ns + 4 * self.rttvar_ns).clamp(floor, MAX_TIMEOUT_NS.max(floor))
+        let base = if self.srtt_ns == 0 {
+            floor
+        } else {
+            self.srtt_ns + 4 * self.rttvar_ns
+        };
+        (base << self.backoff).clamp(floor, MAX_TIMEOUT_NS.max(floor))
     }
 
     /// Feeds one round-trip sample (RFC 6298's gains of 1/8 and 1/4).
@@ -409,6 +421,7 @@ impl Board {
             return Event::StaleAck;
         }
         d.confirmed = true;
+        self.backoff = 0;
         // Only packets sent once give an unambiguous round trip (Karn).
         let sample = (d.sends == 1).then(|| now_ns.saturating_sub(d.sent_at_ns));
         self.counters.acks += 1;
@@ -486,6 +499,13 @@ impl Board {
             let due = d.sent_at_ns.saturating_add(timeout);
             if due <= now_ns {
                 pick = Some(index);
+                // A timeout, not a fast resend: the host or the path is
+                // slower than the estimate; wait longer next time (as TCP
+                // does) rather than resend a whole window again and again
+                // while a stalled host catches up. Reset by the next ACK.
+                if self.config.adaptive_timeout && index == self.tail {
+                    self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+                }
                 break;
             }
             earliest = Some(earliest.map_or(due, |e: u64| e.min(due)));
@@ -782,16 +802,27 @@ mod tests {
     }
 
     #[test]
-    fn a_reset_forgets_the_hint() {
-        let mut b = started(BoardConfig::default());
+    fn timeouts_back_off_until_an_ack_confirms_something() {
+        let mut b = started(BoardConfig {
+            limit_bytes: Some(1024),
+            ..BoardConfig::default()
+        });
         let mut buf = [0u8; 1034];
-        b.poll_transmit(0, &mut buf);
-        b.on_packet(&hinted_ack(data(&buf).tag, 40_000), 1)
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        let tag = data(&buf).tag;
+        // No ACK: resent after 200 us, then 400, then 800.
+        let mut t = 0;
+        for wait in [200_000, 400_000, 800_000] {
+            assert_eq!(b.poll_transmit(t + 1, &mut buf), Transmit::WakeAt(t + wait));
+            t += wait;
+            assert_eq!(b.poll_transmit(t, &mut buf), Transmit::Send(1034));
+        }
+        assert_eq!(b.retransmit_timeout_ns(), 1_600_000);
+        assert_eq!(b.counters().resent, 3);
+        b.on_packet(&control(ControlRepr::Ack(tag)), t + 10)
             .expect("ack");
-        assert_eq!(b.hint_gap_ns(), Some(40_000));
-        b.on_packet(&control(ControlRepr::Reset), 2).expect("reset");
-        assert_eq!(b.hint_gap_ns(), None);
-        assert_eq!(b.gap_ns(), 0);
+        // The sample is ambiguous (sent four times): no RTT, back to 200 us.
+        assert_eq!(b.retransmit_timeout_ns(), 200_000);
     }
 
     #[test]

@@ -243,10 +243,13 @@ impl FairShare {
 }
 
 /// Max-min fair split of `capacity` among boards by demand: `None` wants as
-/// much as it can get, `Some(d)` at most `d`. Boards are served from the
-/// smallest demand up; each gets its demand or an equal part of what is
-/// left, whichever is less. The shares never add up to more than
-/// `capacity`.
+/// much as it can get, `Some(d)` at most `d`, `Some(0)` is idle. Boards
+/// are served from the smallest demand up; each gets its demand or an
+/// equal part of what is left, whichever is less. What no board asked for
+/// is then shared equally by the non-idle boards, so a board slowed down
+/// for a moment (a preempted emulator, a busy host) is never held back by
+/// its own last round when nobody else wants the link. The shares never
+/// add up to more than `capacity`.
 pub fn allocate(capacity: u64, demands: &[Option<u64>]) -> Vec<u64> {
     let mut order: Vec<usize> = (0..demands.len()).collect();
     order.sort_by_key(|&i| demands[i].unwrap_or(u64::MAX));
@@ -262,6 +265,15 @@ pub fn allocate(capacity: u64, demands: &[Option<u64>]) -> Vec<u64> {
         shares[i] = give;
         left -= give;
         waiting = waiting.saturating_sub(1);
+    }
+    let busy = demands.iter().filter(|d| **d != Some(0)).count() as u64;
+    if busy > 0 {
+        let extra = left / busy;
+        for (s, d) in shares.iter_mut().zip(demands) {
+            if *d != Some(0) {
+                *s += extra;
+            }
+        }
     }
     shares
 }
@@ -372,6 +384,11 @@ mod tests {
         assert_eq!(
             allocate(900, &[Some(500), Some(500), Some(500)]),
             vec![300, 300, 300]
+        );
+        // Nobody wants it all: the rest is shared, nothing is wasted.
+        assert_eq!(
+            allocate(900, &[Some(100), Some(200), Some(0)]),
+            vec![400, 500, 0]
         );
         assert_eq!(allocate(900, &[]), Vec::<u64>::new());
         for caps in [[Some(7), None, Some(1000)], [None, Some(3), Some(3)]] {
