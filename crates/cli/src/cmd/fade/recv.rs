@@ -33,9 +33,6 @@ use super::{
 /// be lost like any frame).
 const START_RETRY: Duration = Duration::from_millis(50);
 
-/// How long the receive thread busy-polls after the last frame before it
-/// sleeps in the socket until the next one.
-const SPIN: Duration = Duration::from_micros(200);
 
 /// Nice value of the reader threads (the receive thread keeps 0).
 const READER_NICE: libc::c_int = 10;
@@ -95,6 +92,18 @@ pub struct RecvArgs {
     /// Pin the receive thread to this CPU.
     #[arg(long)]
     cpu: Option<usize>,
+    /// How long the receive thread busy-polls after the last frame before
+    /// it sleeps in the socket until the next one, in microseconds (0:
+    /// never spin, wake up for every batch).
+    #[arg(long, default_value_t = 200)]
+    spin_us: u64,
+    /// Run the receive thread under SCHED_FIFO at this priority (1-99;
+    /// needs root or CAP_SYS_NICE), so that on a busy core it preempts
+    /// other work the moment a frame arrives. The kernel's real-time
+    /// throttling still leaves other tasks 5 % of the core; the reader
+    /// threads stay normal, so give them room (or another core).
+    #[arg(long, value_name = "PRIO", value_parser = clap::value_parser!(i32).range(1..=99))]
+    realtime: Option<i32>,
 }
 
 /// One board as the receive thread sees it.
@@ -181,6 +190,9 @@ pub fn run(args: RecvArgs) -> Result<()> {
     if let Some(cpu) = args.cpu {
         pin(cpu)?;
     }
+    if let Some(prio) = args.realtime {
+        realtime(prio)?;
+    }
     let started = Instant::now();
     for b in &mut boards {
         send_control(&sock, b.mac, ControlRepr::Start)?;
@@ -191,6 +203,7 @@ pub fn run(args: RecvArgs) -> Result<()> {
     let idle = Duration::from_millis(args.idle_timeout_ms);
     let mut pending: Vec<([u8; ETH_HEADER_LEN + 64], u64, usize)> = Vec::new();
     let mut last_frame = Instant::now();
+    let spin = Duration::from_micros(args.spin_us);
 
     while !boards.iter().all(Board::finished) {
         if stop.load(Ordering::Relaxed) {
@@ -199,10 +212,10 @@ pub fn run(args: RecvArgs) -> Result<()> {
             }
             break;
         }
-        // Busy-poll while frames keep coming; after SPIN of silence, sleep
+        // Busy-poll while frames keep coming; after `spin` of silence, sleep
         // in the socket (a spinning thread on a shared core only delays
         // the peer it is waiting for).
-        let wait = if last_frame.elapsed() < SPIN {
+        let wait = if last_frame.elapsed() < spin {
             Duration::ZERO
         } else {
             Duration::from_millis(1)
@@ -442,6 +455,22 @@ fn send_control(sock: &RawSocket, mac: [u8; 6], c: ControlRepr) -> Result<()> {
 /// Parses `--link-rate` like the test bench does (`1g`, `950m`: bits/s).
 fn parse_rate(s: &str) -> std::result::Result<Rate, String> {
     s.parse::<Rate>().map_err(|e| e.to_string())
+}
+
+/// Puts the calling thread under SCHED_FIFO at `prio`.
+fn realtime(prio: i32) -> Result<()> {
+    let param = libc::sched_param {
+        sched_priority: prio,
+    };
+    // SAFETY: pid 0 is the calling thread; `param` outlives the call.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+    if r != 0 {
+        bail!(
+            "SCHED_FIFO priority {prio} for the receive thread: {} (needs root or CAP_SYS_NICE)",
+            std::io::Error::last_os_error()
+        );
+    }
+    Ok(())
 }
 
 /// Pins the calling thread to `cpu`.
