@@ -17,8 +17,9 @@
 //!   equally.
 //! * A share becomes a gap between packet starts: the bits of one DATA
 //!   frame on the wire divided by the share's bits per second.
-//! * The capacity divided is the configured rate of the host's link. It
-//!   does not follow retransmissions: on a shared host most of them come
+//! * The capacity divided is the configured rate of the host's link plus
+//!   a small overbooking (12 % by default, see
+//!   [`FairConfig::overbook_percent`]). It does not follow retransmissions: on a shared host most of them come
 //!   from a late receiver or board (a preempted thread misses a timeout),
 //!   not from the link, and a first version that cut the capacity by 1/8
 //!   whenever more than 1/8 of a round's packets were resends spiralled
@@ -58,6 +59,13 @@ pub struct FairConfig {
     pub round_ns: u64,
     /// Rounds without a packet after which a board holds no share.
     pub idle_rounds: u32,
+    /// Percent by which the shares together may exceed the link. Boards
+    /// never keep their pace exactly (an emulator wakes up late, a board
+    /// pauses for a resend), and an exact split leaves the link idle each
+    /// time one of them is late; a little more than the link keeps a short
+    /// queue at the bottleneck instead, which the boards' windows bound and
+    /// its FIFO shares evenly.
+    pub overbook_percent: u64,
 }
 
 impl Default for FairConfig {
@@ -67,6 +75,7 @@ impl Default for FairConfig {
             frame_bits: V1_FRAME_BITS,
             round_ns: 2_000_000,
             idle_rounds: 5,
+            overbook_percent: 12,
         }
     }
 }
@@ -111,7 +120,9 @@ impl FairShare {
             config,
             slots: vec![Slot::default(); boards],
             round_start_ns: None,
-            capacity_bps: config.link_bits_per_sec,
+            capacity_bps: config
+                .link_bits_per_sec
+                .saturating_add(config.link_bits_per_sec / 100 * config.overbook_percent.min(100)),
             round_packets: 0,
             round_retransmitted: 0,
             retransmitted: 0,
@@ -307,8 +318,26 @@ mod tests {
         last
     }
 
+    /// Three boards, exact split (no overbooking), to check the split.
     fn fair3() -> FairShare {
-        FairShare::new(FairConfig::default(), 3).expect("config")
+        FairShare::new(
+            FairConfig {
+                overbook_percent: 0,
+                ..FairConfig::default()
+            },
+            3,
+        )
+        .expect("config")
+    }
+
+    #[test]
+    fn the_default_overbooks_the_link_by_twelve_percent() {
+        let mut f = FairShare::new(FairConfig::default(), 3).expect("config");
+        let mut t = 0;
+        run(&mut f, &[2_000_000_000; 3], 3, &mut t);
+        assert_eq!(f.capacity_bps(), 1_120_000_000);
+        // 25 728 ns for an exact third; 1/1.12 of that.
+        assert!((0..3).all(|i| f.gap_ns(i).abs_diff(22_971) <= 3));
     }
 
     #[test]

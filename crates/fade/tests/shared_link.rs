@@ -185,6 +185,9 @@ fn rates(controller: Controller, queue: usize, fixed: bool) -> (Vec<f64>, u64) {
     let d0 = sim.delivered();
     sim.run(total);
     let d1 = sim.delivered();
+    for (i, b) in sim.boards.iter().enumerate() {
+        eprintln!("{controller:?} board {i}: {:?}", b.counters());
+    }
     let secs = (total - warm) as f64 / 1e9;
     let r = d0
         .iter()

@@ -33,7 +33,6 @@ use super::{
 /// be lost like any frame).
 const START_RETRY: Duration = Duration::from_millis(50);
 
-
 /// Nice value of the reader threads (the receive thread keeps 0).
 const READER_NICE: libc::c_int = 10;
 
