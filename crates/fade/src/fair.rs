@@ -278,8 +278,7 @@ pub fn allocate(capacity: u64, demands: &[Option<u64>]) -> Vec<u64> {
         waiting = waiting.saturating_sub(1);
     }
     let busy = demands.iter().filter(|d| **d != Some(0)).count() as u64;
-    if busy > 0 {
-        let extra = left / busy;
+    if let Some(extra) = left.checked_div(busy) {
         for (s, d) in shares.iter_mut().zip(demands) {
             if *d != Some(0) {
                 *s += extra;

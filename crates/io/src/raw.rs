@@ -258,14 +258,14 @@ impl RawSocket {
             };
         }
         let mut kept = 0;
-        for i in 0..got as usize {
+        for (i, m) in msgs.iter().enumerate().take(got as usize) {
             // Our own outgoing frames, should the kernel loop any back.
             if self.names[i].sll_pkttype == libc::PACKET_OUTGOING {
                 continue;
             }
-            let len = msgs[i].msg_len as usize;
-            let stamp = timestamp(&msgs[i].msg_hdr);
-            let cut = msgs[i].msg_hdr.msg_flags & libc::MSG_TRUNC != 0 || len > self.frame_len;
+            let len = m.msg_len as usize;
+            let stamp = timestamp(&m.msg_hdr);
+            let cut = m.msg_hdr.msg_flags & libc::MSG_TRUNC != 0 || len > self.frame_len;
             if kept != i {
                 let (src, dst) = (i * self.frame_len, kept * self.frame_len);
                 self.bufs
