@@ -88,6 +88,11 @@ pub struct RecvArgs {
     /// if the link turns out slower.
     #[arg(long, default_value = "1g", value_parser = parse_rate)]
     link_rate: Rate,
+    /// How much more than --link-rate the shares may add up to, in percent
+    /// (0-100): boards that fall behind their pace then still fill the
+    /// link, with a short queue at the bottleneck that their windows bound.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(0..=100))]
+    overbook: u64,
     /// Pin the receive thread to this CPU.
     #[arg(long)]
     cpu: Option<usize>,
@@ -146,6 +151,7 @@ pub fn run(args: RecvArgs) -> Result<()> {
         Controller::Fair => Some(FairShare::new(
             FairConfig {
                 link_bits_per_sec: args.link_rate.bits_per_sec(),
+                overbook_percent: args.overbook,
                 ..FairConfig::default()
             },
             args.febs.len(),
