@@ -232,6 +232,58 @@ fn two_boards_behind_a_switch_both_complete_with_a_fairness_figure() {
 }
 
 #[test]
+fn three_boards_sharing_a_one_gbit_link_all_get_a_share_and_verify() {
+    let _s = serial();
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "FADE tests build namespaces and open raw sockets: run as root"
+    );
+    // Three boards and the PC on one bridge, every port shaped to 1 Gbit/s
+    // by tbf: the PC's port is the link the boards share.
+    let bed = Testbed::builder("frshare")
+        .hosts(["feb1", "feb2", "feb3", "pc"])
+        .switch()
+        .rate(linerate_testbed::Rate::gbit(1))
+        .build()
+        .expect("test bench");
+    let boards = ["feb1", "feb2", "feb3"];
+    let _procs: Vec<Proc> = boards
+        .iter()
+        .map(|h| feb(&bed, h, &["--rate", "1g"]))
+        .collect();
+    let out = recv_cmd(&bed, &boards, &["--duration", "3", "--verify"])
+        .output()
+        .expect("run recv");
+    let v = report(&out);
+    eprintln!("three boards, fair controller: {v}");
+    assert!(out.status.success(), "{v}");
+    assert_eq!(v["controller"], "fair");
+    assert!(
+        n(&v, "fair_rounds") > 10,
+        "the shares were never recomputed"
+    );
+    assert_eq!(n(&v, "verify_errors"), 0);
+    let bytes: Vec<u64> = v["boards"]
+        .as_array()
+        .expect("boards")
+        .iter()
+        .map(|b| {
+            assert_eq!(n(b, "verified_bytes"), n(b, "bytes"), "{b}");
+            assert_eq!(b["complete"], true, "{b}");
+            n(b, "bytes")
+        })
+        .collect();
+    let mean = bytes.iter().sum::<u64>() / 3;
+    // Loose on purpose (a debug build on a shared machine): no board
+    // starved. scripts/bench-fade checks the real fairness target.
+    assert!(mean > 1 << 20, "almost nothing arrived: {bytes:?}");
+    for b in &bytes {
+        assert!(*b * 4 >= mean, "a board was starved: {bytes:?}");
+    }
+}
+
+#[test]
 fn arguments_are_checked_before_anything_is_opened() {
     // No namespace and no root needed: these fail before any socket.
     let run = |args: &[&str]| {
@@ -265,6 +317,9 @@ fn arguments_are_checked_before_anything_is_opened() {
     ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad MAC address"));
+    let out = run(&["fade", "feb", "--interface", "lo", "--controller", "tcp"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected seed or fair"));
 }
 
 #[test]

@@ -17,6 +17,12 @@
 //! adaptive inter-packet delay ([`crate::adaptive_delay`]), and never less
 //! than the gap a configured line rate needs.
 //!
+//! Two controllers choose the delay ([`Controller`]): seed 004's, which
+//! adapts it to the board's own resend ratio, and linerate's fair sharing,
+//! which takes the gap the host puts in its ACKs
+//! (`linerate_wire::fade::pacing`, computed by [`crate::fair`]) and falls
+//! back to the seed's delay until a hinted ACK arrives.
+//!
 //! The data is the verifiable counter stream of [`crate::stream`]. The
 //! board fills the 10-bit retry field of every DATA packet with how many
 //! times that packet was sent before (the published cores send 0; the FADE
@@ -27,6 +33,7 @@
 //! [`Board::poll_transmit`] whenever it may send; the latter says when to
 //! call again.
 
+use linerate_wire::fade::pacing;
 use linerate_wire::fade::v1::{self, ControlRepr, DataRepr, Repr, Tag, DATA_LEN};
 
 use crate::adaptive_delay::{self, AdaptiveDelay};
@@ -55,6 +62,20 @@ pub enum BoardError {
     },
 }
 
+/// How a board chooses its inter-packet delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Controller {
+    /// Seed 004's adaptive delay only: each board reacts to its own
+    /// resend ratio; pacing hints in ACKs are ignored, as the published
+    /// core ignores all ACK padding.
+    Seed,
+    /// linerate's fair sharing: keep the gap of the last ACK that carried
+    /// a pacing hint; seed 004's delay until one arrives (so a board works
+    /// with a host that sends no hints).
+    #[default]
+    Fair,
+}
+
 /// Settings of an emulated board.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoardConfig {
@@ -79,6 +100,8 @@ pub struct BoardConfig {
     pub min_gap_ns: u64,
     /// The adaptive inter-packet delay's parameters (seed values by default).
     pub delay: adaptive_delay::Config,
+    /// Which controller sets the delay between packets.
+    pub controller: Controller,
     /// Stream bytes to send in all, rounded up to whole packets; `None`
     /// sends until stopped.
     pub limit_bytes: Option<u64>,
@@ -95,6 +118,7 @@ impl Default for BoardConfig {
                 initial_ns: 0,
                 ..adaptive_delay::Config::default()
             },
+            controller: Controller::default(),
             limit_bytes: None,
         }
     }
@@ -191,13 +215,24 @@ pub struct Board {
     rttvar_ns: u64,
     /// Transmissions so far, first sends and resends.
     send_seq: u64,
+    /// The gap of the last hinted ACK (fair controller only).
+    hint_gap_ns: Option<u64>,
+    /// Doublings of the adaptive timeout since the last confirmation.
+    backoff: u32,
 }
 
-/// Gaps of lateness the pacer may make good with back-to-back packets.
-const PACING_CATCH_UP: u64 = 4;
+/// Gaps of lateness the pacer may make good with back-to-back packets (a
+/// window's worth). An FPGA is never late; an emulator sharing a core with
+/// other boards often wakes up several gaps late, and every gap it cannot
+/// make good is link time lost.
+const PACING_CATCH_UP: u64 = 32;
 
 /// Largest adaptive retransmission timeout.
 const MAX_TIMEOUT_NS: u64 = 100_000_000;
+
+/// Most doublings of the adaptive timeout while no ACK confirms anything
+/// (64 times the round-trip estimate).
+const MAX_BACKOFF: u32 = 6;
 
 impl Board {
     /// A board waiting for START.
@@ -230,6 +265,8 @@ impl Board {
             srtt_ns: 0,
             rttvar_ns: 0,
             send_seq: 0,
+            hint_gap_ns: None,
+            backoff: 0,
         })
     }
 
@@ -243,9 +280,26 @@ impl Board {
         self.tail
     }
 
-    /// The current inter-packet delay in nanoseconds.
+    /// The current inter-packet delay in nanoseconds, as the controller
+    /// sets it: the hinted gap (fair, once hinted) or seed 004's adaptive
+    /// delay. This is what DATA packets report.
     pub fn delay_ns(&self) -> u64 {
-        self.delay.delay_ns()
+        match (self.config.controller, self.hint_gap_ns) {
+            (Controller::Fair, Some(g)) => g,
+            _ => self.delay.delay_ns(),
+        }
+    }
+
+    /// The gap kept between two packet starts now: the controller's delay,
+    /// never less than the line rate's gap.
+    pub fn gap_ns(&self) -> u64 {
+        self.delay_ns().max(self.config.min_gap_ns)
+    }
+
+    /// The gap of the last pacing hint received, if any (always `None`
+    /// with the seed controller).
+    pub fn hint_gap_ns(&self) -> Option<u64> {
+        self.hint_gap_ns
     }
 
     /// True while START has been received and no STOP or RESET since.
@@ -299,7 +353,14 @@ impl Board {
                 self.reset();
                 Event::Reset
             }
-            ControlRepr::Ack(tag) => self.confirm(tag, now_ns),
+            ControlRepr::Ack(tag) => {
+                if self.config.controller == Controller::Fair {
+                    if let Some(gap) = pacing::read_hint(payload) {
+                        self.hint_gap_ns = Some(u64::from(gap));
+                    }
+                }
+                self.confirm(tag, now_ns)
+            }
             ControlRepr::Nack(_) => Event::Nack,
         })
     }
@@ -317,15 +378,21 @@ impl Board {
         self.retr = 0;
         self.limit_packets = self.config.limit_bytes.map(|b| b.div_ceil(PACKET_BYTES));
         self.state = State::Waiting;
+        self.backoff = 0;
     }
 
     /// The retransmission timeout now in force, in nanoseconds.
     pub fn retransmit_timeout_ns(&self) -> u64 {
         let floor = self.config.retransmit_timeout_ns;
-        if !self.config.adaptive_timeout || self.srtt_ns == 0 {
+        if !self.config.adaptive_timeout {
             return floor;
         }
-        (self.srtt_ns + 4 * self.rttvar_ns).clamp(floor, MAX_TIMEOUT_NS.max(floor))
+        let base = if self.srtt_ns == 0 {
+            floor
+        } else {
+            self.srtt_ns + 4 * self.rttvar_ns
+        };
+        (base << self.backoff).clamp(floor, MAX_TIMEOUT_NS.max(floor))
     }
 
     /// Feeds one round-trip sample (RFC 6298's gains of 1/8 and 1/4).
@@ -363,6 +430,10 @@ impl Board {
         let acked_seq = d.send_seq;
         if let Some(rtt) = sample {
             self.sample_rtt(rtt);
+            // Karn: the backed-off timeout stands until a round trip can
+            // be measured again; an ACK for a resent packet may answer an
+            // earlier copy and says nothing about the path now.
+            self.backoff = 0;
         }
         if self.config.fast_retransmit {
             for d in &mut self.descriptors {
@@ -434,6 +505,13 @@ impl Board {
             let due = d.sent_at_ns.saturating_add(timeout);
             if due <= now_ns {
                 pick = Some(index);
+                // A timeout, not a fast resend: the host or the path is
+                // slower than the estimate; wait longer next time (as TCP
+                // does) rather than resend a whole window again and again
+                // while a stalled host catches up. Reset by the next ACK.
+                if self.config.adaptive_timeout && index == self.tail {
+                    self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+                }
                 break;
             }
             earliest = Some(earliest.map_or(due, |e: u64| e.min(due)));
@@ -441,7 +519,7 @@ impl Board {
         let Some(index) = pick else {
             return earliest.map_or(Transmit::Idle, Transmit::WakeAt);
         };
-        let delay_ns = self.delay.delay_ns();
+        let delay_ns = self.delay_ns();
         let d = &mut self.descriptors[(index % WINDOW) as usize];
         let resend = d.sent;
         let retry = d.sends.min(u32::from(v1::MAX_RETRY_COUNT)) as u16;
@@ -474,7 +552,7 @@ impl Board {
         // Schedule from the previous slot, not from now, so a late wake-up
         // is caught up instead of lowering the rate; at most PACING_CATCH_UP
         // gaps of lateness are made good, in a short burst.
-        let gap = self.delay.delay_ns().max(self.config.min_gap_ns);
+        let gap = self.gap_ns();
         let floor = now_ns.saturating_sub(gap.saturating_mul(PACING_CATCH_UP));
         self.next_send_ns = self.next_send_ns.max(floor).saturating_add(gap);
         Transmit::Send(len)
@@ -673,17 +751,113 @@ mod tests {
         // Woken 2 us late: the next slot still follows the schedule.
         assert_eq!(b.poll_transmit(10_000, &mut buf), Transmit::Send(1034));
         assert_eq!(b.poll_transmit(10_001, &mut buf), Transmit::WakeAt(16_000));
-        // Far behind (100 us): the late packet, then at most 4 gaps made
-        // good back to back, then the schedule again.
+        // Far behind (160 us, 20 gaps): the missed slots are made good
+        // back to back (up to 32 gaps, which is the window anyway), then
+        // the schedule again.
         let mut burst = 0;
-        while let Transmit::Send(_) = b.poll_transmit(116_000, &mut buf) {
+        while let Transmit::Send(_) = b.poll_transmit(176_000, &mut buf) {
             burst += 1;
         }
-        assert_eq!(burst, 5);
+        assert_eq!(burst, 21);
         assert_eq!(
-            b.poll_transmit(116_000, &mut buf),
-            Transmit::WakeAt(124_000)
+            b.poll_transmit(176_000, &mut buf),
+            Transmit::WakeAt(184_000)
         );
+    }
+
+    fn hinted_ack(tag: Tag, gap_ns: u32) -> Vec<u8> {
+        let mut a = control(ControlRepr::Ack(tag));
+        assert!(pacing::write_hint(&mut a, gap_ns));
+        a
+    }
+
+    #[test]
+    fn the_fair_controller_keeps_the_hinted_gap_and_the_seed_one_ignores_it() {
+        for (controller, want) in [(Controller::Fair, 25_000), (Controller::Seed, 8_000)] {
+            let mut b = started(BoardConfig {
+                min_gap_ns: 8_000,
+                controller,
+                ..BoardConfig::default()
+            });
+            let mut buf = [0u8; 1034];
+            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+            // No hint yet: the line rate's gap.
+            assert_eq!(b.gap_ns(), 8_000);
+            b.on_packet(&hinted_ack(data(&buf).tag, 25_000), 1_000)
+                .expect("ack");
+            assert_eq!(b.gap_ns(), want, "{controller:?}");
+            // The slot already scheduled stands; the one after follows the hint.
+            assert_eq!(b.poll_transmit(1_001, &mut buf), Transmit::WakeAt(8_000));
+            assert_eq!(b.poll_transmit(8_000, &mut buf), Transmit::Send(1034));
+            let next = 8_000 + want;
+            assert_eq!(b.poll_transmit(8_001, &mut buf), Transmit::WakeAt(next));
+            // DATA reports the delay in force.
+            let reported = u64::from(data(&buf).delay);
+            assert_eq!(
+                reported,
+                if controller == Controller::Fair {
+                    25_000
+                } else {
+                    0
+                }
+            );
+            // A smaller hint speeds the board up, but never past its line.
+            b.on_packet(&hinted_ack(data(&buf).tag, 1_000), next)
+                .expect("ack");
+            assert_eq!(b.gap_ns(), 8_000);
+        }
+    }
+
+    #[test]
+    fn timeouts_back_off_until_a_round_trip_is_measured_again() {
+        let mut b = started(BoardConfig {
+            limit_bytes: Some(1024),
+            ..BoardConfig::default()
+        });
+        let mut buf = [0u8; 1034];
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        let tag = data(&buf).tag;
+        // No ACK: resent after 200 us, then 400, then 800.
+        let mut t = 0;
+        for wait in [200_000, 400_000, 800_000] {
+            assert_eq!(b.poll_transmit(t + 1, &mut buf), Transmit::WakeAt(t + wait));
+            t += wait;
+            assert_eq!(b.poll_transmit(t, &mut buf), Transmit::Send(1034));
+        }
+        assert_eq!(b.retransmit_timeout_ns(), 1_600_000);
+        assert_eq!(b.counters().resent, 3);
+        // The ACK of a packet sent four times measures nothing (Karn): the
+        // backed-off timeout stays.
+        b.on_packet(&control(ControlRepr::Ack(tag)), t + 10)
+            .expect("ack");
+        assert_eq!(b.retransmit_timeout_ns(), 1_600_000);
+        assert!(b.is_done());
+    }
+
+    #[test]
+    fn a_clean_round_trip_ends_the_backoff() {
+        let mut b = started(BoardConfig {
+            limit_bytes: Some(2048),
+            ..BoardConfig::default()
+        });
+        let mut buf = [0u8; 1034];
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        let second = data(&buf).tag;
+        // Packet 0 times out and is resent: the timeout doubles, so packet
+        // 1 is not due yet.
+        assert_eq!(b.poll_transmit(250_000, &mut buf), Transmit::Send(1034));
+        assert_eq!(data(&buf).tag.packet_retry.packet(), 0);
+        assert_eq!(b.retransmit_timeout_ns(), 400_000);
+        assert_eq!(
+            b.poll_transmit(250_000, &mut buf),
+            Transmit::WakeAt(400_000)
+        );
+        // Packet 1 was sent once: its ACK is a clean sample of 260 us, and
+        // the timeout is the estimate again (260 + 4 x 130 us), undoubled.
+        b.on_packet(&control(ControlRepr::Ack(second)), 260_000)
+            .expect("ack");
+        assert_eq!(b.retransmit_timeout_ns(), 780_000);
     }
 
     #[test]

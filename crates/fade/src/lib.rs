@@ -13,6 +13,9 @@
 //!   after a timeout, START/STOP/RESET), which the board emulator runs;
 //! * [`adaptive_delay`]: the board's inter-packet delay controller from seed
 //!   004 (retransmit ratio above `T_high` slows down, below `T_low` speeds up);
+//! * [`fair`]: linerate's fair sharing, the host's side: max-min shares of
+//!   the link among the boards, sent to each board as a pacing gap in its
+//!   ACKs (the board keeps the gap, see [`board::Controller`]);
 //! * [`window`]: the host's receive window per board (ACK, re-ACK,
 //!   in-order delivery, an impossible set is a fatal stream error);
 //! * [`ring`]: the per-board ring buffer with the FADE host API's
@@ -23,6 +26,7 @@
 
 pub mod adaptive_delay;
 pub mod board;
+pub mod fair;
 pub mod ring;
 pub mod stream;
 pub mod window;

@@ -84,6 +84,9 @@ pub struct RawSocket {
     lens: Vec<usize>,
     stamps: Vec<u64>,
     truncated: Vec<bool>,
+    /// recvmmsg's address and control buffers, one per batch slot.
+    names: Vec<libc::sockaddr_ll>,
+    control: Vec<u64>,
     count: usize,
 }
 
@@ -158,6 +161,8 @@ impl RawSocket {
             lens: vec![0; batch],
             stamps: vec![0; batch],
             truncated: vec![false; batch],
+            names: (0..batch).map(|_| link_address(0, 0, None)).collect(),
+            control: vec![0; cmsg_space(size_of::<libc::timespec>()).div_ceil(8) * batch],
             count: 0,
         })
     }
@@ -205,35 +210,35 @@ impl RawSocket {
             return Ok(0);
         }
         let n = self.lens.len();
-        let mut iovecs: Vec<libc::iovec> = self
-            .bufs
-            .chunks_exact_mut(self.frame_len)
-            .map(|b| libc::iovec {
-                iov_base: b.as_mut_ptr().cast(),
-                iov_len: b.len(),
-            })
-            .collect();
+        // Scratch on the stack and in buffers kept from call to call: a
+        // busy-polling receiver calls this for every frame, so it must not
+        // allocate.
+        let mut iovecs = [libc::iovec {
+            iov_base: std::ptr::null_mut(),
+            iov_len: 0,
+        }; MAX_BATCH];
+        for (iov, b) in iovecs
+            .iter_mut()
+            .zip(self.bufs.chunks_exact_mut(self.frame_len))
+        {
+            iov.iov_base = b.as_mut_ptr().cast();
+            iov.iov_len = b.len();
+        }
         // 8-byte aligned control space per message for one timespec.
-        let space = cmsg_space(size_of::<libc::timespec>());
-        let words = space.div_ceil(8);
-        let mut control = vec![0u64; words * n];
-        let mut names: Vec<libc::sockaddr_ll> = (0..n).map(|_| link_address(0, 0, None)).collect();
-        let mut msgs: Vec<libc::mmsghdr> = (0..n)
-            .map(|i| {
-                // SAFETY: an all-zero msghdr is valid; fields are set below.
-                let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
-                h.msg_name = (&mut names[i] as *mut libc::sockaddr_ll).cast();
-                h.msg_namelen = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-                h.msg_iov = &mut iovecs[i];
-                h.msg_iovlen = 1;
-                h.msg_control = control[i * words..].as_mut_ptr().cast();
-                h.msg_controllen = words * 8;
-                libc::mmsghdr {
-                    msg_hdr: h,
-                    msg_len: 0,
-                }
-            })
-            .collect();
+        let words = self.control.len() / n;
+        let names = &mut self.names;
+        let control = &mut self.control;
+        // SAFETY: an all-zero mmsghdr is valid; the fields used are set below.
+        let mut msgs: [libc::mmsghdr; MAX_BATCH] = unsafe { std::mem::zeroed() };
+        for (i, m) in msgs.iter_mut().enumerate().take(n) {
+            let h = &mut m.msg_hdr;
+            h.msg_name = (&mut names[i] as *mut libc::sockaddr_ll).cast();
+            h.msg_namelen = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+            h.msg_iov = &mut iovecs[i];
+            h.msg_iovlen = 1;
+            h.msg_control = control[i * words..].as_mut_ptr().cast();
+            h.msg_controllen = words * 8;
+        }
         // SAFETY: every mmsghdr points to live name, iovec and control
         // buffers of the sizes given, which outlive the call.
         let got = unsafe {
@@ -253,14 +258,14 @@ impl RawSocket {
             };
         }
         let mut kept = 0;
-        for i in 0..got as usize {
+        for (i, m) in msgs.iter().enumerate().take(got as usize) {
             // Our own outgoing frames, should the kernel loop any back.
-            if names[i].sll_pkttype == libc::PACKET_OUTGOING {
+            if self.names[i].sll_pkttype == libc::PACKET_OUTGOING {
                 continue;
             }
-            let len = msgs[i].msg_len as usize;
-            let stamp = timestamp(&msgs[i].msg_hdr);
-            let cut = msgs[i].msg_hdr.msg_flags & libc::MSG_TRUNC != 0 || len > self.frame_len;
+            let len = m.msg_len as usize;
+            let stamp = timestamp(&m.msg_hdr);
+            let cut = m.msg_hdr.msg_flags & libc::MSG_TRUNC != 0 || len > self.frame_len;
             if kept != i {
                 let (src, dst) = (i * self.frame_len, kept * self.frame_len);
                 self.bufs

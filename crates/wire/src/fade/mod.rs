@@ -26,6 +26,7 @@
 //! that frame length. Parsers accept any padding after the meaningful
 //! fields. See `docs/fade-wire.md` for the byte tables and sources.
 
+pub mod pacing;
 pub mod ten_g;
 pub mod v1;
 

@@ -8,12 +8,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use linerate_fade::adaptive_delay;
-use linerate_fade::board::{Board, BoardConfig, Event, Transmit};
+use linerate_fade::board::{Board, BoardConfig, Controller, Event, Transmit};
 use linerate_io::raw::{RawSocket, ETH_HEADER_LEN};
 use linerate_testbed::Rate;
 use linerate_wire::fade::v1::DATA_PACKET_LEN;
 
-use super::{parse_bytes, parse_seconds, parse_version, require_v1, Version};
+use super::{
+    controller_name, parse_bytes, parse_controller, parse_seconds, parse_version, require_v1,
+    Version,
+};
 
 /// Ethernet bytes a frame costs on the wire beyond what the host sees:
 /// preamble and start delimiter (8), FCS (4), inter-frame gap (12).
@@ -22,8 +25,9 @@ const WIRE_OVERHEAD: u64 = 24;
 /// Frames sent with one `sendmmsg` when pacing allows back-to-back packets.
 const SEND_BATCH: usize = 16;
 
-/// Waits shorter than this are spun, longer ones slept in ppoll.
-const SPIN_NS: u64 = 200_000;
+/// Timer slack asked for the board's sleeps: the default 50 µs would make
+/// every paced sleep late by up to two 1 GbE packet times.
+const TIMER_SLACK_NS: libc::c_ulong = 1_000;
 
 /// Arguments of `linerate fade feb`.
 #[derive(Debug, Args)]
@@ -56,6 +60,11 @@ pub struct FebArgs {
     /// at once the packets sent before one that was acknowledged.
     #[arg(long)]
     no_fast_retransmit: bool,
+    /// How to pace: `fair` keeps the gap the host's ACKs carry (linerate's
+    /// fair sharing; seed 004's adaptive delay until the first hint),
+    /// `seed` uses seed 004's adaptive delay only and ignores hints.
+    #[arg(long, default_value = "fair", value_parser = parse_controller)]
+    controller: Controller,
     /// Adaptive delay: retransmit ratio above which the delay grows.
     #[arg(long, default_value_t = 1.0 / 8.0)]
     t_high: f64,
@@ -71,6 +80,12 @@ pub struct FebArgs {
     /// Adaptive delay: packets between two evaluations.
     #[arg(long, default_value_t = 10_000)]
     delay_window: u32,
+    /// Waits shorter than this are spun, longer ones slept in the socket.
+    /// Spinning paces most precisely on a core of its own; with several
+    /// boards on one core, a small value (or 0) lets them take turns
+    /// instead of each spinning through its time slice.
+    #[arg(long, default_value_t = 200)]
+    spin_us: u64,
     /// Print the board's counters as one JSON object when it exits.
     #[arg(long)]
     json: bool,
@@ -98,9 +113,16 @@ pub fn run(args: FebArgs) -> Result<()> {
             initial_ns: 0,
             ..adaptive_delay::Config::default()
         },
+        controller: args.controller,
         limit_bytes: args.bytes,
     };
     let mut board = Board::new(config).context("adaptive delay parameters")?;
+    let spin_ns = args.spin_us.saturating_mul(1000);
+    // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only
+    // this thread's timers; a failure just leaves the default slack.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0);
+    }
     let mut sock = super::open_socket(&args.interface)?;
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
 
@@ -137,13 +159,14 @@ pub fn run(args: FebArgs) -> Result<()> {
                         sock.write_header(frame, dest);
                         frame.truncate(ETH_HEADER_LEN + len);
                         n += 1;
-                        if min_gap_ns > 0 || board.delay_ns() > 0 {
+                        if board.gap_ns() > 0 {
                             break;
                         }
                     }
                     Transmit::WakeAt(t) => {
                         let left = t.saturating_sub(now_ns());
-                        wait = (left >= SPIN_NS).then(|| Duration::from_nanos(left - SPIN_NS / 2));
+                        wait = (left > 0 && left >= spin_ns)
+                            .then(|| Duration::from_nanos(left - spin_ns / 2));
                         break;
                     }
                     Transmit::Idle => break,
@@ -178,6 +201,8 @@ pub fn run(args: FebArgs) -> Result<()> {
                 "send_refused": send_failures,
                 "confirmed_packets": c.confirmed,
                 "delay_ns": board.delay_ns(),
+                "controller": controller_name(args.controller),
+                "hint_gap_ns": board.hint_gap_ns(),
                 "retransmit_timeout_ns": board.retransmit_timeout_ns(),
                 "done": board.is_done(),
                 "reset": link.reset_after_start,

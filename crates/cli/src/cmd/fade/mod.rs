@@ -74,6 +74,25 @@ pub fn require_v1(v: Version) -> Result<()> {
     Ok(())
 }
 
+/// Parses `--controller`: `seed` (seed 004's adaptive delay only) or
+/// `fair` (pacing hints in the ACKs, linerate's default).
+pub fn parse_controller(s: &str) -> std::result::Result<linerate_fade::board::Controller, String> {
+    use linerate_fade::board::Controller;
+    match s.to_ascii_lowercase().as_str() {
+        "seed" => Ok(Controller::Seed),
+        "fair" => Ok(Controller::Fair),
+        _ => Err(format!("unknown controller {s:?}: expected seed or fair")),
+    }
+}
+
+/// The name `--controller` takes for `c`.
+pub fn controller_name(c: linerate_fade::board::Controller) -> &'static str {
+    match c {
+        linerate_fade::board::Controller::Seed => "seed",
+        linerate_fade::board::Controller::Fair => "fair",
+    }
+}
+
 /// Parses a byte count: a plain number, or with a binary suffix
 /// `k`/`KiB`, `m`/`MiB`, `g`/`GiB`.
 pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
@@ -134,5 +153,9 @@ mod tests {
         assert!(parse_mac("02:6c").is_err());
         assert!(parse_seconds("-1").is_err());
         assert!(parse_seconds("nan").is_err());
+        for name in ["seed", "fair"] {
+            assert_eq!(parse_controller(name).map(controller_name), Ok(name));
+        }
+        assert!(parse_controller("tcp").is_err());
     }
 }

@@ -13,23 +13,28 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hdrhistogram::Histogram;
-use linerate_fade::board::PACKET_BYTES;
+use linerate_fade::board::{Controller, PACKET_BYTES};
+use linerate_fade::fair::{FairConfig, FairShare};
 use linerate_fade::ring::{ring, RingReader, RingWriter};
 use linerate_fade::stream;
 use linerate_fade::window::{self, Verdict, Window};
 use linerate_io::raw::{realtime_ns, RawSocket, ETH_HEADER_LEN};
+use linerate_testbed::Rate;
+use linerate_wire::fade::pacing;
 use linerate_wire::fade::v1::ControlRepr;
 
 use super::report::{self, BoardReport};
-use super::{mac_text, parse_bytes, parse_mac, parse_seconds, parse_version, require_v1, Version};
+use super::{
+    controller_name, mac_text, parse_bytes, parse_controller, parse_mac, parse_seconds,
+    parse_version, require_v1, Version,
+};
 
 /// How long a board may stay silent before START is sent again (START can
 /// be lost like any frame).
 const START_RETRY: Duration = Duration::from_millis(50);
 
-/// How long the receive thread busy-polls after the last frame before it
-/// sleeps in the socket until the next one.
-const SPIN: Duration = Duration::from_micros(200);
+/// Nice value of the reader threads (the receive thread keeps 0).
+const READER_NICE: libc::c_int = 10;
 
 /// STOP/RESET frames sent at the end, since any one may be lost.
 const FAREWELLS: usize = 3;
@@ -72,9 +77,37 @@ pub struct RecvArgs {
     /// after the batch, instead of one send right after each packet.
     #[arg(long)]
     batch_acks: bool,
+    /// `fair`: divide the link among the boards and put each board's
+    /// pacing gap in its ACKs (a linerate extension in the ACK padding,
+    /// which a published board ignores). `seed`: plain ACKs, every board
+    /// on seed 004's adaptive delay.
+    #[arg(long, default_value = "fair", value_parser = parse_controller)]
+    controller: Controller,
+    /// Rate of the link the boards share (the host's), in bits/s (`1g`,
+    /// `950m`): what `fair` divides. Retransmissions lower it at run time
+    /// if the link turns out slower.
+    #[arg(long, default_value = "1g", value_parser = parse_rate)]
+    link_rate: Rate,
+    /// How much more than --link-rate the shares may add up to, in percent
+    /// (0-100): boards that fall behind their pace then still fill the
+    /// link, with a short queue at the bottleneck that their windows bound.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(0..=100))]
+    overbook: u64,
     /// Pin the receive thread to this CPU.
     #[arg(long)]
     cpu: Option<usize>,
+    /// How long the receive thread busy-polls after the last frame before
+    /// it sleeps in the socket until the next one, in microseconds (0:
+    /// never spin, wake up for every batch).
+    #[arg(long, default_value_t = 200)]
+    spin_us: u64,
+    /// Run the receive thread under SCHED_FIFO at this priority (1-99;
+    /// needs root or CAP_SYS_NICE), so that on a busy core it preempts
+    /// other work the moment a frame arrives. The kernel's real-time
+    /// throttling still leaves other tasks 5 % of the core; the reader
+    /// threads stay normal, so give them room (or another core).
+    #[arg(long, value_name = "PRIO", value_parser = clap::value_parser!(i32).range(1..=99))]
+    realtime: Option<i32>,
 }
 
 /// One board as the receive thread sees it.
@@ -114,6 +147,17 @@ pub fn run(args: RecvArgs) -> Result<()> {
     let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
     let mut sock = super::open_socket(&args.interface)?;
 
+    let mut fair = match args.controller {
+        Controller::Fair => Some(FairShare::new(
+            FairConfig {
+                link_bits_per_sec: args.link_rate.bits_per_sec(),
+                overbook_percent: args.overbook,
+                ..FairConfig::default()
+            },
+            args.febs.len(),
+        )?),
+        Controller::Seed => None,
+    };
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
     let now = Instant::now();
     let mut boards = Vec::new();
@@ -151,6 +195,9 @@ pub fn run(args: RecvArgs) -> Result<()> {
     if let Some(cpu) = args.cpu {
         pin(cpu)?;
     }
+    if let Some(prio) = args.realtime {
+        realtime(prio)?;
+    }
     let started = Instant::now();
     for b in &mut boards {
         send_control(&sock, b.mac, ControlRepr::Start)?;
@@ -161,6 +208,7 @@ pub fn run(args: RecvArgs) -> Result<()> {
     let idle = Duration::from_millis(args.idle_timeout_ms);
     let mut pending: Vec<([u8; ETH_HEADER_LEN + 64], u64, usize)> = Vec::new();
     let mut last_frame = Instant::now();
+    let spin = Duration::from_micros(args.spin_us);
 
     while !boards.iter().all(Board::finished) {
         if stop.load(Ordering::Relaxed) {
@@ -169,10 +217,10 @@ pub fn run(args: RecvArgs) -> Result<()> {
             }
             break;
         }
-        // Busy-poll while frames keep coming; after SPIN of silence, sleep
+        // Busy-poll while frames keep coming; after `spin` of silence, sleep
         // in the socket (a spinning thread on a shared core only delays
         // the peer it is waiting for).
-        let wait = if last_frame.elapsed() < SPIN {
+        let wait = if last_frame.elapsed() < spin {
             Duration::ZERO
         } else {
             Duration::from_millis(1)
@@ -198,17 +246,16 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 continue;
             }
             let room = b.writer.room_until();
-            let reply = match b.window.on_data(payload, room) {
+            let retransmitted = b.window.counters().retransmitted;
+            let verdict = b.window.on_data(payload, room);
+            // The ACK leaves before anything else is done with the packet:
+            // the copy into the ring and the share bookkeeping follow it.
+            let (reply, store) = match verdict {
                 Verdict::New {
                     offset, data, ack, ..
-                } => {
-                    // The window checked `offset` against the ring's room,
-                    // so this write cannot be refused.
-                    b.writer.write_at(offset, data)?;
-                    Some(ack)
-                }
-                Verdict::Duplicate { ack } => Some(ack),
-                Verdict::NoRoom | Verdict::Rejected(_) => None,
+                } => (Some(ack), Some((offset, data))),
+                Verdict::Duplicate { ack } => (Some(ack), None),
+                Verdict::NoRoom | Verdict::Rejected(_) => (None, None),
                 Verdict::Fatal(e) => {
                     for _ in 0..FAREWELLS {
                         send_control(&sock, b.mac, ControlRepr::Stop)?;
@@ -217,13 +264,16 @@ pub fn run(args: RecvArgs) -> Result<()> {
                     b.writer.publish(b.delivered())?;
                     b.writer.fail(why.clone());
                     b.error = Some(why);
-                    None
+                    (None, None)
                 }
             };
             if let Some(a) = reply {
                 let mut frame = [0u8; ETH_HEADER_LEN + 64];
                 sock.write_header(&mut frame, b.mac);
                 frame[ETH_HEADER_LEN..].copy_from_slice(&a);
+                if let Some(fair) = &fair {
+                    pacing::write_hint(&mut frame[ETH_HEADER_LEN..], fair.gap_ns(i));
+                }
                 if args.batch_acks {
                     pending.push((frame, f.timestamp_ns, i));
                 } else {
@@ -233,6 +283,15 @@ pub fn run(args: RecvArgs) -> Result<()> {
                         let _ = b.latency.record(sent.saturating_sub(f.timestamp_ns).max(1));
                     }
                 }
+                if let Some(fair) = fair.as_mut() {
+                    let retx = b.window.counters().retransmitted > retransmitted;
+                    fair.on_packet(i, retx, started.elapsed().as_nanos() as u64);
+                }
+            }
+            if let Some((offset, data)) = store {
+                // The window checked `offset` against the ring's room, so
+                // this write cannot be refused.
+                b.writer.write_at(offset, data)?;
             }
             if b.error.is_none() {
                 let before = b.writer.room_until();
@@ -315,7 +374,12 @@ pub fn run(args: RecvArgs) -> Result<()> {
         });
     }
     let seconds = (ended - started).as_secs_f64();
-    let value = report::json(&reports, seconds);
+    let mut value = report::json(&reports, seconds);
+    value["controller"] = controller_name(args.controller).into();
+    if let Some(f) = &fair {
+        value["fair_rounds"] = f.rounds().into();
+        value["fair_capacity_bps"] = f.capacity_bps().into();
+    }
     if args.json {
         println!("{value}");
     } else {
@@ -352,6 +416,13 @@ fn consume(
     mut file: Option<File>,
 ) -> (u64, u64, Option<String>) {
     reader.set_wakeup(64 << 10);
+    // Below the receive thread: when both share a core, a reader waking up
+    // should not preempt the thread whose every microsecond is ACK latency.
+    // SAFETY: setpriority with PRIO_PROCESS and 0 changes only the calling
+    // thread on Linux; a failure leaves the default priority.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, READER_NICE);
+    }
     let mut errors = 0u64;
     let mut io_error = None;
     loop {
@@ -383,6 +454,27 @@ fn send_control(sock: &RawSocket, mac: [u8; 6], c: ControlRepr) -> Result<()> {
     sock.write_header(&mut frame, mac);
     frame[ETH_HEADER_LEN..].copy_from_slice(&window::control(c));
     sock.send(&frame)?;
+    Ok(())
+}
+
+/// Parses `--link-rate` like the test bench does (`1g`, `950m`: bits/s).
+fn parse_rate(s: &str) -> std::result::Result<Rate, String> {
+    s.parse::<Rate>().map_err(|e| e.to_string())
+}
+
+/// Puts the calling thread under SCHED_FIFO at `prio`.
+fn realtime(prio: i32) -> Result<()> {
+    let param = libc::sched_param {
+        sched_priority: prio,
+    };
+    // SAFETY: pid 0 is the calling thread; `param` outlives the call.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+    if r != 0 {
+        bail!(
+            "SCHED_FIFO priority {prio} for the receive thread: {} (needs root or CAP_SYS_NICE)",
+            std::io::Error::last_os_error()
+        );
+    }
     Ok(())
 }
 
