@@ -6,7 +6,7 @@ use std::net::Ipv4Addr;
 use std::thread;
 use std::time::Duration;
 
-use linerate_testbed::{Rate, Testbed};
+use linerate_testbed::Testbed;
 use nix::sched::{sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
 
@@ -65,19 +65,28 @@ pub struct SwitchBed {
 }
 
 impl SwitchBed {
-    /// `senders` boards and a PC behind a bridge; every link limited to
-    /// `rate_mbit` by tbf, so the PC's link is the shared bottleneck.
+    /// `senders` boards and a PC behind a bridge; the bridge's port to the
+    /// PC is shaped to `rate_mbit` by tbf, so the boards share that link.
+    ///
+    /// The PC's receive processing is not steered: with RPS on the
+    /// receiver's core, that core carries the ACKs' transmit path as well
+    /// as the receive path and FADE throughput drops by a third
+    /// (docs/fade.md), so the boards' softirq work stays on their core.
     pub fn build(name: &str, senders: usize, rate_mbit: u32) -> Result<SwitchBed> {
         let _ = linerate_testbed::remove_bed(name);
         let names: Vec<String> = (1..=senders).map(|i| format!("feb{i}")).collect();
         let mut hosts: Vec<&str> = names.iter().map(String::as_str).collect();
         hosts.push(RECEIVER);
-        let bed = Testbed::builder(name)
-            .hosts(hosts)
-            .switch()
-            .rate(Rate::mbit(rate_mbit))
-            .rps(RECEIVER, &[RECEIVER_CPU])
-            .build()?;
+        let bed = Testbed::builder(name).hosts(hosts).switch().build()?;
+        let switch = bed.info().switch_netns.clone().ok_or_else(|| {
+            Error::Argument(format!("test bed {name} was built without its switch namespace"))
+        })?;
+        let port = bed.iface(RECEIVER)?.peer_iface.clone();
+        let mut tc = linerate_testbed::HostCommand::new(&switch, "tc");
+        tc.args(["qdisc", "replace", "dev", &port, "root", "tbf", "rate"])
+            .arg(format!("{rate_mbit}mbit"))
+            .args(["burst", "65536", "latency", "10ms"]);
+        tc.run_ok()?;
         let receiver_iface = bed.iface(RECEIVER)?.name.clone();
         Ok(SwitchBed {
             bed,

@@ -45,9 +45,12 @@ pub fn run(
     for (i, board) in sw.senders.iter().enumerate() {
         let iface = sw.bed.iface(board)?.name.clone();
         let mut feb = sw.bed.command(board, &config.linerate)?;
+        // Several boards on one core take turns (sleeping between
+        // packets); a board alone spins for precise pacing.
+        let spin_us = if sw.senders.len() > 1 { "0" } else { "200" };
         feb.cpu(SENDER_CPU)
             .args(["fade", "feb", "--interface", &iface, "--rate", BOARD_RATE])
-            .args(["--json", "--controller", controller]);
+            .args(["--json", "--controller", controller, "--spin-us", spin_us]);
         boards.push(Running::spawn(feb, dir, &format!("fade-feb{i}"))?);
     }
     thread::sleep(t.settle);
