@@ -17,6 +17,7 @@
 //! follow with the FADE work.
 
 pub mod error;
+pub mod fanout;
 pub mod netdev;
 pub mod packet_ring;
 pub mod raw;
