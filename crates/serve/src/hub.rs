@@ -329,6 +329,12 @@ impl Hub {
         })
     }
 
+    /// Frames queued for client `id` behind the one in progress (0 for an
+    /// unknown client): a sender may tell the kernel more data follows.
+    pub fn queued(&self, id: ClientId) -> usize {
+        self.index(id).map_or(0, |i| self.clients[i].queue.len())
+    }
+
     /// Reports `n` more bytes of the pending frame handed to the kernel.
     pub fn sent(&mut self, id: ClientId, n: usize) -> Result<()> {
         let i = self.index(id)?;
