@@ -37,6 +37,10 @@ fn start_server(bed: &Testbed, port: u16, extra: &[&str]) -> Child {
 }
 
 fn watch(bed: &Testbed, port: u16, clients: usize, seconds: u32) -> Output {
+    watch_with(bed, port, clients, seconds, &[])
+}
+
+fn watch_with(bed: &Testbed, port: u16, clients: usize, seconds: u32, extra: &[&str]) -> Output {
     let server = format!("{}:{port}", bed.addr("srv").expect("addr"));
     bed.command("cli", env!("CARGO_BIN_EXE_linerate"))
         .expect("command")
@@ -50,6 +54,7 @@ fn watch(bed: &Testbed, port: u16, clients: usize, seconds: u32) -> Output {
             &seconds.to_string(),
             "--json",
         ])
+        .args(extra)
         .output()
         .expect("run watch")
 }
@@ -208,4 +213,42 @@ fn a_client_that_stops_reading_is_cut_loose_and_hurts_no_one() {
     assert!(s["frame_pool_bytes"].as_u64().expect("pool") <= 12 * 69632);
     let rss = s["max_rss_kib"].as_u64().expect("rss");
     assert!(rss > 0 && rss < 64 * 1024, "server RSS {rss} KiB");
+}
+
+#[test]
+fn udp_subscribers_and_tcp_clients_share_one_stream() {
+    let bed = bed("svu");
+    let server = start_server(
+        &bed,
+        5630,
+        &[
+            "--fps",
+            "100",
+            "--frame-size",
+            "200000",
+            "--datagram-size",
+            "8972",
+            "--duration",
+            "6",
+        ],
+    );
+    // Three UDP subscribers and two TCP clients at the same time.
+    let (udp, tcp) = std::thread::scope(|sc| {
+        let u = sc.spawn(|| watch_with(&bed, 5630, 3, 3, &["--udp"]));
+        let t = watch_with(&bed, 5630, 2, 3, &[]);
+        (u.join().expect("udp watch"), t)
+    });
+    let w = json(&udp.stdout, "watch --udp");
+    assert!(udp.status.success(), "UDP watch failed: {w}");
+    assert_all_complete(&w, 3, 250);
+    let w = json(&tcp.stdout, "watch");
+    assert!(tcp.status.success(), "TCP watch failed: {w}");
+    assert_all_complete(&w, 2, 250);
+    let s = server_report(server);
+    let subs = s["udp_subscribers"].as_array().expect("subscribers");
+    assert_eq!(subs.len(), 3, "{s}");
+    for u in subs {
+        assert_eq!(u["end"], "left", "{u}");
+        assert_eq!(u["frames_failed"], 0, "{u}");
+    }
 }

@@ -484,21 +484,21 @@ impl ClientSocket {
     }
 }
 
-/// Waits up to `timeout_ms` until one of `fds` is writable (or in error),
-/// or `listener` has a connection; returns the writable descriptors' indices
-/// and whether the listener is ready.
+/// Waits up to `timeout_ms` until one of `readable` has input or one of
+/// `writable` has room (or is in error); returns the indices of the ready
+/// ones in each list.
 pub fn wait_ready(
-    listener: RawFd,
-    fds: &[RawFd],
+    readable: &[RawFd],
+    writable: &[RawFd],
     timeout_ms: i32,
-) -> std::io::Result<(Vec<usize>, bool)> {
-    let mut p: Vec<libc::pollfd> = Vec::with_capacity(fds.len() + 1);
-    p.push(libc::pollfd {
-        fd: listener,
+) -> std::io::Result<(Vec<usize>, Vec<usize>)> {
+    let mut p: Vec<libc::pollfd> = Vec::with_capacity(readable.len() + writable.len());
+    p.extend(readable.iter().map(|&fd| libc::pollfd {
+        fd,
         events: libc::POLLIN,
         revents: 0,
-    });
-    p.extend(fds.iter().map(|&fd| libc::pollfd {
+    }));
+    p.extend(writable.iter().map(|&fd| libc::pollfd {
         fd,
         events: libc::POLLOUT,
         revents: 0,
@@ -508,17 +508,19 @@ pub fn wait_ready(
     if r < 0 {
         let e = os_err();
         if e.kind() == std::io::ErrorKind::Interrupted {
-            return Ok((Vec::new(), false));
+            return Ok((Vec::new(), Vec::new()));
         }
         return Err(e);
     }
-    let ready = p[1..]
-        .iter()
-        .enumerate()
-        .filter(|(_, q)| q.revents != 0)
-        .map(|(i, _)| i)
-        .collect();
-    Ok((ready, p[0].revents != 0))
+    let ready = |q: &[libc::pollfd]| -> Vec<usize> {
+        q.iter()
+            .enumerate()
+            .filter(|(_, x)| x.revents != 0)
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let (r, w) = p.split_at(readable.len());
+    Ok((ready(r), ready(w)))
 }
 
 #[cfg(test)]

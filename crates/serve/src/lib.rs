@@ -11,10 +11,12 @@
 //!   queued frames, counted); a client that pins the oldest slot when a new
 //!   frame needs one is cut loose. Memory is the slot pool, fixed at start.
 //! * [`frame`]: writes a frame (header and payload) into a slot.
+//! * [`datagram`]: cuts a frame into UDP datagrams and puts it back together.
 //! * [`verify`]: the client's check of each received frame (sequence gaps,
 //!   checksum, latency).
 
 pub mod error;
+pub mod datagram;
 pub mod frame;
 pub mod hub;
 pub mod verify;

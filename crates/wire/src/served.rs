@@ -239,6 +239,76 @@ impl FrameHeaderRepr {
     }
 }
 
+/// "LRSB": opens a UDP subscription message from a client to the server.
+pub const SUBSCRIBE_MAGIC: u32 = 0x4c52_5342;
+
+/// Length of a subscription message.
+pub const SUBSCRIBE_LEN: usize = 8;
+
+/// What a UDP client asks of the server.
+///
+/// ```text
+/// 0 magic u32 = 0x4c525342 ("LRSB")   4 version u8 = 1   5 action u8   6 reserved u16 = 0
+/// ```
+///
+/// A client sends `Join` to the server's UDP port and repeats it at least
+/// every second; the server sends every frame to each address that joined
+/// within its expiry time, and forgets an address on `Leave`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subscribe {
+    /// Send me the frames (renews the subscription).
+    Join,
+    /// Stop sending me frames.
+    Leave,
+}
+
+impl Subscribe {
+    /// Parses a subscription message (exactly [`SUBSCRIBE_LEN`] bytes).
+    pub fn parse(buf: &[u8]) -> Result<Subscribe> {
+        ensure_len("served subscription", buf, SUBSCRIBE_LEN)?;
+        if buf.len() != SUBSCRIBE_LEN {
+            return Err(Error::BadLength {
+                what: "served subscription",
+                len: buf.len(),
+                rule: "exactly 8 bytes",
+            });
+        }
+        let magic = be_u32(buf, 0);
+        if magic != SUBSCRIBE_MAGIC {
+            return Err(Error::BadValue {
+                field: "served subscription magic",
+                value: magic.into(),
+            });
+        }
+        if buf[4] != VERSION {
+            return Err(Error::BadValue {
+                field: "served subscription version",
+                value: buf[4].into(),
+            });
+        }
+        match buf[5] {
+            1 => Ok(Subscribe::Join),
+            2 => Ok(Subscribe::Leave),
+            other => Err(Error::Unsupported {
+                what: "served subscription action",
+                value: other.into(),
+            }),
+        }
+    }
+
+    /// The message's bytes.
+    pub fn to_bytes(self) -> [u8; SUBSCRIBE_LEN] {
+        let mut b = [0u8; SUBSCRIBE_LEN];
+        put_u32(&mut b, 0, SUBSCRIBE_MAGIC);
+        b[4] = VERSION;
+        b[5] = match self {
+            Subscribe::Join => 1,
+            Subscribe::Leave => 2,
+        };
+        b
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,6 +360,23 @@ mod tests {
         let mut too_big = FrameHeaderRepr::whole(1, MAX_FRAME_LEN, 0, 0);
         too_big.frame_len += 1;
         assert!(too_big.to_bytes().is_err());
+    }
+
+    #[test]
+    fn subscriptions_round_trip_and_reject_garbage() {
+        for s in [Subscribe::Join, Subscribe::Leave] {
+            assert_eq!(Subscribe::parse(&s.to_bytes()), Ok(s));
+        }
+        let b = Subscribe::Join.to_bytes();
+        assert_eq!(b, [0x4c, 0x52, 0x53, 0x42, 1, 1, 0, 0]);
+        assert!(Subscribe::parse(&b[..7]).is_err());
+        assert!(Subscribe::parse(&[&b[..], &[0][..]].concat()).is_err());
+        let mut bad = b;
+        bad[5] = 3;
+        assert!(Subscribe::parse(&bad).is_err());
+        bad = b;
+        bad[0] = 0;
+        assert!(Subscribe::parse(&bad).is_err());
     }
 
     proptest! {

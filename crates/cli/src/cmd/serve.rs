@@ -18,7 +18,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use linerate_io::fanout::{wait_ready, ClientSocket, Method, SharedFrames, SocketCounters};
+use linerate_io::udp::{UdpEndpoint, UdpOptions};
+use linerate_serve::datagram::piece_headers;
 use linerate_serve::frame::{slot_len, write_copied, PatternMaker};
+use linerate_wire::served::{FrameHeader, FrameHeaderRepr, Subscribe, HEADER_LEN};
 use linerate_serve::hub::{ClientCounters, ClientId, Hub, HubConfig, Release};
 use serde::Serialize;
 
@@ -65,6 +68,14 @@ pub struct ServeArgs {
     /// Socket send buffer per client in bytes (0: the kernel autotunes).
     #[arg(long, default_value_t = 0)]
     send_buffer: usize,
+    /// UDP datagram size for UDP subscribers (40-byte header + piece); 1472
+    /// fits a 1500-byte MTU, 8972 a 9000-byte one. UDP subscribers join by
+    /// sending a subscription to --port over UDP (docs/serve.md).
+    #[arg(long, default_value_t = 1472)]
+    datagram_size: usize,
+    /// Seconds a UDP subscriber stays subscribed without renewing.
+    #[arg(long, default_value_t = 5.0)]
+    udp_expiry: f64,
     /// Stop after this many seconds (default: run until Ctrl-C/SIGTERM).
     #[arg(long)]
     duration: Option<f64>,
@@ -135,6 +146,158 @@ pub struct ServeReport {
     pub frame_pool_bytes: usize,
     /// Every client, in order of arrival.
     pub clients: Vec<ClientReport>,
+    /// UDP subscriptions refused for --max-clients.
+    pub udp_refused: u64,
+    /// Every UDP subscriber, in order of joining.
+    pub udp_subscribers: Vec<UdpReport>,
+}
+
+/// One UDP subscriber's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct UdpReport {
+    /// The subscriber's address.
+    pub peer: String,
+    /// How it ended: "subscribed" (at the end), "left" or "expired".
+    pub end: &'static str,
+    /// Frames sent to it whole.
+    pub frames_sent: u64,
+    /// Datagrams sent.
+    pub datagrams: u64,
+    /// Frames not sent whole (the socket was full, or an error).
+    pub frames_failed: u64,
+}
+
+struct Subscriber {
+    last_seen: Instant,
+    report: usize,
+}
+
+/// UDP subscribers: each frame is cut into datagrams whose headers are
+/// built once, and sent to every subscriber with UDP GSO straight from the
+/// frame's slot (the kernel copies; nothing is held after the call).
+struct UdpFanout {
+    ep: UdpEndpoint,
+    datagram: usize,
+    expiry: Duration,
+    max: usize,
+    subs: HashMap<SocketAddrV4, Subscriber>,
+    reports: Vec<UdpReport>,
+    refused: u64,
+}
+
+impl UdpFanout {
+    fn bind(addr: SocketAddrV4, args: &ServeArgs) -> Result<UdpFanout> {
+        let ep = UdpEndpoint::bind(
+            addr,
+            &UdpOptions {
+                send_buffer: Some(4 << 20),
+                reuse_address: true,
+                ..UdpOptions::default()
+            },
+        )?;
+        ep.socket().set_nonblocking(true)?;
+        Ok(UdpFanout {
+            ep,
+            datagram: args.datagram_size,
+            expiry: Duration::from_secs_f64(args.udp_expiry),
+            max: args.max_clients,
+            subs: HashMap::new(),
+            reports: Vec::new(),
+            refused: 0,
+        })
+    }
+
+    fn raw_fd(&self) -> std::os::fd::RawFd {
+        self.ep.socket().as_raw_fd()
+    }
+
+    /// Reads every subscription message waiting, and forgets subscribers
+    /// that did not renew in time.
+    fn poll(&mut self, now: Instant) {
+        let mut buf = [0u8; 64];
+        while let Ok((n, from)) = self.ep.socket().recv_from(&mut buf) {
+            let std::net::SocketAddr::V4(from) = from else {
+                continue;
+            };
+            match Subscribe::parse(&buf[..n]) {
+                Ok(Subscribe::Join) => {
+                    if let Some(s) = self.subs.get_mut(&from) {
+                        s.last_seen = now;
+                    } else if self.subs.len() < self.max {
+                        self.reports.push(UdpReport {
+                            peer: from.to_string(),
+                            end: "subscribed",
+                            frames_sent: 0,
+                            datagrams: 0,
+                            frames_failed: 0,
+                        });
+                        self.subs.insert(
+                            from,
+                            Subscriber {
+                                last_seen: now,
+                                report: self.reports.len() - 1,
+                            },
+                        );
+                    } else {
+                        self.refused += 1;
+                    }
+                }
+                Ok(Subscribe::Leave) => {
+                    if let Some(s) = self.subs.remove(&from) {
+                        self.reports[s.report].end = "left";
+                    }
+                }
+                Err(e) => tracing::debug!("UDP from {from}: {e}"),
+            }
+        }
+        let expiry = self.expiry;
+        let reports = &mut self.reports;
+        self.subs.retain(|_, s| {
+            let keep = now.duration_since(s.last_seen) < expiry;
+            if !keep {
+                reports[s.report].end = "expired";
+            }
+            keep
+        });
+    }
+
+    /// Sends the frame in `slot` (`len` bytes, header first) to every subscriber.
+    fn send_frame(&mut self, slot: &[u8], len: usize) -> Result<()> {
+        if self.subs.is_empty() {
+            return Ok(());
+        }
+        let frame = FrameHeaderRepr::parse(&FrameHeader::new_checked(slot)?)?;
+        let heads = piece_headers(&frame, self.datagram)?;
+        let chunk = self.datagram - HEADER_LEN;
+        let payload = slot.get(HEADER_LEN..len).context("frame past its slot")?;
+        let pairs: Vec<(&[u8], &[u8])> = heads
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let start = (i * chunk).min(payload.len());
+                let end = (start + chunk).min(payload.len());
+                (&h[..], &payload[start..end])
+            })
+            .collect();
+        for (addr, s) in &self.subs {
+            let r = &mut self.reports[s.report];
+            match self.ep.send_gso(*addr, self.datagram, &pairs) {
+                Ok(n) => {
+                    r.datagrams += n as u64;
+                    if n == pairs.len() {
+                        r.frames_sent += 1;
+                    } else {
+                        r.frames_failed += 1;
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!("UDP to {addr}: {e}");
+                    r.frames_failed += 1;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 enum Source {
@@ -208,6 +371,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
     if args.frame_size < 8 || args.frame_size > linerate_wire::served::MAX_FRAME_LEN as usize {
         bail!("--frame-size {} must be 8 bytes to 64 MiB", args.frame_size);
     }
+    if !(41..=65_507).contains(&args.datagram_size) {
+        bail!("--datagram-size {} must be 41 to 65507 bytes", args.datagram_size);
+    }
+    if !(args.udp_expiry > 0.0 && args.udp_expiry.is_finite()) {
+        bail!("--udp-expiry {} must be a positive number of seconds", args.udp_expiry);
+    }
     let json = args.json;
     let report = serve(&args)?;
     if json {
@@ -235,6 +404,12 @@ fn print_report(r: &ServeReport) {
         r.cpu_seconds,
         r.max_rss_kib / 1024
     );
+    for u in &r.udp_subscribers {
+        println!(
+            "  {:<22} UDP {:<10} sent {:>7} failed {:>6} datagrams {:>9}",
+            u.peer, u.end, u.frames_sent, u.frames_failed, u.datagrams
+        );
+    }
     for c in &r.clients {
         println!(
             "  {:<22} {:<9} sent {:>7} dropped {:>6} {:>10.1} MB",
@@ -284,6 +459,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     let addr = SocketAddrV4::new(args.bind, args.port);
     let listener = TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
     listener.set_nonblocking(true)?;
+    let mut udp = UdpFanout::bind(addr, args).with_context(|| format!("UDP on {addr}"))?;
 
     let period = Duration::from_secs_f64(1.0 / args.fps);
     let start = Instant::now();
@@ -311,6 +487,8 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                 .slot_mut(claim.slot)
                 .context("the hub named a slot past the pool")?;
             let len = source.next_frame(slot, claim.seq, now_ns())?;
+            udp.poll(now);
+            udp.send_frame(slot, len)?;
             hub.publish(&claim, len);
             next_frame += period;
             if now > next_frame + period {
@@ -348,8 +526,11 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         } else {
             wait.as_millis().clamp(1, 50) as i32
         };
-        let (_, listener_ready) = wait_ready(listener.as_raw_fd(), &fds, ms)?;
-        if listener_ready {
+        let (readable, _) = wait_ready(&[listener.as_raw_fd(), udp.raw_fd()], &fds, ms)?;
+        if readable.contains(&1) {
+            udp.poll(Instant::now());
+        }
+        if readable.contains(&0) {
             while let Ok((stream, peer)) = listener.accept() {
                 let sock = match ClientSocket::new(stream, method, args.send_buffer) {
                     Ok(s) => s,
@@ -415,6 +596,8 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         max_rss_kib: max_rss_kib(),
         frame_pool_bytes: frames.slots() * frames.slot_len(),
         clients: reports,
+        udp_refused: udp.refused,
+        udp_subscribers: udp.reports,
     })
 }
 

@@ -15,7 +15,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Result};
 use clap::Args;
 use hdrhistogram::Histogram;
+use linerate_serve::datagram::Reassembler;
 use linerate_serve::verify::{Verdict, Verifier, VerifyCounters};
+use linerate_wire::served::Subscribe;
 use linerate_wire::served::{FrameHeader, FrameHeaderRepr, HEADER_LEN};
 use serde::Serialize;
 
@@ -35,6 +37,11 @@ pub struct WatchArgs {
     /// delaying ACKs), to measure what ACKs cost the server.
     #[arg(long)]
     quickack: bool,
+    /// Subscribe over UDP instead of connecting over TCP: each client is a
+    /// UDP socket that joins the server's stream (renewing every second) and
+    /// puts frames together from their datagrams.
+    #[arg(long)]
+    udp: bool,
     /// Receive buffer per connection in bytes (0: the kernel autotunes).
     #[arg(long, default_value_t = 0)]
     recv_buffer: usize,
@@ -152,8 +159,14 @@ pub fn watch(args: &WatchArgs) -> Result<WatchReport> {
     let handles: Vec<_> = (0..args.clients)
         .map(|i| {
             let server = args.connect;
-            let (quickack, recv_buffer) = (args.quickack, args.recv_buffer);
-            std::thread::spawn(move || client(i, server, deadline, quickack, recv_buffer))
+            let (quickack, recv_buffer, udp) = (args.quickack, args.recv_buffer, args.udp);
+            std::thread::spawn(move || {
+                if udp {
+                    udp_client(i, server, deadline, recv_buffer)
+                } else {
+                    client(i, server, deadline, quickack, recv_buffer)
+                }
+            })
         })
         .collect();
     let clients: Vec<ClientResult> = handles
@@ -234,19 +247,120 @@ fn read_until(
                     };
                 }
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if is_timeout(&e) => {}
             Err(e) => return Err(e),
         }
     }
     Ok(true)
 }
 
+/// Fills a client's result from its verifier, latencies and outcome.
+fn finish(
+    mut result: ClientResult,
+    verifier: &Verifier,
+    hist: Option<&Histogram<u64>>,
+    started: Instant,
+    outcome: std::io::Result<()>,
+) -> ClientResult {
+    let secs = started.elapsed().as_secs_f64().max(1e-9);
+    let c: VerifyCounters = verifier.counters();
+    result.frames_ok = c.frames_ok;
+    result.frames_missing = c.frames_missing;
+    result.frames_corrupt = c.frames_corrupt;
+    result.frames_out_of_order = c.frames_out_of_order;
+    result.first_seq = c.first_seq;
+    result.last_seq = c.last_seq;
+    result.mbit_per_s = c.bytes as f64 * 8.0 / secs / 1e6;
+    if let Some(h) = hist.filter(|h| !h.is_empty()) {
+        result.latency_us_p50 = h.value_at_quantile(0.5);
+        result.latency_us_p99 = h.value_at_quantile(0.99);
+        result.latency_us_max = h.max();
+    }
+    result.error = outcome.err().map(|e| e.to_string());
+    result.complete = result.error.is_none() && c.complete();
+    result
+}
+
+fn record_latency(hist: &mut Option<Histogram<u64>>, capture_ns: u64) {
+    if let Some(h) = hist.as_mut() {
+        let us = now_ns().saturating_sub(capture_ns) / 1000;
+        let _ = h.record(us.clamp(1, 60_000_000));
+    }
+}
+
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
+}
+
+/// A UDP subscriber: joins, renews every second, reassembles and verifies.
+fn udp_client(
+    i: usize,
+    server: SocketAddrV4,
+    deadline: Instant,
+    recv_buffer: usize,
+) -> ClientResult {
+    let mut verifier = Verifier::new();
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).ok();
+    let started = Instant::now();
+    let outcome = (|| -> std::io::Result<()> {
+        let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None)?;
+        let want = if recv_buffer > 0 { recv_buffer } else { 16 << 20 };
+        let v = libc::c_int::try_from(want).unwrap_or(libc::c_int::MAX);
+        // SAFETY: setsockopt with an int on our socket.
+        let forced = unsafe {
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUFFORCE,
+                (&v as *const libc::c_int).cast(),
+                4,
+            )
+        };
+        if forced != 0 {
+            // Not root: as much as rmem_max allows.
+            sock.set_recv_buffer_size(want)?;
+        }
+        sock.bind(&SocketAddr::from(([0, 0, 0, 0], 0)).into())?;
+        let sock: std::net::UdpSocket = sock.into();
+        sock.set_read_timeout(Some(Duration::from_millis(100)))?;
+        let mut reasm = Reassembler::new();
+        let mut buf = vec![0u8; 65_536];
+        let mut renewed = Instant::now();
+        let mut heard = false;
+        sock.send_to(&Subscribe::Join.to_bytes(), server)?;
+        while Instant::now() < deadline {
+            // Renew every second; until the server is heard from (it may
+            // not be up yet), every 100 ms.
+            let every = Duration::from_millis(if heard { 1000 } else { 100 });
+            if renewed.elapsed() >= every {
+                sock.send_to(&Subscribe::Join.to_bytes(), server)?;
+                renewed = Instant::now();
+            }
+            let n = match sock.recv(&mut buf) {
+                Ok(n) => n,
+                Err(e) if is_timeout(&e) => continue,
+                // A refusal (ICMP) before the server listens.
+                Err(e) if !heard && e.kind() == std::io::ErrorKind::ConnectionRefused => continue,
+                Err(e) => return Err(e),
+            };
+            heard = true;
+            if let Some(f) = reasm.push(&buf[..n]) {
+                verifier.frame(&f.header, f.payload_crc);
+                record_latency(&mut hist, f.header.capture_ns);
+            }
+        }
+        let _ = sock.send_to(&Subscribe::Leave.to_bytes(), server);
+        Ok(())
+    })();
+    finish(empty(i), &verifier, hist.as_ref(), started, outcome)
+}
+
+/// A TCP client: connects, reads header then payload, verifies each frame.
 fn client(
     i: usize,
     server: SocketAddrV4,
@@ -254,7 +368,6 @@ fn client(
     quickack: bool,
     recv_buffer: usize,
 ) -> ClientResult {
-    let mut result = empty(i);
     let mut verifier = Verifier::new();
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).ok();
     let started = Instant::now();
@@ -299,34 +412,14 @@ fn client(
             if !read_until(&mut s, &mut payload, deadline, quickack)? {
                 return Ok(());
             }
-            let received = now_ns();
             if let Verdict::OutOfOrder = verifier.frame(&repr, crc32fast::hash(&payload)) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
                     format!("frame {} arrived out of order", repr.sequence),
                 ));
             }
-            if let Some(h) = hist.as_mut() {
-                let us = received.saturating_sub(repr.capture_ns) / 1000;
-                let _ = h.record(us.clamp(1, 60_000_000));
-            }
+            record_latency(&mut hist, repr.capture_ns);
         }
     })();
-    let secs = started.elapsed().as_secs_f64().max(1e-9);
-    let c: VerifyCounters = verifier.counters();
-    result.frames_ok = c.frames_ok;
-    result.frames_missing = c.frames_missing;
-    result.frames_corrupt = c.frames_corrupt;
-    result.frames_out_of_order = c.frames_out_of_order;
-    result.first_seq = c.first_seq;
-    result.last_seq = c.last_seq;
-    result.mbit_per_s = c.bytes as f64 * 8.0 / secs / 1e6;
-    if let Some(h) = hist.as_ref().filter(|h| !h.is_empty()) {
-        result.latency_us_p50 = h.value_at_quantile(0.5);
-        result.latency_us_p99 = h.value_at_quantile(0.99);
-        result.latency_us_max = h.max();
-    }
-    result.error = outcome.err().map(|e| e.to_string());
-    result.complete = result.error.is_none() && c.complete();
-    result
+    finish(empty(i), &verifier, hist.as_ref(), started, outcome)
 }
