@@ -436,8 +436,16 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
             Release::OnAck
         },
     })?;
-    let mut frames = SharedFrames::new(args.slots, slot_len(args.frame_size))
-        .context("creating the shared frame pool (memfd)")?;
+    // sendfile and splice read the memfd; write and zerocopy read the
+    // mapping, best from huge pages (one pin per 2 MiB for MSG_ZEROCOPY).
+    let mut frames = match method {
+        Method::Sendfile | Method::Splice => SharedFrames::new(args.slots, slot_len(args.frame_size))
+            .context("creating the shared frame pool (memfd)")?,
+        Method::Write | Method::Zerocopy => {
+            SharedFrames::anonymous(args.slots, slot_len(args.frame_size))
+                .context("creating the shared frame pool")?
+        }
+    };
     let mut source = if args.source == "pattern" {
         let m = PatternMaker::new(args.frame_size)?;
         for i in 0..frames.slots() {
