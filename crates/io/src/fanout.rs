@@ -189,7 +189,13 @@ impl SharedFrames {
         let base = unsafe { map.add(skip) };
         // Advice only: without THP the memory works the same.
         // SAFETY: advises on our own mapping.
-        unsafe { libc::madvise(base.cast(), total.div_ceil(HUGE) * HUGE, libc::MADV_HUGEPAGE) };
+        unsafe {
+            libc::madvise(
+                base.cast(),
+                total.div_ceil(HUGE) * HUGE,
+                libc::MADV_HUGEPAGE,
+            )
+        };
         let frames = SharedFrames {
             fd: None,
             base,
@@ -218,7 +224,9 @@ impl SharedFrames {
     pub fn slot_mut(&mut self, i: usize) -> Option<&mut [u8]> {
         (i < self.slots).then(|| {
             // SAFETY: inside the mapping; `&mut self` excludes other borrows.
-            unsafe { std::slice::from_raw_parts_mut(self.base.add(i * self.slot_len), self.slot_len) }
+            unsafe {
+                std::slice::from_raw_parts_mut(self.base.add(i * self.slot_len), self.slot_len)
+            }
         })
     }
 
@@ -306,13 +314,13 @@ impl ClientSocket {
             Method::Splice => {
                 let mut fds = [0; 2];
                 // SAFETY: pipe2 fills two descriptors we then own.
-                if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) }
-                    != 0
+                if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0
                 {
                     return Err(os_err());
                 }
                 // SAFETY: fresh descriptors from pipe2.
-                let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+                let (r, w) =
+                    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
                 // A larger pipe moves more pages per call; keep the
                 // default if the limit refuses.
                 // SAFETY: F_SETPIPE_SZ on our pipe.
@@ -499,8 +507,7 @@ impl ClientSocket {
             Method::Sendfile | Method::Splice => {
                 let mut outq: libc::c_int = 0;
                 // SAFETY: SIOCOUTQ writes one int.
-                if unsafe { libc::ioctl(self.stream.as_raw_fd(), libc::TIOCOUTQ, &mut outq) } != 0
-                {
+                if unsafe { libc::ioctl(self.stream.as_raw_fd(), libc::TIOCOUTQ, &mut outq) } != 0 {
                     return Err(os_err());
                 }
                 Ok(self.pos.saturating_sub(outq.max(0) as u64))
@@ -655,7 +662,10 @@ mod tests {
             }
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
             while sock.released().expect("released") < 750_000 {
-                assert!(std::time::Instant::now() < deadline, "{method:?} never released");
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{method:?} never released"
+                );
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
             assert!(sock.counters().syscalls >= 3);

@@ -137,7 +137,10 @@ mod tests {
         let mut slot = vec![0u8; 100];
         assert!(matches!(
             m.write(&mut slot, 0, 0),
-            Err(Error::SlotTooSmall { need: 140, have: 100 })
+            Err(Error::SlotTooSmall {
+                need: 140,
+                have: 100
+            })
         ));
         assert!(m.prepare_slot(&mut slot).is_err());
         assert!(write_copied(&mut slot, &[1; 61], 0, 0).is_err());

@@ -15,8 +15,8 @@
 //! * [`verify`]: the client's check of each received frame (sequence gaps,
 //!   checksum, latency).
 
-pub mod error;
 pub mod datagram;
+pub mod error;
 pub mod frame;
 pub mod hub;
 pub mod verify;

@@ -112,7 +112,12 @@ mod tests {
         assert_eq!(v.frame(&h(10, 1), 1), Verdict::OutOfOrder);
         let c = v.counters();
         assert_eq!(
-            (c.frames_ok, c.frames_missing, c.frames_corrupt, c.frames_out_of_order),
+            (
+                c.frames_ok,
+                c.frames_missing,
+                c.frames_corrupt,
+                c.frames_out_of_order
+            ),
             (3, 2, 1, 1)
         );
         assert_eq!((c.first_seq, c.last_seq), (Some(5), Some(10)));

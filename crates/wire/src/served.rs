@@ -340,13 +340,18 @@ mod tests {
     #[test]
     fn rejects_garbage() {
         assert!(FrameHeader::new_checked(&[0u8; 39][..]).is_err());
-        let good = FrameHeaderRepr::whole(1, 10, 0, 0).to_bytes().expect("emits");
+        let good = FrameHeaderRepr::whole(1, 10, 0, 0)
+            .to_bytes()
+            .expect("emits");
         let mut b = good;
         b[0] = 0;
         let v = FrameHeader::new_checked(&b[..]).expect("view");
         assert!(matches!(
             FrameHeaderRepr::parse(&v),
-            Err(Error::BadValue { value: 0x0052_5356, .. })
+            Err(Error::BadValue {
+                value: 0x0052_5356,
+                ..
+            })
         ));
         let mut b = good;
         b[4] = 2;

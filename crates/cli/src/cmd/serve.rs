@@ -21,13 +21,13 @@ use linerate_io::fanout::{wait_ready, ClientSocket, Method, SharedFrames, Socket
 use linerate_io::udp::{UdpEndpoint, UdpOptions};
 use linerate_serve::datagram::piece_headers;
 use linerate_serve::frame::{slot_len, write_copied, PatternMaker};
-use linerate_wire::served::{FrameHeader, FrameHeaderRepr, Subscribe, HEADER_LEN};
 use linerate_serve::hub::{ClientCounters, ClientId, Hub, HubConfig, Release};
+use linerate_wire::served::{FrameHeader, FrameHeaderRepr, Subscribe, HEADER_LEN};
 use serde::Serialize;
 
 /// The method `serve` uses unless told otherwise; chosen from the
 /// benchmark in docs/serve.md.
-pub const DEFAULT_METHOD: &str = "sendfile";
+pub const DEFAULT_METHOD: &str = "zerocopy";
 
 /// Arguments of `linerate serve`.
 #[derive(Debug, Args)]
@@ -49,8 +49,9 @@ pub struct ServeArgs {
     /// Payload bytes per frame (a 40-byte header precedes each).
     #[arg(long, default_value_t = 256 * 1024)]
     frame_size: usize,
-    /// How frames reach the sockets: write (the kernel copies), sendfile,
-    /// splice (memfd → pipe → socket) or zerocopy (MSG_ZEROCOPY).
+    /// How frames reach the sockets: zerocopy (MSG_ZEROCOPY, the cheapest in
+    /// docs/serve.md's measurements), write (the kernel copies), sendfile or
+    /// splice (memfd → pipe → socket).
     #[arg(long, default_value = DEFAULT_METHOD)]
     method: Method,
     /// Most clients at once; more are refused (closed at once).
@@ -346,12 +347,7 @@ struct Conn {
     report: usize,
 }
 
-fn client_report(
-    r: &mut ClientReport,
-    end: &'static str,
-    c: &ClientCounters,
-    s: &SocketCounters,
-) {
+fn client_report(r: &mut ClientReport, end: &'static str, c: &ClientCounters, s: &SocketCounters) {
     r.end = end;
     r.frames_queued = c.frames_queued;
     r.frames_sent = c.frames_sent;
@@ -372,10 +368,16 @@ pub fn run(args: ServeArgs) -> Result<()> {
         bail!("--frame-size {} must be 8 bytes to 64 MiB", args.frame_size);
     }
     if !(41..=65_507).contains(&args.datagram_size) {
-        bail!("--datagram-size {} must be 41 to 65507 bytes", args.datagram_size);
+        bail!(
+            "--datagram-size {} must be 41 to 65507 bytes",
+            args.datagram_size
+        );
     }
     if !(args.udp_expiry > 0.0 && args.udp_expiry.is_finite()) {
-        bail!("--udp-expiry {} must be a positive number of seconds", args.udp_expiry);
+        bail!(
+            "--udp-expiry {} must be a positive number of seconds",
+            args.udp_expiry
+        );
     }
     let json = args.json;
     let report = serve(&args)?;
@@ -439,8 +441,10 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     // sendfile and splice read the memfd; write and zerocopy read the
     // mapping, best from huge pages (one pin per 2 MiB for MSG_ZEROCOPY).
     let mut frames = match method {
-        Method::Sendfile | Method::Splice => SharedFrames::new(args.slots, slot_len(args.frame_size))
-            .context("creating the shared frame pool (memfd)")?,
+        Method::Sendfile | Method::Splice => {
+            SharedFrames::new(args.slots, slot_len(args.frame_size))
+                .context("creating the shared frame pool (memfd)")?
+        }
         Method::Write | Method::Zerocopy => {
             SharedFrames::anonymous(args.slots, slot_len(args.frame_size))
                 .context("creating the shared frame pool")?
@@ -666,4 +670,3 @@ fn max_rss_kib() -> u64 {
         })
         .unwrap_or(0)
 }
-

@@ -111,7 +111,10 @@ fn now_ns() -> u64 {
 /// Runs `linerate watch`; fails (exit 1) unless every client is complete.
 pub fn run(args: WatchArgs) -> Result<()> {
     if !(args.duration > 0.0 && args.duration.is_finite()) {
-        bail!("--duration {} must be a positive number of seconds", args.duration);
+        bail!(
+            "--duration {} must be a positive number of seconds",
+            args.duration
+        );
     }
     if args.clients == 0 || args.clients > 4096 {
         bail!("--clients {} must be 1 to 4096", args.clients);
@@ -309,7 +312,11 @@ fn udp_client(
     let started = Instant::now();
     let outcome = (|| -> std::io::Result<()> {
         let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None)?;
-        let want = if recv_buffer > 0 { recv_buffer } else { 16 << 20 };
+        let want = if recv_buffer > 0 {
+            recv_buffer
+        } else {
+            16 << 20
+        };
         let v = libc::c_int::try_from(want).unwrap_or(libc::c_int::MAX);
         // SAFETY: setsockopt with an int on our socket.
         let forced = unsafe {

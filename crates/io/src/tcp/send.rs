@@ -436,6 +436,53 @@ impl TcpSender {
     }
 }
 
+/// Reads every MSG_ZEROCOPY completion queued on `fd`'s error queue without
+/// waiting, handing each id range `lo..=hi` and its code (bit 0: the
+/// kernel copied after all) to `on`. Returns when the queue is empty.
+pub(crate) fn drain_zerocopy_completions(
+    fd: std::os::fd::RawFd,
+    mut on: impl FnMut(u32, u32, u8),
+) -> std::io::Result<()> {
+    loop {
+        let mut control = [0u64; 16];
+        // SAFETY: an all-zero msghdr is valid; msg_control points at a
+        // live, 8-byte aligned buffer of the size given.
+        let (r, hdr) = unsafe {
+            let mut hdr: libc::msghdr = std::mem::zeroed();
+            hdr.msg_control = control.as_mut_ptr().cast();
+            hdr.msg_controllen = std::mem::size_of_val(&control);
+            let r = libc::recvmsg(fd, &mut hdr, libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT);
+            (r, hdr)
+        };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::EAGAIN) => Ok(()),
+                Some(libc::EINTR) => continue,
+                _ => Err(e),
+            };
+        }
+        // SAFETY: the kernel filled `control` and set msg_controllen;
+        // the CMSG macros stay within it.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&hdr);
+            while !c.is_null() {
+                let ip_error = ((*c).cmsg_level == libc::SOL_IP
+                    && (*c).cmsg_type == libc::IP_RECVERR)
+                    || ((*c).cmsg_level == libc::SOL_IPV6 && (*c).cmsg_type == libc::IPV6_RECVERR);
+                if ip_error {
+                    let ee: libc::sock_extended_err =
+                        std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
+                    if ee.ee_errno == 0 && ee.ee_origin == SO_EE_ORIGIN_ZEROCOPY {
+                        on(ee.ee_info, ee.ee_data, ee.ee_code);
+                    }
+                }
+                c = libc::CMSG_NXTHDR(&hdr, c);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,52 +721,5 @@ mod tests {
                 copied: 2
             }
         );
-    }
-}
-
-/// Reads every MSG_ZEROCOPY completion queued on `fd`'s error queue without
-/// waiting, handing each id range `lo..=hi` and its code (bit 0: the
-/// kernel copied after all) to `on`. Returns when the queue is empty.
-pub(crate) fn drain_zerocopy_completions(
-    fd: std::os::fd::RawFd,
-    mut on: impl FnMut(u32, u32, u8),
-) -> std::io::Result<()> {
-    loop {
-        let mut control = [0u64; 16];
-        // SAFETY: an all-zero msghdr is valid; msg_control points at a
-        // live, 8-byte aligned buffer of the size given.
-        let (r, hdr) = unsafe {
-            let mut hdr: libc::msghdr = std::mem::zeroed();
-            hdr.msg_control = control.as_mut_ptr().cast();
-            hdr.msg_controllen = std::mem::size_of_val(&control);
-            let r = libc::recvmsg(fd, &mut hdr, libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT);
-            (r, hdr)
-        };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            return match e.raw_os_error() {
-                Some(libc::EAGAIN) => Ok(()),
-                Some(libc::EINTR) => continue,
-                _ => Err(e),
-            };
-        }
-        // SAFETY: the kernel filled `control` and set msg_controllen;
-        // the CMSG macros stay within it.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&hdr);
-            while !c.is_null() {
-                let ip_error = ((*c).cmsg_level == libc::SOL_IP
-                    && (*c).cmsg_type == libc::IP_RECVERR)
-                    || ((*c).cmsg_level == libc::SOL_IPV6 && (*c).cmsg_type == libc::IPV6_RECVERR);
-                if ip_error {
-                    let ee: libc::sock_extended_err =
-                        std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                    if ee.ee_errno == 0 && ee.ee_origin == SO_EE_ORIGIN_ZEROCOPY {
-                        on(ee.ee_info, ee.ee_data, ee.ee_code);
-                    }
-                }
-                c = libc::CMSG_NXTHDR(&hdr, c);
-            }
-        }
     }
 }
