@@ -252,3 +252,32 @@ fn udp_subscribers_and_tcp_clients_share_one_stream() {
         assert_eq!(u["frames_failed"], 0, "{u}");
     }
 }
+
+#[test]
+fn clients_past_the_limit_are_refused_and_the_rest_served() {
+    let bed = bed("svl");
+    let server = start_server(
+        &bed,
+        5640,
+        &["--fps", "50", "--max-clients", "2", "--duration", "4"],
+    );
+    let out = watch(&bed, 5640, 3, 2);
+    let w = json(&out.stdout, "watch");
+    // One of three clients is closed at once, so watch must fail...
+    assert!(
+        !out.status.success(),
+        "watch passed with a refused client: {w}"
+    );
+    let clients = w["clients"].as_array().expect("clients");
+    let refused: Vec<_> = clients.iter().filter(|c| c["complete"] != true).collect();
+    assert_eq!(refused.len(), 1, "{w}");
+    assert!(refused[0]["error"].is_string(), "{w}");
+    // ...while the two admitted clients verify every frame.
+    for c in clients.iter().filter(|c| c["complete"] == true) {
+        assert_eq!(c["frames_missing"], 0, "{c}");
+        assert!(c["frames_ok"].as_u64().expect("frames") >= 80, "{c}");
+    }
+    let s = server_report(server);
+    assert_eq!(s["clients_refused"], 1, "{s}");
+    assert_eq!(s["clients_accepted"], 2, "{s}");
+}
