@@ -32,6 +32,8 @@ enum Commands {
     Discover(cmd::discover::DiscoverArgs),
     /// Receive frames from a GigE Vision camera, verify them, and report loss, throughput and CPU.
     Grab(cmd::grab::GrabArgs),
+    /// Check the host against what a stream needs (buffers, MTU, offloads, IRQs) and print fixes.
+    Doctor(cmd::doctor::DoctorArgs),
     /// Build, inspect and tear down network test benches (namespaces, veth, loss, rate).
     Testbed(cmd::testbed::TestbedArgs),
     /// Decode GVCP, GVSP, GVSP-over-TCP or FADE packets given as hex.
@@ -42,6 +44,8 @@ enum Commands {
     Serve(cmd::serve::ServeArgs),
     /// Open K client connections to `linerate serve` and verify every frame.
     Watch(cmd::watch::WatchArgs),
+    /// Measure linerate against Aravis and iperf3 on this machine (the seeds' studies).
+    Bench(cmd::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -75,10 +79,12 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Demo(args) => cmd::demo::run(args),
         Commands::Discover(args) => cmd::discover::run(args),
         Commands::Grab(args) => cmd::grab::run(args),
+        Commands::Doctor(args) => cmd::doctor::run(args),
         Commands::Testbed(args) => cmd::testbed::run(args),
         Commands::Decode(args) => cmd::decode::run(args),
         Commands::Fade(args) => cmd::fade::run(args),
         Commands::Serve(args) => cmd::serve::run(args),
         Commands::Watch(args) => cmd::watch::run(args),
+        Commands::Bench(args) => cmd::bench::run(args),
     }
 }

@@ -103,6 +103,17 @@ fn heartbeat_expiry_releases_control_and_stops_the_stream() {
         counters["frames_sent"].as_u64().is_some_and(|n| n > 10),
         "{counters}"
     );
+    // The stream thread's own CPU time, read as it exited.
+    let cpu = &counters["send_thread_cpu"];
+    let total = cpu["total_s"].as_f64().unwrap_or(-1.0);
+    let parts = cpu["user_s"].as_f64().unwrap_or(0.0) + cpu["system_s"].as_f64().unwrap_or(0.0);
+    assert!(total >= 0.0 && (total - parts).abs() < 1e-6, "{counters}");
+    assert!(
+        cpu["pct"]
+            .as_f64()
+            .is_some_and(|p| (0.0..=100.5).contains(&p)),
+        "{counters}"
+    );
 }
 
 #[test]

@@ -645,3 +645,102 @@ fn tcp_camera_killed_mid_frame_is_a_clean_error_with_the_frame_incomplete() {
         "the cut frame says what is missing: {v}"
     );
 }
+
+/// The measurement fields of issue 7: delivery latency for every complete
+/// frame, the receive thread's own CPU, and the kernel's drop counters.
+#[test]
+fn report_has_delivery_latency_receive_thread_cpu_and_kernel_drop_counters() {
+    let _s = serial();
+    let bed = bed("dr_grabmetrics", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames", "200", "--width", "1024", "--height", "768", "--fps", "200",
+        ],
+    );
+    assert!(out.status.success(), "{v}");
+    let frames = n(&v, "frames_completed");
+    assert_eq!(frames, 200, "{v}");
+    let l = &v["frame_delivery_latency_us"];
+    assert_eq!(
+        l["count"].as_u64(),
+        Some(frames),
+        "one sample per complete frame: {l}"
+    );
+    let f = |key: &str| l[key].as_f64().unwrap_or_else(|| panic!("{key} in {l}"));
+    assert!(f("p50_us") > 0.0 && f("p50_us") <= f("p99_us"), "{l}");
+    assert!(f("p99_us") <= f("max_us") + 0.01, "{l}");
+    // Delivery is a channel hand-over, not a frame period (5 ms at 200 fps).
+    assert!(f("p50_us") < 5_000.0, "{l}");
+    assert!(v["trigger_to_frame_latency_us"].is_null(), "{v}");
+    let t = &v["receive_thread_cpu"];
+    let total = t["total_s"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("receive_thread_cpu: {v}"));
+    assert!(
+        total > 0.0,
+        "a thread that received 200 frames used no CPU: {t}"
+    );
+    assert!(
+        t["pct"].as_f64().is_some_and(|p| p > 0.0 && p <= 100.5),
+        "{t}"
+    );
+    let d = &v["kernel_drop_counters"];
+    for key in [
+        "udp_rcvbuf_errors",
+        "udp_in_errors",
+        "rx_dropped",
+        "softnet_dropped",
+    ] {
+        assert!(d[key].is_u64(), "{key} missing in {d}");
+    }
+    assert!(v["cpu_busy_core"].is_u64(), "{v}");
+    assert!(
+        v["cpu_busy_core_softirq_pct"]
+            .as_f64()
+            .is_some_and(|p| (0.0..=100.0).contains(&p)),
+        "{v}"
+    );
+    // The old field keeps its meaning (the backend's own count).
+    assert!(v["kernel_drops"].is_u64(), "{v}");
+}
+
+/// `--trigger-software`: one TriggerSoftware command per frame, and a
+/// command-sent → frame-delivered latency for every complete frame.
+#[test]
+fn software_trigger_latency_is_measured_per_frame() {
+    let _s = serial();
+    let bed = bed("dr_grabtrig", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let started = Instant::now();
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "30",
+            "--width",
+            "640",
+            "--height",
+            "480",
+            "--trigger-software",
+            "--fps",
+            "50",
+            "--verify",
+        ],
+    );
+    assert!(out.status.success(), "{v}");
+    accounted(&v, 30);
+    assert_eq!(n(&v, "frames_completed"), 30, "{v}");
+    let t = &v["trigger_to_frame_latency_us"];
+    assert_eq!(t["count"].as_u64(), Some(30), "{t}");
+    let p50 = t["p50_us"].as_f64().unwrap_or(0.0);
+    let delivery = v["frame_delivery_latency_us"]["p50_us"]
+        .as_f64()
+        .unwrap_or(0.0);
+    // Trigger → frame includes the GVCP round trip and the whole frame on
+    // the wire, so it is longer than the delivery hand-over alone.
+    assert!(p50 > delivery && p50 > 0.0, "{v}");
+    // Triggers are paced at 50 Hz: 30 frames take at least 29 periods.
+    assert!(started.elapsed() >= Duration::from_millis(29 * 20), "{v}");
+}

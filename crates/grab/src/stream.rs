@@ -16,7 +16,7 @@
 //! counted as underruns — the application decides how much memory to spend.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc::{
     sync_channel, Receiver as ChannelReceiver, RecvTimeoutError, SyncSender, TrySendError,
 };
@@ -27,6 +27,7 @@ use std::time::Duration;
 use linerate_gev::assembler::{
     Assembler, Config as AssemblerConfig, Counters, DeliveredFrame, FrameStatus,
 };
+use linerate_metrics::{LatencyHistogram, LatencySummary, ThreadCpu};
 use linerate_wire::PixelFormat;
 
 use crate::clock::now_ns;
@@ -45,6 +46,8 @@ pub struct FrameInfo {
     pub timestamp: u64,
     /// Host time the frame was handed over, ns on [`crate::clock::now_ns`]'s clock.
     pub delivered_ns: u64,
+    /// Host time the receive thread read the frame's last packet, same clock.
+    pub last_packet_ns: u64,
     /// Bytes of frame data in the buffer.
     pub size: usize,
     /// Payload bytes that actually arrived.
@@ -68,6 +71,7 @@ impl Default for FrameInfo {
             block_id: 0,
             timestamp: 0,
             delivered_ns: 0,
+            last_packet_ns: 0,
             size: 0,
             received_bytes: 0,
             pixel_format: None,
@@ -153,6 +157,7 @@ impl Buffer {
             block_id: frame.block_id,
             timestamp: frame.timestamp().unwrap_or(0),
             delivered_ns: now_ns(),
+            last_packet_ns: frame.last_packet_ns,
             size: frame.size(),
             received_bytes: frame.received_bytes,
             pixel_format: image.map(|i| i.pixel_format),
@@ -200,6 +205,12 @@ struct Shared {
     stop: AtomicBool,
     stats: Mutex<StreamStats>,
     error: Mutex<Option<String>>,
+    /// Last packet read → frame returned by [`Stream::wait`], complete frames only.
+    delivery: Mutex<LatencyHistogram>,
+    /// Kernel thread id of the receive thread (0 until it runs).
+    receive_tid: AtomicI32,
+    /// The receive thread's CPU time, stored as it exits.
+    receive_cpu: Mutex<Option<ThreadCpu>>,
 }
 
 /// A receiving stream. Dropping it stops the receive thread.
@@ -236,6 +247,9 @@ impl Stream {
             stop: AtomicBool::new(false),
             stats: Mutex::new(StreamStats::default()),
             error: Mutex::new(None),
+            delivery: Mutex::new(LatencyHistogram::new()),
+            receive_tid: AtomicI32::new(0),
+            receive_cpu: Mutex::new(None),
         });
         let worker = Worker {
             shared: Arc::clone(&shared),
@@ -299,7 +313,16 @@ impl Stream {
             w.check()?;
         }
         match self.from_thread.recv_timeout(timeout) {
-            Ok(b) => Ok(b),
+            Ok(b) => {
+                if b.is_complete() && b.info.last_packet_ns > 0 {
+                    self.shared
+                        .delivery
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .record_between_ns(b.info.last_packet_ns, now_ns());
+                }
+                Ok(b)
+            }
             Err(RecvTimeoutError::Timeout) => {
                 if let Some(w) = &self.watch {
                     w.check()?;
@@ -327,6 +350,36 @@ impl Stream {
     /// Counters so far (updated by the receive thread every few milliseconds).
     pub fn stats(&self) -> StreamStats {
         *self.shared.stats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How long complete frames took from the receive thread reading their
+    /// last packet to [`Stream::wait`] returning them: the assembler, the
+    /// hand-over channel and the application's wake-up. Incomplete frames
+    /// are left out (their wait is the retention timeout, not delivery).
+    pub fn delivery_latency(&self) -> LatencySummary {
+        self.shared
+            .delivery
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .summary()
+    }
+
+    /// The receive thread's user and system CPU time since it started: read
+    /// live while it runs, or as it was when it exited after
+    /// [`Stream::stop`]. `None` when it could not be read.
+    pub fn receive_thread_cpu(&self) -> Option<ThreadCpu> {
+        if let Some(t) = *self
+            .shared
+            .receive_cpu
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+        {
+            return Some(t);
+        }
+        match self.shared.receive_tid.load(Ordering::Relaxed) {
+            0 => None,
+            tid => ThreadCpu::read(tid).ok(),
+        }
     }
 
     /// Stops the receive thread, delivering frames still in flight as
@@ -407,6 +460,9 @@ struct Worker {
 
 impl Worker {
     fn run(mut self) {
+        self.shared
+            .receive_tid
+            .store(linerate_metrics::current_thread_id(), Ordering::Relaxed);
         if let Some(cpu) = self.cpu {
             if let Err(e) = pin_to_cpu(cpu) {
                 tracing::warn!(cpu, error = %e, "cannot pin the receive thread");
@@ -446,6 +502,12 @@ impl Worker {
         self.assembler.flush();
         self.service(now_ns());
         self.publish();
+        // The thread's /proc entry goes when it exits: keep its final CPU time.
+        *self
+            .shared
+            .receive_cpu
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = ThreadCpu::current().ok();
     }
 
     fn take_buffers(&mut self) {

@@ -56,6 +56,34 @@ impl Link {
     }
 }
 
+impl Link {
+    /// The interface this host would use to reach `remote`: the routing
+    /// table's choice, found by connecting a UDP socket (which sends
+    /// nothing) and looking up the local address it was given.
+    pub fn towards(remote: Ipv4Addr) -> Result<Link> {
+        let addr = std::net::SocketAddr::from((remote, 9));
+        let socket = std::net::UdpSocket::bind("0.0.0.0:0").map_err(|source| Error::Socket {
+            op: "bind for a route lookup",
+            addr,
+            source,
+        })?;
+        socket.connect(addr).map_err(|source| Error::Socket {
+            op: "connect (route lookup)",
+            addr,
+            source,
+        })?;
+        let local = socket.local_addr().map_err(|source| Error::Socket {
+            op: "getsockname (route lookup)",
+            addr,
+            source,
+        })?;
+        match local.ip() {
+            std::net::IpAddr::V4(ip) => Link::owning(ip),
+            std::net::IpAddr::V6(_) => Err(Error::NoInterface { addr: remote }),
+        }
+    }
+}
+
 /// The list getifaddrs returns, freed on drop.
 struct IfAddrs(*mut libc::ifaddrs);
 
@@ -164,6 +192,61 @@ pub fn offloads(name: &str) -> Result<Offloads> {
     })
 }
 
+/// ETHTOOL_GCOALESCE (linux/ethtool.h).
+const ETHTOOL_GCOALESCE: u32 = 0x0e;
+
+/// `struct ethtool_coalesce`: the command word and 22 parameters.
+#[repr(C)]
+#[derive(Default)]
+struct EthtoolCoalesce {
+    cmd: u32,
+    values: [u32; 22],
+}
+
+/// Interrupt coalescing of an interface's receive side: how long (or for
+/// how many frames) the NIC waits before raising an interrupt. More
+/// waiting means fewer interrupts per packet, at some latency.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Coalesce {
+    /// rx-usecs: microseconds to wait after a packet before interrupting.
+    pub rx_usecs: u32,
+    /// rx-frames: packets to collect before interrupting.
+    pub rx_max_frames: u32,
+    /// adaptive-rx: the driver tunes the above by packet rate.
+    pub adaptive_rx: bool,
+}
+
+/// Reads the receive interrupt coalescing of interface `name`
+/// (`ethtool -c`). `None` when the driver does not support it, as on veth
+/// and other virtual interfaces, which have no interrupts to coalesce.
+pub fn coalesce(name: &str) -> Result<Option<Coalesce>> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").map_err(|source| Error::Socket {
+        op: "socket for interface ioctls",
+        addr: "0.0.0.0:0".parse().expect("literal address"),
+        source,
+    })?;
+    let mut c = EthtoolCoalesce {
+        cmd: ETHTOOL_GCOALESCE,
+        ..EthtoolCoalesce::default()
+    };
+    if ifreq_with_data(
+        socket.as_raw_fd(),
+        name,
+        (&mut c as *mut EthtoolCoalesce).cast(),
+    )
+    .is_none()
+    {
+        return Ok(None);
+    }
+    // Field order of struct ethtool_coalesce after cmd: rx_coalesce_usecs,
+    // rx_max_coalesced_frames, ..., use_adaptive_rx_coalesce at index 9.
+    Ok(Some(Coalesce {
+        rx_usecs: c.values[0],
+        rx_max_frames: c.values[1],
+        adaptive_rx: c.values[9] != 0,
+    }))
+}
+
 fn ifreq_for(name: &str) -> Option<libc::ifreq> {
     let bytes = name.as_bytes();
     if bytes.is_empty() || bytes.len() >= libc::IFNAMSIZ {
@@ -208,6 +291,13 @@ mod tests {
         assert_eq!(link.name, "lo");
         let o = offloads(&link.name).expect("ioctls");
         assert!(o.mtu >= 1500, "{o:?}");
+    }
+
+    #[test]
+    fn the_route_to_loopback_is_lo_and_lo_has_no_coalescing() {
+        let link = Link::towards(Ipv4Addr::LOCALHOST).expect("route to 127.0.0.1");
+        assert_eq!(link.name, "lo");
+        assert_eq!(coalesce("lo").expect("ioctl socket"), None);
     }
 
     #[test]

@@ -250,7 +250,11 @@ pub fn run(args: CameraArgs) -> Result<()> {
     );
     let stream_thread = std::thread::Builder::new()
         .name("gvsp-stream".into())
-        .spawn(move || streamer.run())
+        .spawn(move || {
+            streamer.run();
+            // Its /proc entry goes with the thread: read its CPU time last.
+            linerate_metrics::ThreadCpu::current().ok()
+        })
         .context("starting the stream thread")?;
 
     eprintln!(
@@ -317,9 +321,10 @@ pub fn run(args: CameraArgs) -> Result<()> {
         }
     }
     let _ = tx.send(StreamCommand::Shutdown);
-    let _ = stream_thread.join();
+    let send_thread_cpu = stream_thread.join().ok().flatten();
     let c = snapshot(&counters);
     let seconds = epoch.elapsed().as_secs_f64();
+    let send_thread_cpu = send_thread_cpu.map(|t| t.usage(Duration::from_secs_f64(seconds)));
     if args.json {
         println!(
             "{}",
@@ -341,6 +346,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
                 "zerocopy_sends": counters.zerocopy_sends.load(Ordering::Relaxed),
                 "zerocopy_completions": counters.zerocopy_completions.load(Ordering::Relaxed),
                 "zerocopy_copied": counters.zerocopy_copied.load(Ordering::Relaxed),
+                "send_thread_cpu": send_thread_cpu,
             })
         );
     } else {

@@ -14,7 +14,9 @@ use linerate_grab::receive::{Backend, Transport};
 use linerate_grab::stream::{Buffer, StreamStats};
 use linerate_grab::verify::{Pattern, Verifier};
 use linerate_grab::{Camera, ControlConfig, StreamOptions};
-use linerate_metrics::CpuSnapshot;
+use linerate_metrics::{
+    CpuSnapshot, KernelDrops, KernelDropsDelta, LatencyHistogram, LatencySummary, ThreadCpuUsage,
+};
 use serde::Serialize;
 
 /// Arguments of `linerate grab`.
@@ -34,9 +36,16 @@ pub struct GrabArgs {
     /// Set the Height feature before starting.
     #[arg(long)]
     pub height: Option<u32>,
-    /// Set the AcquisitionFrameRate feature (frames per second).
+    /// Set the AcquisitionFrameRate feature (frames per second); with
+    /// --trigger-software, the rate at which triggers are sent instead.
     #[arg(long)]
     pub fps: Option<f64>,
+    /// Put the camera in software-trigger mode (TriggerMode On, source
+    /// Software) and send one TriggerSoftware command at a time, at --fps
+    /// (default 10) Hz, waiting for its frame: the report gains the
+    /// command-sent → frame-delivered latency.
+    #[arg(long)]
+    pub trigger_software: bool,
     /// UDP: stream packet size in bytes (SCPS: IP + UDP + GVSP headers +
     /// data, 576..=16000). TCP: transfer size, the image bytes per record
     /// (512..=16777216; the camera's LinerateTransferSize feature).
@@ -174,6 +183,11 @@ pub struct GrabReport {
     pub gbit_per_s: f64,
     /// Busy percentage of the busiest core during the run.
     pub cpu_busy_core_pct: f64,
+    /// Which core was busiest (null when /proc/stat could not be read).
+    pub cpu_busy_core: Option<usize>,
+    /// Of the busiest core's time, the percentage in soft interrupts
+    /// (NAPI, RPS, the receive protocol stack), tick-sampled.
+    pub cpu_busy_core_softirq_pct: f64,
     /// Average busy percentage over all cores.
     pub cpu_avg_pct: f64,
     /// CPU-seconds (all cores) per GB of payload.
@@ -202,6 +216,22 @@ pub struct GrabReport {
     pub tcp_bytes_copied: u64,
     /// Host settings in force that change what the stream costs.
     pub host: HostTuning,
+    /// Complete frames' delivery latency: the receive thread reading the
+    /// frame's last packet → `Stream::wait` returning it to this program.
+    pub frame_delivery_latency_us: LatencySummary,
+    /// With --trigger-software: TriggerSoftware command sent → its frame
+    /// returned complete (the GVCP round trip, the camera's work, the
+    /// frame on the wire and its delivery). Null otherwise.
+    pub trigger_to_frame_latency_us: Option<LatencySummary>,
+    /// CPU time of the receive thread alone (user + system, from
+    /// /proc/self/task/TID/stat) over the stream's lifetime. On veth,
+    /// softirq work can be billed to it: see docs/grab.md.
+    pub receive_thread_cpu: Option<ThreadCpuUsage>,
+    /// Growth of the kernel's drop counters during the run (UDP receive
+    /// buffer errors, interface rx drops, softnet backlog drops); null when
+    /// /proc/net could not be read. `kernel_drops` above is the receive
+    /// backend's own count.
+    pub kernel_drop_counters: Option<KernelDropsDelta>,
     /// Peak resident memory of this process (VmHWM), MiB: stays flat
     /// whatever the stream sends, since buffers are allocated up front.
     pub max_rss_mib: f64,
@@ -346,7 +376,18 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         gro: !args.no_gro,
         ..StreamOptions::default()
     };
+    if args.trigger_software && !args.fps.map_or(true, |f| f.is_finite() && f > 0.0) {
+        bail!("--fps must be a positive rate with --trigger-software");
+    }
     let mut stream = camera.stream(&options).context("opening the stream")?;
+    let stream_started = Instant::now();
+    let link = linerate_io::netdev::Link::owning(camera.local_ip()).ok();
+    let drops_before = KernelDrops::read(link.as_ref().map(|l| l.name.as_str())).ok();
+    let trigger_period = args
+        .trigger_software
+        .then(|| Duration::from_secs_f64(1.0 / args.fps.unwrap_or(10.0)));
+    let mut trigger_latency = LatencyHistogram::new();
+    let mut next_trigger = Instant::now();
     for _ in 0..buffers {
         stream.queue(Buffer::new(payload))?;
     }
@@ -373,6 +414,19 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         if duration.is_some_and(|d| started.elapsed() >= d) {
             break;
         }
+        let mut triggered_at = None;
+        if let Some(period) = trigger_period {
+            let now = Instant::now();
+            if next_trigger > now {
+                std::thread::sleep(next_trigger - now);
+            }
+            next_trigger = next_trigger.max(now) + period;
+            triggered_at = Some(linerate_grab::clock::now_ns());
+            if let Err(e) = camera.execute("TriggerSoftware") {
+                error = Some(anyhow::Error::new(e).context("sending TriggerSoftware"));
+                break;
+            }
+        }
         let buffer = match wait_frame(&stream, frame_timeout, tcp) {
             Ok(b) => b,
             Err(e) => {
@@ -380,6 +434,9 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
                 break;
             }
         };
+        if let Some(t) = triggered_at.filter(|_| buffer.is_complete()) {
+            trigger_latency.record_between_ns(t, linerate_grab::clock::now_ns());
+        }
         tally.take(&buffer, verifier.as_mut(), args.save.as_deref());
         stream.queue(buffer)?;
         if let Some(bar) = &bar {
@@ -402,7 +459,12 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     let seconds = started.elapsed().as_secs_f64();
     let cpu = cpu_before.and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(&b)));
     let _ = camera.stop();
+    if args.trigger_software {
+        let _ = camera.set("TriggerMode", "Off");
+    }
     let stats = stream.stop();
+    let stream_seconds = stream_started.elapsed();
+    let drops_after = KernelDrops::read(link.as_ref().map(|l| l.name.as_str())).ok();
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -416,6 +478,12 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     }
     let mut report = report(&camera, args, target, &tally, &stats, seconds, cpu);
     report.host = HostTuning::read(camera.local_ip());
+    report.frame_delivery_latency_us = stream.delivery_latency();
+    report.trigger_to_frame_latency_us = args.trigger_software.then(|| trigger_latency.summary());
+    report.receive_thread_cpu = stream.receive_thread_cpu().map(|t| t.usage(stream_seconds));
+    report.kernel_drop_counters = drops_before
+        .zip(drops_after)
+        .map(|(b, a)| a.delta_since(&b));
     if let Some(e) = error {
         report.error = Some(format!("{e:#}"));
         report.ok = false;
@@ -470,7 +538,16 @@ fn configure(camera: &mut Camera, args: &GrabArgs) -> Result<()> {
             .set("Height", &h.to_string())
             .context("setting Height")?;
     }
-    if let Some(f) = args.fps {
+    if args.trigger_software {
+        // Older cameras have no selector; the one trigger is then implied.
+        let _ = camera.set("TriggerSelector", "FrameStart");
+        camera
+            .set("TriggerMode", "On")
+            .context("setting TriggerMode On (--trigger-software)")?;
+        camera
+            .set("TriggerSource", "Software")
+            .context("setting TriggerSource Software (--trigger-software)")?;
+    } else if let Some(f) = args.fps {
         camera
             .set("AcquisitionFrameRate", &f.to_string())
             .context("setting AcquisitionFrameRate")?;
@@ -619,6 +696,14 @@ fn report(
         seconds,
         gbit_per_s: gbit(bytes, seconds),
         cpu_busy_core_pct: busiest.map_or(0.0, |b| b.utilisation * 100.0),
+        cpu_busy_core: busiest.and_then(|b| b.cpu),
+        cpu_busy_core_softirq_pct: busiest.map_or(0.0, |b| {
+            if seconds > 0.0 {
+                (b.softirq_secs / seconds * 100.0).min(100.0)
+            } else {
+                0.0
+            }
+        }),
         cpu_avg_pct: total.map_or(0.0, |t| t.utilisation * 100.0),
         cpu_seconds_per_gb: if bytes > 0 {
             cpu_secs / (bytes as f64 / 1e9)
@@ -636,6 +721,10 @@ fn report(
         tcp_connections_lost: r.tcp.connections_lost,
         tcp_bytes_copied: r.tcp.bytes_copied,
         host: HostTuning::default(),
+        frame_delivery_latency_us: LatencySummary::default(),
+        trigger_to_frame_latency_us: None,
+        receive_thread_cpu: None,
+        kernel_drop_counters: None,
         error: None,
         max_rss_mib: peak_rss_mib(),
         incomplete_examples: tally.incomplete_examples.clone(),
@@ -688,9 +777,39 @@ fn print_summary(r: &GrabReport) {
         r.packets_received, r.packets_missing, r.packets_resent, r.packets_duplicate, r.packets_ignored, r.resend_requests
     );
     println!(
-        "cpu           busiest core {:.1}%, average {:.1}%, {:.3} CPU-s/GB",
-        r.cpu_busy_core_pct, r.cpu_avg_pct, r.cpu_seconds_per_gb
+        "cpu           busiest core{} {:.1}% ({:.1}% softirq), average {:.1}%, {:.3} CPU-s/GB",
+        r.cpu_busy_core
+            .map_or(String::new(), |c| format!(" (cpu{c})")),
+        r.cpu_busy_core_pct,
+        r.cpu_busy_core_softirq_pct,
+        r.cpu_avg_pct,
+        r.cpu_seconds_per_gb
     );
+    if let Some(t) = &r.receive_thread_cpu {
+        println!(
+            "receive       thread {:.3} CPU-s ({:.1}% of a core: user {:.3} s, system {:.3} s)",
+            t.total_s, t.pct, t.user_s, t.system_s
+        );
+    }
+    let l = &r.frame_delivery_latency_us;
+    if l.count > 0 {
+        println!(
+            "delivery      last packet → frame: p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs ({} frames)",
+            l.p50_us, l.p99_us, l.max_us, l.count
+        );
+    }
+    if let Some(l) = r.trigger_to_frame_latency_us.filter(|l| l.count > 0) {
+        println!(
+            "trigger       command → frame: p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs ({} frames)",
+            l.p50_us, l.p99_us, l.max_us, l.count
+        );
+    }
+    if let Some(d) = &r.kernel_drop_counters {
+        println!(
+            "kernel drops  udp rcvbuf {}, udp in errors {}, rx dropped {}, softnet dropped {}, time squeeze {}",
+            d.udp_rcvbuf_errors, d.udp_in_errors, d.rx_dropped, d.softnet_dropped, d.softnet_time_squeeze
+        );
+    }
     for f in &r.incomplete_examples {
         println!(
             "incomplete    block {} ({}): missing {:?}",

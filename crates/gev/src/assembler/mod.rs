@@ -141,6 +141,9 @@ pub struct DeliveredFrame {
     pub received_bytes: usize,
     /// Merged, sorted byte ranges of the frame that never arrived (empty when complete).
     pub missing: Vec<Range<usize>>,
+    /// The `now_ns` of the frame's last packet: the start of its delivery
+    /// latency (last packet received → frame handed to the application).
+    pub last_packet_ns: u64,
     size: usize,
     buffer: Vec<u8>,
 }
@@ -822,6 +825,7 @@ impl Assembler {
             trailer: f.trailer,
             received_bytes: f.bytes,
             missing: core::mem::take(&mut f.missing),
+            last_packet_ns: f.last_packet_ns,
             size,
             buffer: core::mem::take(&mut f.buffer),
         };

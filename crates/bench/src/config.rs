@@ -1,0 +1,181 @@
+//! What a bench run does: which scenarios, how long, how often, and how
+//! the receiving host is set up.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::scenario::Scenario;
+
+/// How the receiving host's network processing is placed on CPU 1, so that
+/// CPU 1 stands in for the whole receiving machine (BRIEF: two machines on
+/// one). The sender always runs on CPU 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostSetup {
+    /// Like a NIC driver on the receiving machine: the host's veth runs
+    /// NAPI (with GRO) in a kernel thread pinned to CPU 1, and RPS also
+    /// points at CPU 1. Every part of receiving is charged to CPU 1.
+    Napi,
+    /// BRIEF's recipe: receive processing steered to CPU 1 by RPS, no GRO.
+    Rps,
+    /// GRO done where the sender's softirq runs (CPU 0, like a NIC's
+    /// interrupt core or hardware GRO), protocol work steered to CPU 1 by
+    /// RPS. Flatters receivers that use GRO: GRO itself is not charged.
+    RpsGro,
+}
+
+impl HostSetup {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostSetup::Napi => "napi",
+            HostSetup::Rps => "rps",
+            HostSetup::RpsGro => "rps-gro",
+        }
+    }
+
+    /// A sentence for the report saying exactly what was set up.
+    pub fn describe(self) -> &'static str {
+        match self {
+            HostSetup::Napi => {
+                "sender pinned to CPU 0; the host's veth runs threaded NAPI with GRO in a kernel \
+                 thread pinned to CPU 1, RPS to CPU 1, receiver pinned to CPU 1 (sender's TSO off \
+                 so packets reach NAPI); cost = CPU 1 busy time (wall minus idle, /proc/stat)"
+            }
+            HostSetup::Rps => {
+                "sender pinned to CPU 0; the host's receive processing steered to CPU 1 by RPS, \
+                 receiver pinned to CPU 1; cost = CPU 1 busy time (wall minus idle, /proc/stat)"
+            }
+            HostSetup::RpsGro => {
+                "sender pinned to CPU 0; the host's veth does GRO in NAPI on CPU 0, RPS steers \
+                 protocol work to CPU 1, receiver pinned to CPU 1; cost = CPU 1 busy time \
+                 (GRO itself is not charged)"
+            }
+        }
+    }
+}
+
+impl fmt::Display for HostSetup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for HostSetup {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<HostSetup, Error> {
+        match s {
+            "napi" => Ok(HostSetup::Napi),
+            "rps" => Ok(HostSetup::Rps),
+            "rps-gro" => Ok(HostSetup::RpsGro),
+            other => Err(Error::Argument(format!(
+                "unknown host setup {other:?}: choose napi, rps or rps-gro"
+            ))),
+        }
+    }
+}
+
+/// Timing of each measured run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Timing {
+    /// Time from starting the receiver to opening the measuring window:
+    /// connection, acquisition start and the first buffers settle.
+    #[serde(with = "secs")]
+    pub settle: Duration,
+    /// The measuring window.
+    #[serde(with = "secs")]
+    pub window: Duration,
+    /// Repeats of each configuration, alternated across implementations.
+    pub repeats: u32,
+    /// Whether a discarded warm-up run opens each scenario.
+    pub warmup: bool,
+}
+
+mod secs {
+    use std::time::Duration;
+
+    pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+}
+
+/// Everything a bench run needs to know.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchConfig {
+    /// Scenarios to run, in order.
+    pub scenarios: Vec<Scenario>,
+    /// A short smoke run (CI): fewer cases, short windows, one repeat.
+    pub quick: bool,
+    /// Timing of every run.
+    pub timing: Timing,
+    /// Receiving-host placement.
+    pub host: HostSetup,
+    /// The linerate binary run as camera, receiver and board.
+    pub linerate: PathBuf,
+    /// The test bench's name (namespaces are `lr-<name>-<host>`).
+    pub bed_name: String,
+}
+
+impl BenchConfig {
+    /// The configuration for `scenarios` (all when empty), quick or full.
+    pub fn new(scenarios: Vec<Scenario>, quick: bool, linerate: PathBuf) -> BenchConfig {
+        let scenarios = if scenarios.is_empty() {
+            Scenario::ALL.to_vec()
+        } else {
+            scenarios
+        };
+        let timing = if quick {
+            Timing {
+                settle: Duration::from_millis(1200),
+                window: Duration::from_secs(2),
+                repeats: 1,
+                warmup: false,
+            }
+        } else {
+            Timing {
+                settle: Duration::from_secs(2),
+                window: Duration::from_secs(8),
+                repeats: 2,
+                warmup: true,
+            }
+        };
+        BenchConfig {
+            scenarios,
+            quick,
+            timing,
+            host: HostSetup::Napi,
+            linerate,
+            bed_name: "bench".to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_setups_parse_and_describe_themselves() {
+        for h in [HostSetup::Napi, HostSetup::Rps, HostSetup::RpsGro] {
+            assert_eq!(h.name().parse::<HostSetup>().ok(), Some(h));
+            assert!(h.describe().contains("CPU 1"));
+        }
+        assert!("numa".parse::<HostSetup>().is_err());
+    }
+
+    #[test]
+    fn empty_scenario_list_means_all_and_quick_is_short() {
+        let c = BenchConfig::new(vec![], true, PathBuf::from("linerate"));
+        assert_eq!(c.scenarios.len(), Scenario::ALL.len());
+        assert!(c.timing.window < Duration::from_secs(5));
+        let f = BenchConfig::new(vec![Scenario::Fade], false, PathBuf::from("linerate"));
+        assert_eq!(f.scenarios, vec![Scenario::Fade]);
+        assert!(f.timing.repeats >= 2 && f.timing.warmup);
+    }
+}

@@ -1,0 +1,180 @@
+//! Running one job on its bed: start the sender and receiver, let them
+//! settle, measure a window, collect both reports into a [`Run`].
+
+use std::path::Path;
+use std::thread;
+use std::time::Duration;
+
+use crate::bed::{PairBed, SwitchBed, RECEIVER, SENDER};
+use crate::config::BenchConfig;
+use crate::error::Result;
+use crate::job::{Job, Work};
+use crate::peers::{self, GvspReceiver, Stream};
+use crate::process::Running;
+use crate::report::Run;
+use crate::window::{self, Window};
+
+/// Extra time a program gets beyond its planned duration before it is
+/// killed and the run reported as failed.
+const GRACE: Duration = Duration::from_secs(30);
+
+/// The bed a job runs on.
+pub enum Bed<'a> {
+    /// Sender and PC on a veth pair.
+    Pair(&'a PairBed),
+    /// Boards and PC behind a bridge.
+    Switch(&'a SwitchBed),
+}
+
+/// Runs `job` and returns its figures; `dir` holds the programs' output.
+pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Result<Run> {
+    let mut run = Run {
+        scenario: Some(job.scenario),
+        implementation: job.implementation.clone(),
+        case: job.case.clone(),
+        case_value: job.case_value,
+        repeat: job.repeat,
+        ..Run::default()
+    };
+    match (&job.work, bed) {
+        (Work::Gvsp { receiver, stream }, Bed::Pair(pair)) => {
+            gvsp(pair, config, receiver, stream, dir, &mut run)?
+        }
+        (Work::Iperf { udp }, Bed::Pair(pair)) => iperf(pair, config, *udp, dir, &mut run)?,
+        (
+            Work::Trigger {
+                backend,
+                rate_hz,
+                stream,
+            },
+            Bed::Pair(pair),
+        ) => crate::trigger::run(pair, config, backend, *rate_hz, stream, dir, &mut run)?,
+        (Work::Fade { controller, .. }, Bed::Switch(sw)) => {
+            crate::fade::run(sw, config, controller, dir, &mut run)?
+        }
+        (work, _) => {
+            return Err(crate::error::Error::Argument(format!(
+                "internal: {work:?} was given the wrong kind of bed"
+            )))
+        }
+    }
+    Ok(run)
+}
+
+/// Copies a window's figures into a run.
+pub fn put_window(run: &mut Run, w: &Window) {
+    run.gbit_per_s = Some(w.gbit_per_s());
+    run.receiver_core_pct = Some(w.receiver_core * 100.0);
+    run.busiest_core_pct = Some(w.busiest_core * 100.0);
+    run.cpu_avg_pct = Some(w.cpu_avg * 100.0);
+    run.cpu_s_per_gb = w.cpu_s_per_gb();
+}
+
+/// Starts linerate's camera on the pair's sender and gives it time to
+/// open its control port.
+pub fn start_camera(pair: &PairBed, config: &BenchConfig, dir: &Path) -> Result<Running> {
+    let camera = Running::spawn(
+        peers::camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
+        dir,
+        "camera",
+    )?;
+    thread::sleep(Duration::from_millis(500));
+    Ok(camera)
+}
+
+/// How long a receiver runs: settling, the window, and a second to spare
+/// so the window never sees the receiver stopping.
+pub fn receiver_duration(config: &BenchConfig) -> Duration {
+    config.timing.settle + config.timing.window + Duration::from_secs(1)
+}
+
+fn gvsp(
+    pair: &PairBed,
+    config: &BenchConfig,
+    receiver: &GvspReceiver,
+    stream: &Stream,
+    dir: &Path,
+    run: &mut Run,
+) -> Result<()> {
+    let t = &config.timing;
+    let camera = start_camera(pair, config, dir)?;
+    let duration = receiver_duration(config);
+    let host = Running::spawn(
+        peers::gvsp_receiver(
+            &pair.bed,
+            RECEIVER,
+            &config.linerate,
+            pair.sender_ip,
+            receiver,
+            stream,
+            duration,
+        )?,
+        dir,
+        "receiver",
+    )?;
+    thread::sleep(t.settle);
+    let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
+    let host = host.wait(duration + GRACE)?;
+    let camera = camera.stop(Duration::from_secs(5))?;
+    let outcome = match receiver {
+        GvspReceiver::Aravis => peers::parse_aravis(&host)?,
+        _ => peers::parse_grab(&host)?,
+    };
+    let sent = peers::parse_camera_frames_sent(&camera).ok();
+    put_window(run, &w);
+    run.frames_completed = Some(outcome.frames_completed);
+    run.frames_lost = Some(outcome.frames_lost());
+    run.frames_sent = sent;
+    run.frames_per_s = Some(outcome.frames_completed as f64 / duration.as_secs_f64());
+    // Lossless: nothing failed, and every frame the camera sent arrived
+    // (two frames of slack for the ones in flight at start and stop).
+    run.lossless = Some(
+        outcome.frames_completed > 0
+            && outcome.frames_lost() == 0
+            && sent.map_or(true, |s| outcome.frames_completed + 2 >= s),
+    );
+    run.detail
+        .insert("resend_requests".into(), outcome.resend_requests.into());
+    run.detail.insert("fps_requested".into(), stream.fps.into());
+    run.detail
+        .insert("packet_size".into(), stream.packet_size.into());
+    run.detail
+        .insert("window".into(), serde_json::to_value(w).unwrap_or_default());
+    Ok(())
+}
+
+fn iperf(
+    pair: &PairBed,
+    config: &BenchConfig,
+    udp: Option<(f64, u32)>,
+    dir: &Path,
+    run: &mut Run,
+) -> Result<()> {
+    let t = &config.timing;
+    let server = Running::spawn(
+        peers::iperf3_server(&pair.bed, RECEIVER)?,
+        dir,
+        "iperf3-server",
+    )?;
+    thread::sleep(Duration::from_millis(300));
+    let duration = t.settle + t.window + Duration::from_secs(1);
+    let client = Running::spawn(
+        peers::iperf3_client(&pair.bed, SENDER, pair.receiver_ip, duration, udp)?,
+        dir,
+        "iperf3-client",
+    )?;
+    thread::sleep(t.settle);
+    let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
+    let _client = client.wait(duration + GRACE)?;
+    let server = server.wait(GRACE)?;
+    let outcome = peers::parse_iperf3(&server)?;
+    put_window(run, &w);
+    run.lost_percent = udp.map(|_| outcome.lost_percent);
+    run.detail.insert(
+        "iperf3_goodput_gbit_per_s".into(),
+        outcome.gbit_per_s.into(),
+    );
+    run.detail
+        .insert("window".into(), serde_json::to_value(w).unwrap_or_default());
+    Ok(())
+}

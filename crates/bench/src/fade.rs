@@ -1,0 +1,87 @@
+//! Scenario 6's run: FADE boards behind a bridge streaming into one
+//! `linerate fade recv` over a shared, rate-limited link.
+
+use std::path::Path;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::bed::{SwitchBed, RECEIVER};
+use crate::config::BenchConfig;
+use crate::error::{Error, Result};
+use crate::execute::{put_window, receiver_duration};
+use crate::process::{last_json_object, Running};
+use crate::report::Run;
+use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
+
+/// The boards' line rate: each is a 1 GbE device.
+const BOARD_RATE: &str = "1g";
+
+/// Runs every board of `sw` with `controller` into one receiver.
+pub fn run(
+    sw: &SwitchBed,
+    config: &BenchConfig,
+    controller: &str,
+    dir: &Path,
+    run: &mut Run,
+) -> Result<()> {
+    let t = &config.timing;
+    let duration = receiver_duration(config);
+    let mut recv = sw.bed.command(RECEIVER, &config.linerate)?;
+    recv.cpu(RECEIVER_CPU)
+        .args(["fade", "recv", "--interface", &sw.receiver_iface])
+        .args(["--verify", "--json", "--cpu"])
+        .arg(RECEIVER_CPU.to_string())
+        .arg("--duration")
+        .arg(format!("{:.1}", duration.as_secs_f64()))
+        .args(["--controller", controller]);
+    for board in &sw.senders {
+        recv.arg("--feb").arg(sw.bed.mac(board)?.to_string());
+    }
+    let recv = Running::spawn(recv, dir, "fade-recv")?;
+    thread::sleep(Duration::from_millis(300));
+    let mut boards = Vec::new();
+    for (i, board) in sw.senders.iter().enumerate() {
+        let iface = sw.bed.iface(board)?.name.clone();
+        let mut feb = sw.bed.command(board, &config.linerate)?;
+        feb.cpu(SENDER_CPU)
+            .args(["fade", "feb", "--interface", &iface, "--rate", BOARD_RATE])
+            .args(["--json", "--controller", controller]);
+        boards.push(Running::spawn(feb, dir, &format!("fade-feb{i}"))?);
+    }
+    thread::sleep(t.settle);
+    let w = window::measure(&sw.bed, RECEIVER, &sw.receiver_iface, t.window)?;
+    let recv = recv.wait(duration + Duration::from_secs(30))?;
+    for b in boards {
+        let _ = b.stop(Duration::from_secs(3));
+    }
+    let v = last_json_object(&recv)?;
+    let num = |k: &str| v.get(k).and_then(Value::as_f64);
+    put_window(run, &w);
+    run.jain_fairness = num("jain_fairness");
+    run.retransmit_ratio = num("retransmit_ratio");
+    run.latency_us_p50 = num("ack_latency_us_p50");
+    run.latency_us_p99 = num("ack_latency_us_p99");
+    let verify_errors = v.get("verify_errors").and_then(Value::as_u64);
+    if verify_errors.is_none() {
+        return Err(Error::Output {
+            program: recv.cmdline.clone(),
+            what: "verify_errors".to_owned(),
+            detail: crate::process::tail(&recv.stdout, 200),
+        });
+    }
+    run.lossless = Some(verify_errors == Some(0) && v.get("error").map_or(true, Value::is_null));
+    let per_board: Vec<Value> = v
+        .get("boards")
+        .and_then(Value::as_array)
+        .map(|b| b.iter().map(|x| x["mbit_per_s"].clone()).collect())
+        .unwrap_or_default();
+    run.detail
+        .insert("board_mbit_per_s".into(), Value::Array(per_board));
+    run.detail
+        .insert("payload_mbit_per_s".into(), v["mbit_per_s"].clone());
+    run.detail
+        .insert("verify_errors".into(), v["verify_errors"].clone());
+    Ok(())
+}

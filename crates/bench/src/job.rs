@@ -1,0 +1,136 @@
+//! A planned run: which scenario, implementation and case, and what to
+//! start. Scenarios plan jobs; the runner executes them in order.
+
+use serde::Serialize;
+
+use crate::peers::{GvspReceiver, Stream};
+use crate::scenario::Scenario;
+
+/// What a job starts and measures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Work {
+    /// linerate's camera streaming to a GigE Vision receiver.
+    Gvsp {
+        /// Who receives.
+        receiver: GvspReceiver,
+        /// The stream asked for.
+        stream: Stream,
+    },
+    /// iperf3 from the sender to the PC.
+    Iperf {
+        /// UDP at this offered rate (Gbit/s, 0 = unpaced) and datagram size;
+        /// TCP when absent.
+        udp: Option<(f64, u32)>,
+    },
+    /// Software triggers at `rate_hz`, each answered by one frame; latency
+    /// from the trigger command to the frame handed to the application.
+    Trigger {
+        /// The grab backend.
+        backend: String,
+        /// Triggers per second.
+        rate_hz: f64,
+        /// The frames' geometry and packet size (fps unused).
+        stream: Stream,
+    },
+    /// FADE boards behind a bridge sending to one receiver over a
+    /// rate-limited link.
+    Fade {
+        /// Number of boards.
+        boards: usize,
+        /// The boards' rate controller (`seed` or linerate's).
+        controller: String,
+        /// The shared link's rate, Mbit/s.
+        rate_mbit: u32,
+    },
+}
+
+/// The bed a job needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BedKind {
+    /// A sender and the PC on one veth pair at MTU 9000.
+    Pair,
+    /// Boards and the PC behind a bridge, links limited by tbf.
+    Switch {
+        /// Number of boards.
+        boards: usize,
+        /// Link rate, Mbit/s.
+        rate_mbit: u32,
+    },
+}
+
+impl Work {
+    /// The bed this work runs on.
+    pub fn bed(&self) -> BedKind {
+        match self {
+            Work::Fade {
+                boards, rate_mbit, ..
+            } => BedKind::Switch {
+                boards: *boards,
+                rate_mbit: *rate_mbit,
+            },
+            _ => BedKind::Pair,
+        }
+    }
+}
+
+/// One planned run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Job {
+    /// The scenario it belongs to.
+    pub scenario: Scenario,
+    /// What is measured (`linerate-mmsg`, `aravis`, ...).
+    pub implementation: String,
+    /// The configuration within the scenario (`8000 B`, `600 fps`).
+    pub case: String,
+    /// The case's sort key.
+    pub case_value: f64,
+    /// Repeat number (1-based); 0 for a discarded warm-up run.
+    pub repeat: u32,
+    /// Part of a rising sweep: once this implementation loses frames, its
+    /// later sweep jobs are skipped.
+    pub sweep: bool,
+    /// What to start.
+    pub work: Work,
+}
+
+impl Job {
+    /// A job of `scenario`.
+    pub fn new(
+        scenario: Scenario,
+        implementation: &str,
+        case: String,
+        case_value: f64,
+        work: Work,
+    ) -> Job {
+        Job {
+            scenario,
+            implementation: implementation.to_owned(),
+            case,
+            case_value,
+            repeat: 1,
+            sweep: false,
+            work,
+        }
+    }
+
+    /// Whether this is a warm-up run whose figures are discarded.
+    pub fn is_warmup(&self) -> bool {
+        self.repeat == 0
+    }
+
+    /// A short label for progress lines.
+    pub fn label(&self) -> String {
+        format!(
+            "{} {} {}{}",
+            self.scenario,
+            self.implementation,
+            self.case,
+            if self.is_warmup() {
+                " (warm-up)".to_owned()
+            } else {
+                format!(" #{}", self.repeat)
+            }
+        )
+    }
+}

@@ -1,0 +1,362 @@
+//! The programs a bench run starts, and how their reports are read:
+//! linerate's camera, grab and FADE tools, Aravis's `arv-camera-test-0.8`
+//! and iperf3.
+
+use std::net::Ipv4Addr;
+use std::path::Path;
+use std::time::Duration;
+
+use linerate_testbed::{HostCommand, Testbed};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::process::{last_json_object, Finished};
+use crate::window::{RECEIVER_CPU, SENDER_CPU};
+
+/// Aravis's host test tool (Debian `aravis-tools-cli`).
+pub const ARAVIS_HOST: &str = "arv-camera-test-0.8";
+
+/// A GigE Vision stream the camera is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stream {
+    /// Pixels per line (Mono8).
+    pub width: u32,
+    /// Lines per frame.
+    pub height: u32,
+    /// Frames per second requested.
+    pub fps: f64,
+    /// GVSP packet size (SCPS: IP + UDP + GVSP headers + payload).
+    pub packet_size: u32,
+}
+
+impl Stream {
+    /// Bytes of one frame.
+    pub fn frame_bytes(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// Payload rate requested, Gbit/s.
+    pub fn gbit_per_s(&self) -> f64 {
+        self.frame_bytes() as f64 * 8.0 * self.fps / 1e9
+    }
+}
+
+/// Who receives a GigE Vision stream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum GvspReceiver {
+    /// `linerate grab` over UDP with this backend (copy, mmsg, ring).
+    Grab {
+        /// The receive backend.
+        backend: String,
+    },
+    /// `linerate grab --transport tcp` with this many bytes per record.
+    Tcp {
+        /// LinerateTransferSize.
+        transfer: u32,
+    },
+    /// Aravis 0.8's host (as root: its packet-ring receiver).
+    Aravis,
+}
+
+/// linerate's emulated camera on the sender, pinned to the sender's CPU.
+pub fn camera(bed: &Testbed, host: &str, linerate: &Path, bind: Ipv4Addr) -> Result<HostCommand> {
+    let mut cmd = bed.command(host, linerate)?;
+    cmd.cpu(SENDER_CPU).args([
+        "camera".to_owned(),
+        "--bind".to_owned(),
+        bind.to_string(),
+        "--stats-interval".to_owned(),
+        "0".to_owned(),
+        "--json".to_owned(),
+    ]);
+    Ok(cmd)
+}
+
+/// The receiver of a GigE Vision stream, on the PC, pinned to its CPU, for
+/// `duration`.
+pub fn gvsp_receiver(
+    bed: &Testbed,
+    host: &str,
+    linerate: &Path,
+    camera_ip: Ipv4Addr,
+    receiver: &GvspReceiver,
+    stream: &Stream,
+    duration: Duration,
+) -> Result<HostCommand> {
+    let secs = format!("{:.1}", duration.as_secs_f64());
+    let fps = format!("{}", stream.fps);
+    // Over TCP, grab's --packet-size is the transfer size (bytes per record).
+    let packet_size = match receiver {
+        GvspReceiver::Tcp { transfer } => *transfer,
+        _ => stream.packet_size,
+    };
+    let (w, h, ps) = (
+        stream.width.to_string(),
+        stream.height.to_string(),
+        packet_size.to_string(),
+    );
+    match receiver {
+        GvspReceiver::Aravis => {
+            let mut cmd = bed.command(host, ARAVIS_HOST)?;
+            cmd.cpu(RECEIVER_CPU).args([
+                "-n".to_owned(),
+                camera_ip.to_string(),
+                "-f".to_owned(),
+                fps,
+                "-w".to_owned(),
+                w,
+                "-h".to_owned(),
+                h,
+                "-i".to_owned(),
+                ps,
+                "--duration".to_owned(),
+                format!("{}", duration.as_secs_f64().ceil()),
+            ]);
+            Ok(cmd)
+        }
+        GvspReceiver::Grab { .. } | GvspReceiver::Tcp { .. } => {
+            let mut cmd = bed.command(host, linerate)?;
+            cmd.cpu(RECEIVER_CPU).args([
+                "grab".to_owned(),
+                camera_ip.to_string(),
+                "--duration".to_owned(),
+                secs,
+                "--fps".to_owned(),
+                fps,
+                "--width".to_owned(),
+                w,
+                "--height".to_owned(),
+                h,
+                "--packet-size".to_owned(),
+                ps,
+                "--cpu".to_owned(),
+                RECEIVER_CPU.to_string(),
+                "--json".to_owned(),
+            ]);
+            match receiver {
+                GvspReceiver::Grab { backend } => {
+                    cmd.args(["--backend", backend.as_str()]);
+                }
+                GvspReceiver::Tcp { .. } => {
+                    cmd.args(["--transport", "tcp"]);
+                }
+                GvspReceiver::Aravis => {}
+            }
+            Ok(cmd)
+        }
+    }
+}
+
+/// What a GigE Vision receiver reported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct GvspOutcome {
+    /// Frames that arrived complete.
+    pub frames_completed: u64,
+    /// Frames that arrived incomplete or were given up (failures, timeouts).
+    pub frames_failed: u64,
+    /// Frames dropped for want of a buffer.
+    pub frames_underrun: u64,
+    /// Packet resend requests sent.
+    pub resend_requests: u64,
+}
+
+impl GvspOutcome {
+    /// Frames lost one way or another.
+    pub fn frames_lost(&self) -> u64 {
+        self.frames_failed + self.frames_underrun
+    }
+}
+
+/// Reads `linerate grab --json`'s report.
+pub fn parse_grab(finished: &Finished) -> Result<GvspOutcome> {
+    let v = last_json_object(finished)?;
+    let field = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| Error::Output {
+                program: finished.cmdline.clone(),
+                what: k.to_owned(),
+                detail: format!("missing in {}", crate::process::tail(&v.to_string(), 200)),
+            })
+    };
+    Ok(GvspOutcome {
+        frames_completed: field("frames_completed")?,
+        frames_failed: field("frames_incomplete")?,
+        frames_underrun: field("underruns")?,
+        resend_requests: field("resend_requests")?,
+    })
+}
+
+/// Reads the counters `arv-camera-test-0.8` prints at its end.
+pub fn parse_aravis(finished: &Finished) -> Result<GvspOutcome> {
+    let text = format!("{}\n{}", finished.stdout, finished.stderr);
+    let find = |key: &str| -> Option<u64> {
+        text.lines().rev().find_map(|line| {
+            let (k, v) = line.split_once('=')?;
+            (k.trim() == key).then(|| v.trim().parse().ok())?
+        })
+    };
+    let completed = find("n_completed_buffers").ok_or_else(|| Error::Output {
+        program: finished.cmdline.clone(),
+        what: "n_completed_buffers".to_owned(),
+        detail: crate::process::tail(&text, 300),
+    })?;
+    Ok(GvspOutcome {
+        frames_completed: completed,
+        frames_failed: find("n_failures").unwrap_or(0),
+        frames_underrun: find("n_underruns").unwrap_or(0),
+        resend_requests: find("n_resend_requests").unwrap_or(0),
+    })
+}
+
+/// Frames the camera says it sent, from `linerate camera --json`.
+pub fn parse_camera_frames_sent(finished: &Finished) -> Result<u64> {
+    let v = last_json_object(finished)?;
+    v.get("frames_sent")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| Error::Output {
+            program: finished.cmdline.clone(),
+            what: "frames_sent".to_owned(),
+            detail: crate::process::tail(&v.to_string(), 200),
+        })
+}
+
+/// iperf3's server on the PC, answering one test, pinned to the PC's CPU.
+pub fn iperf3_server(bed: &Testbed, host: &str) -> Result<HostCommand> {
+    let mut cmd = bed.command(host, "iperf3")?;
+    cmd.cpu(RECEIVER_CPU).args(["-s", "-1", "-J"]);
+    Ok(cmd)
+}
+
+/// iperf3's client on the sender: TCP, or UDP at `udp_gbit` with
+/// `datagram`-byte datagrams.
+pub fn iperf3_client(
+    bed: &Testbed,
+    host: &str,
+    server: Ipv4Addr,
+    duration: Duration,
+    udp: Option<(f64, u32)>,
+) -> Result<HostCommand> {
+    let mut cmd = bed.command(host, "iperf3")?;
+    cmd.cpu(SENDER_CPU)
+        .args(["-c", &server.to_string(), "-J", "-t"])
+        .arg(format!("{}", duration.as_secs_f64().ceil()));
+    if let Some((gbit, datagram)) = udp {
+        cmd.args(["-u", "-b"])
+            .arg(format!("{:.0}M", gbit * 1000.0))
+            .arg("-l")
+            .arg(datagram.to_string());
+    }
+    Ok(cmd)
+}
+
+/// What iperf3's server measured: goodput and, for UDP, datagram loss.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct IperfOutcome {
+    /// Bits per second received (payload).
+    pub gbit_per_s: f64,
+    /// Percent of UDP datagrams lost (0 for TCP).
+    pub lost_percent: f64,
+}
+
+/// Reads iperf3's JSON report (server or client side).
+pub fn parse_iperf3(finished: &Finished) -> Result<IperfOutcome> {
+    let v: Value = serde_json::from_str(&finished.stdout).map_err(|e| Error::Output {
+        program: finished.cmdline.clone(),
+        what: "iperf3's JSON".to_owned(),
+        detail: format!("{e}: {}", crate::process::tail(&finished.stdout, 200)),
+    })?;
+    let end = &v["end"];
+    let bps = end["sum_received"]["bits_per_second"]
+        .as_f64()
+        .or_else(|| end["sum"]["bits_per_second"].as_f64())
+        .ok_or_else(|| Error::Output {
+            program: finished.cmdline.clone(),
+            what: "end.sum_received.bits_per_second".to_owned(),
+            detail: v["error"].as_str().unwrap_or("absent").to_owned(),
+        })?;
+    Ok(IperfOutcome {
+        gbit_per_s: bps / 1e9,
+        lost_percent: end["sum"]["lost_percent"].as_f64().unwrap_or(0.0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    fn finished(stdout: &str, stderr: &str) -> Finished {
+        Finished {
+            cmdline: "test".to_owned(),
+            status: ExitStatus::from_raw(0),
+            stdout: stdout.to_owned(),
+            stderr: stderr.to_owned(),
+        }
+    }
+
+    #[test]
+    fn grab_report_is_the_last_json_line() {
+        let f = finished(
+            "progress\n{\"frames_completed\":10,\"frames_incomplete\":2,\"underruns\":1,\"resend_requests\":4}\n",
+            "",
+        );
+        let o = parse_grab(&f).ok();
+        assert_eq!(
+            o,
+            Some(GvspOutcome {
+                frames_completed: 10,
+                frames_failed: 2,
+                frames_underrun: 1,
+                resend_requests: 4
+            })
+        );
+        assert_eq!(o.map(|o| o.frames_lost()), Some(3));
+        assert!(parse_grab(&finished("no json", "boom")).is_err());
+    }
+
+    #[test]
+    fn aravis_counters_are_read() {
+        let f = finished(
+            "Frame rate = 100 Hz\nn_completed_buffers    = 998\nn_failures             = 2\nn_underruns            = 0\nn_resend_requests = 7\n",
+            "",
+        );
+        assert_eq!(
+            parse_aravis(&f).ok(),
+            Some(GvspOutcome {
+                frames_completed: 998,
+                frames_failed: 2,
+                frames_underrun: 0,
+                resend_requests: 7
+            })
+        );
+        assert!(parse_aravis(&finished("", "Connection failed")).is_err());
+    }
+
+    #[test]
+    fn iperf3_tcp_and_udp_reports() {
+        let tcp = finished(r#"{"end":{"sum_received":{"bits_per_second":9.5e9}}}"#, "");
+        assert_eq!(parse_iperf3(&tcp).ok().map(|o| o.gbit_per_s), Some(9.5));
+        let udp = finished(
+            r#"{"end":{"sum":{"bits_per_second":4e9,"lost_percent":1.5}}}"#,
+            "",
+        );
+        let o = parse_iperf3(&udp).ok();
+        assert_eq!(o.map(|o| (o.gbit_per_s, o.lost_percent)), Some((4.0, 1.5)));
+        assert!(parse_iperf3(&finished(r#"{"error":"busy"}"#, "")).is_err());
+    }
+
+    #[test]
+    fn stream_rate() {
+        let s = Stream {
+            width: 1024,
+            height: 1024,
+            fps: 100.0,
+            packet_size: 8000,
+        };
+        assert!((s.gbit_per_s() - 0.8388608).abs() < 1e-9);
+    }
+}

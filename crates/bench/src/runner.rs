@@ -1,0 +1,177 @@
+//! The bench's main loop: plan every scenario, build the beds, run the jobs
+//! in order, and collect the report.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use nix::sched::{sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
+
+use crate::bed::{PairBed, SwitchBed};
+use crate::config::BenchConfig;
+use crate::error::{Error, Result};
+use crate::execute::{run_job, Bed};
+use crate::job::{BedKind, Job};
+use crate::machine::Machine;
+use crate::process::require_tool;
+use crate::report::{summarise, Report, Run};
+use crate::scenario::Scenario;
+use crate::scenarios;
+use crate::window::SENDER_CPU;
+
+/// What the runner tells its caller as it goes, for progress display.
+pub enum Progress<'a> {
+    /// The plan is made: this many jobs in all.
+    Planned {
+        /// Jobs to run (sweeps may end some early).
+        jobs: usize,
+    },
+    /// A job starts.
+    Start {
+        /// 1-based position.
+        index: usize,
+        /// The job.
+        job: &'a Job,
+    },
+    /// A job finished (its figures or error are in `run`).
+    Done {
+        /// 1-based position.
+        index: usize,
+        /// The job.
+        job: &'a Job,
+        /// What it measured.
+        run: &'a Run,
+    },
+    /// Jobs skipped because a sweep ended.
+    Skipped {
+        /// How many.
+        jobs: usize,
+    },
+}
+
+/// Runs the bench as `config` says and returns the report. Needs root.
+pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -> Result<Report> {
+    let started = Instant::now();
+    let machine = Machine::describe();
+    if machine.cpus < 2 {
+        return Err(Error::Argument(format!(
+            "the bench needs 2 CPUs (one per side of the link); this machine has {}",
+            machine.cpus
+        )));
+    }
+    // The bench's own bookkeeping stays on the sender's core, off the
+    // receiving host's.
+    let mut set = CpuSet::new();
+    if set.set(SENDER_CPU).is_ok() {
+        let _ = sched_setaffinity(Pid::from_raw(0), &set);
+    }
+    require_tool("ip", "Debian package iproute2 (scripts/install-deps)")?;
+    let mut skipped: Vec<(String, String)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
+    for &sc in &config.scenarios {
+        let missing: Vec<String> = scenarios::tools(sc)
+            .into_iter()
+            .filter_map(|(tool, hint)| require_tool(tool, hint).err().map(|e| e.to_string()))
+            .collect();
+        if missing.is_empty() {
+            jobs.extend(scenarios::plan(sc, config));
+        } else {
+            skipped.push((sc.name().to_owned(), missing.join("; ")));
+        }
+    }
+    progress(Progress::Planned { jobs: jobs.len() });
+    let dir = scratch_dir()?;
+    let mut runs: Vec<Run> = Vec::new();
+    let mut lossy_sweeps: Vec<(Scenario, String)> = Vec::new();
+    let mut beds = Beds::default();
+    let mut skipped_jobs = 0;
+    for (i, job) in jobs.iter().enumerate() {
+        if job.sweep && lossy_sweeps.contains(&(job.scenario, job.implementation.clone())) {
+            skipped_jobs += 1;
+            continue;
+        }
+        progress(Progress::Start { index: i + 1, job });
+        let result = beds
+            .get(config, job.work.bed())
+            .and_then(|bed| run_job(bed, config, job, &dir));
+        let run = result.unwrap_or_else(|e| Run {
+            scenario: Some(job.scenario),
+            implementation: job.implementation.clone(),
+            case: job.case.clone(),
+            case_value: job.case_value,
+            repeat: job.repeat,
+            error: Some(e.to_string()),
+            ..Run::default()
+        });
+        progress(Progress::Done {
+            index: i + 1,
+            job,
+            run: &run,
+        });
+        if job.sweep && run.lossless != Some(true) {
+            lossy_sweeps.push((job.scenario, job.implementation.clone()));
+        }
+        if !job.is_warmup() {
+            runs.push(run);
+        }
+    }
+    if skipped_jobs > 0 {
+        progress(Progress::Skipped { jobs: skipped_jobs });
+    }
+    drop(beds);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(Report {
+        machine,
+        setup: config.host.describe().to_owned(),
+        config: config.clone(),
+        seconds: started.elapsed().as_secs_f64(),
+        rows: summarise(&runs),
+        runs,
+        skipped,
+    })
+}
+
+/// The bed in use, rebuilt when a job needs a different one.
+#[derive(Default)]
+struct Beds {
+    pair: Option<PairBed>,
+    switch: Option<(BedKind, SwitchBed)>,
+}
+
+impl Beds {
+    fn get(&mut self, config: &BenchConfig, kind: BedKind) -> Result<Bed<'_>> {
+        match kind {
+            BedKind::Pair => {
+                self.switch = None;
+                if self.pair.is_none() {
+                    self.pair = Some(PairBed::build(&config.bed_name, config.host)?);
+                }
+                match &self.pair {
+                    Some(p) => Ok(Bed::Pair(p)),
+                    None => Err(Error::Argument("internal: no pair bed".into())),
+                }
+            }
+            BedKind::Switch { boards, rate_mbit } => {
+                if self.switch.as_ref().map(|(k, _)| *k) != Some(kind) {
+                    self.pair = None;
+                    self.switch = None;
+                    let sw = SwitchBed::build(&config.bed_name, boards, rate_mbit)?;
+                    self.switch = Some((kind, sw));
+                }
+                match &self.switch {
+                    Some((_, s)) => Ok(Bed::Switch(s)),
+                    None => Err(Error::Argument("internal: no switch bed".into())),
+                }
+            }
+        }
+    }
+}
+
+fn scratch_dir() -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("linerate-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|source| Error::File {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok(dir)
+}

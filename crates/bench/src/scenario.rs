@@ -1,0 +1,120 @@
+//! The studies `linerate bench` can run, one per seed measurement.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::error::Error;
+
+/// One study. Each reproduces a measurement of a seed document on this
+/// machine, with linerate and the anchors (Aravis, iperf3) side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    /// Seed 001: receiving CPU per GB against packet size, per receive
+    /// backend and for Aravis, on the same stream.
+    PacketSizes,
+    /// Seed 000: UDP against TCP transports for one fast camera stream,
+    /// with the busiest core against the average.
+    UdpTcp,
+    /// Seed 002: iperf3's TCP and UDP ceilings on the same link, next to
+    /// linerate's own.
+    Ceilings,
+    /// The highest frame rate each receiver takes without losing a frame.
+    LosslessRate,
+    /// Seed 001: software trigger to frame delivered, latency and jitter.
+    TriggerLatency,
+    /// Seed 004: FADE boards, one alone and three sharing a 1 Gbit/s link.
+    Fade,
+}
+
+impl Scenario {
+    /// Every scenario, in the order a full run takes them.
+    pub const ALL: [Scenario; 6] = [
+        Scenario::PacketSizes,
+        Scenario::UdpTcp,
+        Scenario::Ceilings,
+        Scenario::LosslessRate,
+        Scenario::TriggerLatency,
+        Scenario::Fade,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::PacketSizes => "packet-sizes",
+            Scenario::UdpTcp => "udp-tcp",
+            Scenario::Ceilings => "ceilings",
+            Scenario::LosslessRate => "lossless-rate",
+            Scenario::TriggerLatency => "trigger-latency",
+            Scenario::Fade => "fade",
+        }
+    }
+
+    /// One line saying what the scenario measures and which seed it redoes.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Scenario::PacketSizes => {
+                "seed 001: receiving CPU per GB against GVSP packet size, per backend and Aravis"
+            }
+            Scenario::UdpTcp => {
+                "seed 000: one fast camera over UDP and over TCP, busiest core against average"
+            }
+            Scenario::Ceilings => "seed 002: iperf3 TCP and UDP ceilings next to linerate's own",
+            Scenario::LosslessRate => "highest lossless frame rate per backend and for Aravis",
+            Scenario::TriggerLatency => "seed 001: software trigger to frame delivered, jitter",
+            Scenario::Fade => "seed 004: FADE, one board alone and three sharing 1 Gbit/s",
+        }
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scenario {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Scenario, Error> {
+        let wanted = s.trim().to_ascii_lowercase();
+        // Also accept the numbering (1..6).
+        if let Ok(n) = wanted.parse::<usize>() {
+            return Scenario::ALL
+                .get(n.wrapping_sub(1))
+                .copied()
+                .ok_or_else(|| {
+                    Error::Argument(format!("no scenario number {n}: there are 1 to 6"))
+                });
+        }
+        Scenario::ALL
+            .into_iter()
+            .find(|sc| sc.name() == wanted)
+            .ok_or_else(|| {
+                let names: Vec<_> = Scenario::ALL.iter().map(|s| s.name()).collect();
+                Error::Argument(format!(
+                    "unknown scenario {s:?}: choose from {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_numbers_parse() {
+        for (i, sc) in Scenario::ALL.into_iter().enumerate() {
+            assert_eq!(sc.name().parse::<Scenario>().ok(), Some(sc));
+            assert_eq!((i + 1).to_string().parse::<Scenario>().ok(), Some(sc));
+        }
+        assert!("7".parse::<Scenario>().is_err());
+        assert!("0".parse::<Scenario>().is_err());
+        let err = "packets".parse::<Scenario>().err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("\"packets\"") && e.contains("udp-tcp")));
+    }
+}

@@ -1,0 +1,199 @@
+//! `linerate bench`: run the seeds' measurement studies on this machine,
+//! linerate next to Aravis and iperf3, and report tables, JSON and charts.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use linerate_bench::{plan, run_bench, BenchConfig, HostSetup, Progress, Scenario};
+
+/// Arguments of `linerate bench`.
+#[derive(Debug, Args)]
+#[command(after_help = "Scenarios (names or numbers):
+  1 packet-sizes     seed 001: receiving CPU per GB against packet size, per backend and Aravis
+  2 udp-tcp          seed 000: one ~4.4 Gbit/s camera over UDP and TCP, busiest core vs average
+  3 ceilings         seed 002: iperf3 TCP and UDP ceilings next to linerate's own
+  4 lossless-rate    highest lossless frame rate per backend and for Aravis
+  5 trigger-latency  seed 001: software trigger to frame delivered, latency and jitter
+  6 fade             seed 004: one FADE board alone, three sharing a 1 Gbit/s link
+
+Setup: the sender is pinned to CPU 0; the receiving host's network processing and
+the receiver run on CPU 1, whose busy time (wall minus idle, /proc/stat) is the
+receiver's cost (--host chooses how receive processing gets to CPU 1). Each scenario
+alternates implementations within every repeat; tables show medians and ratios
+against the anchor measured in the same run. Needs root and 2 CPUs; run it on an
+otherwise idle machine (the report records the load average).
+
+Examples:
+  sudo linerate bench --quick --json            # CI smoke run, under 3 minutes
+  sudo linerate bench --out docs/bench/latest   # full run: bench.md, bench.json, PNG charts
+  sudo linerate bench packet-sizes 4 --repeats 3")]
+pub struct BenchArgs {
+    /// Scenarios to run, by name or number; all when none is given.
+    #[arg(value_name = "SCENARIO")]
+    pub scenarios: Vec<Scenario>,
+    /// Smoke run: fewer cases, 2-second windows, one repeat (under 3 minutes).
+    #[arg(long)]
+    pub quick: bool,
+    /// Print the report as one JSON object on stdout instead of Markdown.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write bench.md, bench.json and PNG charts into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// How the receiving host's processing is put on CPU 1: napi (a NAPI
+    /// kernel thread with GRO pinned there, like a NIC driver), rps
+    /// (BRIEF's RPS recipe, no GRO) or rps-gro (GRO on CPU 0, not charged).
+    #[arg(long, default_value = "napi", value_name = "SETUP")]
+    pub host: HostSetup,
+    /// Measuring window of each run, seconds (default 8, or 2 with --quick).
+    #[arg(long, value_name = "S")]
+    pub seconds: Option<f64>,
+    /// Repeats of each configuration (default 2, or 1 with --quick).
+    #[arg(long, value_name = "N")]
+    pub repeats: Option<u32>,
+    /// Print the planned runs and an estimate of the duration, run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Name of the test bench (its namespaces are lr-<name>-cam, lr-<name>-pc...).
+    #[arg(long, default_value = "bench")]
+    pub name: String,
+}
+
+/// Runs `linerate bench`.
+pub fn run(args: BenchArgs) -> Result<()> {
+    let linerate = std::env::current_exe().context("finding the linerate binary to run")?;
+    let mut config = BenchConfig::new(args.scenarios.clone(), args.quick, linerate);
+    config.host = args.host;
+    config.bed_name = args.name.clone();
+    if let Some(s) = args.seconds {
+        if !(0.5..=600.0).contains(&s) {
+            bail!("--seconds {s}: the measuring window must be 0.5 to 600 seconds");
+        }
+        config.timing.window = Duration::from_secs_f64(s);
+    }
+    if let Some(r) = args.repeats {
+        if !(1..=100).contains(&r) {
+            bail!("--repeats {r}: choose 1 to 100");
+        }
+        config.timing.repeats = r;
+    }
+    let jobs = plan(&config);
+    if args.dry_run {
+        let per_job = config.timing.settle + config.timing.window + Duration::from_secs(3);
+        for j in &jobs {
+            println!("{}", j.label());
+        }
+        println!(
+            "{} runs, at most about {:.0} minutes",
+            jobs.len(),
+            (per_job * jobs.len() as u32).as_secs_f64() / 60.0
+        );
+        return Ok(());
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        bail!("linerate bench builds network namespaces and needs root (try sudo)");
+    }
+    let bar = progress_bar();
+    let report = run_bench(&config, |p| report_progress(&bar, p))?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(dir) = &args.out {
+        write_out(&report, dir)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{}", report.markdown());
+    }
+    if report.has_failures() {
+        bail!(
+            "{} of {} runs failed{} (see the report)",
+            report.runs.iter().filter(|r| r.error.is_some()).count(),
+            report.runs.len(),
+            if report.skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" and {} scenarios could not run", report.skipped.len())
+            }
+        );
+    }
+    Ok(())
+}
+
+fn progress_bar() -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} runs  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(500));
+    Some(bar)
+}
+
+fn report_progress(bar: &Option<ProgressBar>, p: Progress<'_>) {
+    match (bar, p) {
+        (Some(b), Progress::Planned { jobs }) => b.set_length(jobs as u64),
+        (None, Progress::Planned { jobs }) => eprintln!("bench: {jobs} runs planned"),
+        (Some(b), Progress::Start { job, .. }) => b.set_message(job.label()),
+        (None, Progress::Start { index, job }) => eprintln!("bench: [{index}] {}", job.label()),
+        (Some(b), Progress::Done { run, .. }) => {
+            b.inc(1);
+            if let Some(e) = &run.error {
+                b.println(format!(
+                    "run failed: {} {}: {e}",
+                    run.implementation, run.case
+                ));
+            }
+        }
+        (None, Progress::Done { run, .. }) => match &run.error {
+            Some(e) => eprintln!("bench:     failed: {e}"),
+            None => eprintln!(
+                "bench:     {:.2} Gbit/s, receiving core {:.0}%, {} CPU-s/GB{}",
+                run.gbit_per_s.unwrap_or(0.0),
+                run.receiver_core_pct.unwrap_or(0.0),
+                run.cpu_s_per_gb
+                    .map(|c| format!("{c:.3}"))
+                    .unwrap_or_else(|| "–".into()),
+                match run.lossless {
+                    Some(true) => ", lossless",
+                    Some(false) => ", lost frames",
+                    None => "",
+                }
+            ),
+        },
+        (Some(b), Progress::Skipped { jobs }) => b.println(format!(
+            "{jobs} sweep runs skipped after a receiver lost frames"
+        )),
+        (None, Progress::Skipped { jobs }) => {
+            eprintln!("bench: {jobs} sweep runs skipped after a receiver lost frames")
+        }
+    }
+}
+
+fn write_out(report: &linerate_bench::Report, dir: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let md = dir.join("bench.md");
+    std::fs::write(&md, report.markdown()).with_context(|| format!("writing {}", md.display()))?;
+    let json = dir.join("bench.json");
+    std::fs::write(&json, serde_json::to_string_pretty(report)?)
+        .with_context(|| format!("writing {}", json.display()))?;
+    let charts = linerate_bench::draw_charts(report, dir)?;
+    eprintln!(
+        "bench: wrote {}, {} and {} chart(s) in {}",
+        md.display(),
+        json.display(),
+        charts.len(),
+        dir.display()
+    );
+    Ok(())
+}

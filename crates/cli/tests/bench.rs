@@ -1,0 +1,111 @@
+//! `linerate bench`'s command line: plans, argument errors and help. The
+//! measurement itself runs in CI as `linerate bench --quick --json`
+//! (scripts/test), checked by scripts/check-bench-report.
+
+use std::process::{Command, Output};
+
+fn linerate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(args)
+        .output()
+        .expect("run linerate")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn quick_dry_run_plans_every_scenario_within_three_minutes() {
+    let o = linerate(&["bench", "--quick", "--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for sc in [
+        "packet-sizes",
+        "udp-tcp",
+        "ceilings",
+        "lossless-rate",
+        "trigger-latency",
+        "fade",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(sc)),
+            "{sc} missing:\n{text}"
+        );
+    }
+    for imp in ["aravis", "linerate-mmsg", "iperf3-tcp", "tcp-1MiB"] {
+        assert!(text.contains(imp), "{imp} missing:\n{text}");
+    }
+    let last = text.lines().last().unwrap_or_default();
+    let minutes: f64 = last
+        .split("about ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(f64::MAX);
+    assert!(
+        minutes <= 3.0,
+        "quick plan estimated at {minutes} minutes: {last}"
+    );
+}
+
+#[test]
+fn full_plan_alternates_and_warms_up() {
+    let o = linerate(&["bench", "packet-sizes", "--dry-run", "--repeats", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.lines().next().is_some_and(|l| l.contains("(warm-up)")),
+        "{text}"
+    );
+    // Five packet sizes, four receivers, three repeats, one warm-up.
+    assert!(text.contains("61 runs"), "{text}");
+    let first_case: Vec<&str> = text.lines().skip(1).take(4).collect();
+    assert!(first_case[0].contains("linerate-copy") && first_case[3].contains("aravis"));
+}
+
+#[test]
+fn scenarios_are_chosen_by_name_or_number() {
+    let o = linerate(&["bench", "2", "ceilings", "--quick", "--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("udp-tcp") && text.contains("ceilings"));
+    assert!(!text.contains("packet-sizes") && !text.contains("fade"));
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let o = linerate(&["bench", "packets", "--dry-run"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unknown scenario \"packets\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = linerate(&["bench", "7", "--dry-run"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no scenario number 7"),
+        "{}",
+        stderr(&o)
+    );
+    let o = linerate(&["bench", "--seconds", "0.1", "--dry-run"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--seconds 0.1"), "{}", stderr(&o));
+    let o = linerate(&["bench", "--host", "numa", "--dry-run"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown host setup"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_explains_the_setup_and_the_scenarios() {
+    let o = linerate(&["bench", "--help"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    assert!(text.contains("CPU 0") && text.contains("CPU 1"));
+    assert!(text.contains("lossless-rate") && text.contains("--quick"));
+}
