@@ -40,6 +40,10 @@ enum Commands {
     Decode(cmd::decode::DecodeArgs),
     /// FADE on raw Ethernet: emulate a front-end board, or receive from boards.
     Fade(cmd::fade::FadeArgs),
+    /// Serve one frame stream to many TCP clients (write, sendfile, splice or MSG_ZEROCOPY).
+    Serve(cmd::serve::ServeArgs),
+    /// Open K client connections to `linerate serve` and verify every frame.
+    Watch(cmd::watch::WatchArgs),
     /// Measure linerate against Aravis and iperf3 on this machine (the seeds' studies).
     Bench(cmd::bench::BenchArgs),
 }
@@ -79,6 +83,8 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Testbed(args) => cmd::testbed::run(args),
         Commands::Decode(args) => cmd::decode::run(args),
         Commands::Fade(args) => cmd::fade::run(args),
+        Commands::Serve(args) => cmd::serve::run(args),
+        Commands::Watch(args) => cmd::watch::run(args),
         Commands::Bench(args) => cmd::bench::run(args),
     }
 }

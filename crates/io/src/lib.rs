@@ -12,11 +12,14 @@
 //! listener and vectored `MSG_WAITALL` reads that put each piece of the byte
 //! stream in its own place, and an mmap-receive probe; raw Ethernet frames of one ethertype
 //! ([`raw`]: PF_PACKET with recvmmsg/sendmmsg and receive timestamps, for
-//! FADE); and the settings of an interface that decide a stream's cost
-//! ([`netdev`]). AF_XDP and pacing
+//! FADE); the fan-out of one frame stream to many TCP clients from a shared
+//! frame pool by write, sendfile, splice or MSG_ZEROCOPY ([`fanout`], for
+//! `linerate serve`); and the settings of an interface that decide a
+//! stream's cost ([`netdev`]). AF_XDP and pacing
 //! follow with the FADE work.
 
 pub mod error;
+pub mod fanout;
 pub mod netdev;
 pub mod packet_ring;
 pub mod raw;

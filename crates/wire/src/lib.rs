@@ -24,6 +24,7 @@ pub mod gvcp;
 pub mod gvsp;
 pub mod gvsp_tcp;
 pub mod pixel_format;
+pub mod served;
 pub mod status;
 
 pub use error::{Error, Result};

@@ -5,4 +5,6 @@ pub mod discover;
 pub mod doctor;
 pub mod fade;
 pub mod grab;
+pub mod serve;
 pub mod testbed;
+pub mod watch;

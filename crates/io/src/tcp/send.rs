@@ -29,7 +29,7 @@ use crate::sockopt::{set_int_option, set_send_buffer};
 pub const IOV_MAX: usize = libc::UIO_MAXIOV as usize;
 
 /// SO_ZEROCOPY from `<asm-generic/socket.h>` (not in the libc crate).
-const SO_ZEROCOPY: libc::c_int = 60;
+pub(crate) const SO_ZEROCOPY: libc::c_int = 60;
 /// `ee_origin` of a zerocopy completion (`<linux/errqueue.h>`).
 const SO_EE_ORIGIN_ZEROCOPY: u8 = 5;
 /// `ee_code` flag: the kernel copied the data after all (loopback, veth to a
@@ -358,49 +358,10 @@ impl TcpSender {
         if !self.options.zerocopy {
             return Ok(());
         }
-        loop {
-            let mut control = [0u64; 16];
-            // SAFETY: an all-zero msghdr is valid; msg_control points at a
-            // live, 8-byte aligned buffer of the size given.
-            let (r, hdr) = unsafe {
-                let mut hdr: libc::msghdr = std::mem::zeroed();
-                hdr.msg_control = control.as_mut_ptr().cast();
-                hdr.msg_controllen = std::mem::size_of_val(&control);
-                let r = libc::recvmsg(
-                    self.stream.as_raw_fd(),
-                    &mut hdr,
-                    libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT,
-                );
-                (r, hdr)
-            };
-            if r < 0 {
-                let e = std::io::Error::last_os_error();
-                return match e.raw_os_error() {
-                    Some(libc::EAGAIN) => Ok(()),
-                    Some(libc::EINTR) => continue,
-                    _ => Err(sock_err("recvmsg MSG_ERRQUEUE", self.peer)(e)),
-                };
-            }
-            // SAFETY: the kernel filled `control` and set msg_controllen;
-            // the CMSG macros stay within it.
-            unsafe {
-                let mut c = libc::CMSG_FIRSTHDR(&hdr);
-                while !c.is_null() {
-                    let ip_error = ((*c).cmsg_level == libc::SOL_IP
-                        && (*c).cmsg_type == libc::IP_RECVERR)
-                        || ((*c).cmsg_level == libc::SOL_IPV6
-                            && (*c).cmsg_type == libc::IPV6_RECVERR);
-                    if ip_error {
-                        let ee: libc::sock_extended_err =
-                            std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                        if ee.ee_errno == 0 && ee.ee_origin == SO_EE_ORIGIN_ZEROCOPY {
-                            self.complete(ee.ee_info, ee.ee_data, ee.ee_code);
-                        }
-                    }
-                    c = libc::CMSG_NXTHDR(&hdr, c);
-                }
-            }
-        }
+        let peer = self.peer;
+        let fd = self.stream.as_raw_fd();
+        drain_zerocopy_completions(fd, |lo, hi, code| self.complete(lo, hi, code))
+            .map_err(sock_err("recvmsg MSG_ERRQUEUE", peer))
     }
 
     /// Records the completion of ids `lo..=hi`.
@@ -472,6 +433,53 @@ impl TcpSender {
     /// and the kernel lets go of every buffer it held for zerocopy sends.
     pub fn abort(self) {
         let _ = socket2::SockRef::from(&self.stream).set_linger(Some(Duration::ZERO));
+    }
+}
+
+/// Reads every MSG_ZEROCOPY completion queued on `fd`'s error queue without
+/// waiting, handing each id range `lo..=hi` and its code (bit 0: the
+/// kernel copied after all) to `on`. Returns when the queue is empty.
+pub(crate) fn drain_zerocopy_completions(
+    fd: std::os::fd::RawFd,
+    mut on: impl FnMut(u32, u32, u8),
+) -> std::io::Result<()> {
+    loop {
+        let mut control = [0u64; 16];
+        // SAFETY: an all-zero msghdr is valid; msg_control points at a
+        // live, 8-byte aligned buffer of the size given.
+        let (r, hdr) = unsafe {
+            let mut hdr: libc::msghdr = std::mem::zeroed();
+            hdr.msg_control = control.as_mut_ptr().cast();
+            hdr.msg_controllen = std::mem::size_of_val(&control);
+            let r = libc::recvmsg(fd, &mut hdr, libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT);
+            (r, hdr)
+        };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::EAGAIN) => Ok(()),
+                Some(libc::EINTR) => continue,
+                _ => Err(e),
+            };
+        }
+        // SAFETY: the kernel filled `control` and set msg_controllen;
+        // the CMSG macros stay within it.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&hdr);
+            while !c.is_null() {
+                let ip_error = ((*c).cmsg_level == libc::SOL_IP
+                    && (*c).cmsg_type == libc::IP_RECVERR)
+                    || ((*c).cmsg_level == libc::SOL_IPV6 && (*c).cmsg_type == libc::IPV6_RECVERR);
+                if ip_error {
+                    let ee: libc::sock_extended_err =
+                        std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
+                    if ee.ee_errno == 0 && ee.ee_origin == SO_EE_ORIGIN_ZEROCOPY {
+                        on(ee.ee_info, ee.ee_data, ee.ee_code);
+                    }
+                }
+                c = libc::CMSG_NXTHDR(&hdr, c);
+            }
+        }
     }
 }
 

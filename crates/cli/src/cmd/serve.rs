@@ -1,0 +1,672 @@
+//! `linerate serve`: one frame stream to many TCP clients (docs/serve.md).
+//!
+//! Each frame is made once into a shared slot and sent to every client from
+//! there by the chosen method (write, sendfile, splice, zerocopy). One
+//! thread, non-blocking sockets and `poll`: a slow client only fills its own
+//! socket and queue; it loses its oldest queued frames (counted), and is cut
+//! loose when it pins the oldest slot a new frame needs. Memory is the slot
+//! pool, fixed at start.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener};
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use linerate_io::fanout::{wait_ready, ClientSocket, Method, SharedFrames, SocketCounters};
+use linerate_io::udp::{UdpEndpoint, UdpOptions};
+use linerate_serve::datagram::piece_headers;
+use linerate_serve::frame::{slot_len, write_copied, PatternMaker};
+use linerate_serve::hub::{ClientCounters, ClientId, Hub, HubConfig, Release};
+use linerate_wire::served::{FrameHeader, FrameHeaderRepr, Subscribe, HEADER_LEN};
+use serde::Serialize;
+
+/// The method `serve` uses unless told otherwise; chosen from the
+/// benchmark in docs/serve.md.
+pub const DEFAULT_METHOD: &str = "zerocopy";
+
+/// Arguments of `linerate serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long)]
+    bind: Ipv4Addr,
+    /// TCP port to listen on.
+    #[arg(long, default_value_t = 5600)]
+    port: u16,
+    /// Frame source: `pattern` (a self-checking test pattern, almost free to
+    /// make) or a file whose consecutive --frame-size chunks are the frames
+    /// (read again from the start at its end).
+    #[arg(long, default_value = "pattern")]
+    source: String,
+    /// Frames per second.
+    #[arg(long, default_value_t = 30.0)]
+    fps: f64,
+    /// Payload bytes per frame (a 40-byte header precedes each).
+    #[arg(long, default_value_t = 256 * 1024)]
+    frame_size: usize,
+    /// How frames reach the sockets: zerocopy (MSG_ZEROCOPY, the cheapest in
+    /// docs/serve.md's measurements), write (the kernel copies), sendfile or
+    /// splice (memfd → pipe → socket).
+    #[arg(long, default_value = DEFAULT_METHOD)]
+    method: Method,
+    /// Most clients at once; more are refused (closed at once).
+    #[arg(long, default_value_t = 64)]
+    max_clients: usize,
+    /// Frame slots shared by all clients: the server's whole frame memory
+    /// is slots × (frame size + header). A client that still holds the
+    /// oldest slot when a new frame needs it is cut loose.
+    #[arg(long, default_value_t = 32)]
+    slots: usize,
+    /// Frames a client may have waiting (not started); a slow client loses
+    /// its oldest waiting frame beyond this.
+    #[arg(long, default_value_t = 4)]
+    queue: usize,
+    /// Socket send buffer per client in bytes (0: the kernel autotunes).
+    #[arg(long, default_value_t = 0)]
+    send_buffer: usize,
+    /// UDP datagram size for UDP subscribers (40-byte header + piece); 1472
+    /// fits a 1500-byte MTU, 8972 a 9000-byte one. UDP subscribers join by
+    /// sending a subscription to --port over UDP (docs/serve.md).
+    #[arg(long, default_value_t = 1472)]
+    datagram_size: usize,
+    /// Seconds a UDP subscriber stays subscribed without renewing.
+    #[arg(long, default_value_t = 5.0)]
+    udp_expiry: f64,
+    /// Stop after this many seconds (default: run until Ctrl-C/SIGTERM).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Print the final report as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One client's outcome, as reported at the end.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientReport {
+    /// The client's address.
+    pub peer: String,
+    /// How it ended: "connected" (still at the end), "closed" (by the
+    /// client or an error), or "cut" (cut loose for pinning the oldest slot).
+    pub end: &'static str,
+    /// Frames queued for it.
+    pub frames_queued: u64,
+    /// Frames fully handed to its socket.
+    pub frames_sent: u64,
+    /// Frames dropped from its queue because it was slow.
+    pub frames_dropped: u64,
+    /// Bytes handed to its socket.
+    pub bytes_sent: u64,
+    /// Send syscalls.
+    pub syscalls: u64,
+    /// Send syscalls that found the socket full.
+    pub would_block: u64,
+    /// MSG_ZEROCOPY completions and how many of them were copied anyway.
+    pub zc_completions: u64,
+    /// Completions the kernel copied.
+    pub zc_copied: u64,
+}
+
+/// The report of a `serve` run.
+#[derive(Debug, Serialize)]
+pub struct ServeReport {
+    /// Send method.
+    pub method: &'static str,
+    /// Payload bytes per frame.
+    pub frame_size: usize,
+    /// Frames per second asked.
+    pub fps: f64,
+    /// Seconds served.
+    pub seconds: f64,
+    /// Frames made and published.
+    pub frames_published: u64,
+    /// Frame ticks missed because the loop ran late (frames not made).
+    pub frames_late: u64,
+    /// Clients accepted.
+    pub clients_accepted: u64,
+    /// Connections refused for --max-clients.
+    pub clients_refused: u64,
+    /// Clients cut loose.
+    pub clients_cut: u64,
+    /// Frames dropped for slow clients, all together.
+    pub frames_dropped: u64,
+    /// Bytes handed to sockets, all clients.
+    pub bytes_sent: u64,
+    /// Send syscalls, all clients.
+    pub syscalls: u64,
+    /// Process CPU seconds (user + system; softirq work it triggers may be
+    /// charged elsewhere, see docs/serve.md).
+    pub cpu_seconds: f64,
+    /// Largest resident set of the process, KiB (VmHWM).
+    pub max_rss_kib: u64,
+    /// The frame pool's size in bytes (slots × slot length).
+    pub frame_pool_bytes: usize,
+    /// Every client, in order of arrival.
+    pub clients: Vec<ClientReport>,
+    /// UDP subscriptions refused for --max-clients.
+    pub udp_refused: u64,
+    /// Every UDP subscriber, in order of joining.
+    pub udp_subscribers: Vec<UdpReport>,
+}
+
+/// One UDP subscriber's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct UdpReport {
+    /// The subscriber's address.
+    pub peer: String,
+    /// How it ended: "subscribed" (at the end), "left" or "expired".
+    pub end: &'static str,
+    /// Frames sent to it whole.
+    pub frames_sent: u64,
+    /// Datagrams sent.
+    pub datagrams: u64,
+    /// Frames not sent whole (the socket was full, or an error).
+    pub frames_failed: u64,
+}
+
+struct Subscriber {
+    last_seen: Instant,
+    report: usize,
+}
+
+/// UDP subscribers: each frame is cut into datagrams whose headers are
+/// built once, and sent to every subscriber with UDP GSO straight from the
+/// frame's slot (the kernel copies; nothing is held after the call).
+struct UdpFanout {
+    ep: UdpEndpoint,
+    datagram: usize,
+    expiry: Duration,
+    max: usize,
+    subs: HashMap<SocketAddrV4, Subscriber>,
+    reports: Vec<UdpReport>,
+    refused: u64,
+}
+
+impl UdpFanout {
+    fn bind(addr: SocketAddrV4, args: &ServeArgs) -> Result<UdpFanout> {
+        let ep = UdpEndpoint::bind(
+            addr,
+            &UdpOptions {
+                send_buffer: Some(4 << 20),
+                reuse_address: true,
+                ..UdpOptions::default()
+            },
+        )?;
+        ep.socket().set_nonblocking(true)?;
+        Ok(UdpFanout {
+            ep,
+            datagram: args.datagram_size,
+            expiry: Duration::from_secs_f64(args.udp_expiry),
+            max: args.max_clients,
+            subs: HashMap::new(),
+            reports: Vec::new(),
+            refused: 0,
+        })
+    }
+
+    fn raw_fd(&self) -> std::os::fd::RawFd {
+        self.ep.socket().as_raw_fd()
+    }
+
+    /// Reads every subscription message waiting, and forgets subscribers
+    /// that did not renew in time.
+    fn poll(&mut self, now: Instant) {
+        let mut buf = [0u8; 64];
+        while let Ok((n, from)) = self.ep.socket().recv_from(&mut buf) {
+            let std::net::SocketAddr::V4(from) = from else {
+                continue;
+            };
+            match Subscribe::parse(&buf[..n]) {
+                Ok(Subscribe::Join) => {
+                    if let Some(s) = self.subs.get_mut(&from) {
+                        s.last_seen = now;
+                    } else if self.subs.len() < self.max {
+                        self.reports.push(UdpReport {
+                            peer: from.to_string(),
+                            end: "subscribed",
+                            frames_sent: 0,
+                            datagrams: 0,
+                            frames_failed: 0,
+                        });
+                        self.subs.insert(
+                            from,
+                            Subscriber {
+                                last_seen: now,
+                                report: self.reports.len() - 1,
+                            },
+                        );
+                    } else {
+                        self.refused += 1;
+                    }
+                }
+                Ok(Subscribe::Leave) => {
+                    if let Some(s) = self.subs.remove(&from) {
+                        self.reports[s.report].end = "left";
+                    }
+                }
+                Err(e) => tracing::debug!("UDP from {from}: {e}"),
+            }
+        }
+        let expiry = self.expiry;
+        let reports = &mut self.reports;
+        self.subs.retain(|_, s| {
+            let keep = now.duration_since(s.last_seen) < expiry;
+            if !keep {
+                reports[s.report].end = "expired";
+            }
+            keep
+        });
+    }
+
+    /// Sends the frame in `slot` (`len` bytes, header first) to every subscriber.
+    fn send_frame(&mut self, slot: &[u8], len: usize) -> Result<()> {
+        if self.subs.is_empty() {
+            return Ok(());
+        }
+        let frame = FrameHeaderRepr::parse(&FrameHeader::new_checked(slot)?)?;
+        let heads = piece_headers(&frame, self.datagram)?;
+        let chunk = self.datagram - HEADER_LEN;
+        let payload = slot.get(HEADER_LEN..len).context("frame past its slot")?;
+        let pairs: Vec<(&[u8], &[u8])> = heads
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let start = (i * chunk).min(payload.len());
+                let end = (start + chunk).min(payload.len());
+                (&h[..], &payload[start..end])
+            })
+            .collect();
+        for (addr, s) in &self.subs {
+            let r = &mut self.reports[s.report];
+            match self.ep.send_gso(*addr, self.datagram, &pairs) {
+                Ok(n) => {
+                    r.datagrams += n as u64;
+                    if n == pairs.len() {
+                        r.frames_sent += 1;
+                    } else {
+                        r.frames_failed += 1;
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!("UDP to {addr}: {e}");
+                    r.frames_failed += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Source {
+    Pattern(PatternMaker),
+    File {
+        path: PathBuf,
+        file: std::fs::File,
+        buf: Vec<u8>,
+    },
+}
+
+impl Source {
+    fn next_frame(&mut self, slot: &mut [u8], seq: u64, now_ns: u64) -> Result<usize> {
+        match self {
+            Source::Pattern(m) => Ok(m.write(slot, seq, now_ns)?),
+            Source::File { path, file, buf } => {
+                let mut got = 0;
+                let mut rewound = false;
+                while got < buf.len() {
+                    let n = file
+                        .read(&mut buf[got..])
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    if n == 0 {
+                        if rewound && got == 0 {
+                            bail!("{} is empty", path.display());
+                        }
+                        std::io::Seek::rewind(file)?;
+                        rewound = true;
+                    }
+                    got += n;
+                }
+                Ok(write_copied(slot, buf, seq, now_ns)?)
+            }
+        }
+    }
+}
+
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+struct Conn {
+    sock: ClientSocket,
+    report: usize,
+}
+
+fn client_report(r: &mut ClientReport, end: &'static str, c: &ClientCounters, s: &SocketCounters) {
+    r.end = end;
+    r.frames_queued = c.frames_queued;
+    r.frames_sent = c.frames_sent;
+    r.frames_dropped = c.frames_dropped;
+    r.bytes_sent = c.bytes_sent;
+    r.syscalls = s.syscalls;
+    r.would_block = s.would_block;
+    r.zc_completions = s.zc_completions;
+    r.zc_copied = s.zc_copied;
+}
+
+/// Runs `linerate serve`.
+pub fn run(args: ServeArgs) -> Result<()> {
+    if !(args.fps > 0.0 && args.fps <= 100_000.0) {
+        bail!("--fps {} must be above 0 and at most 100000", args.fps);
+    }
+    if args.frame_size < 8 || args.frame_size > linerate_wire::served::MAX_FRAME_LEN as usize {
+        bail!("--frame-size {} must be 8 bytes to 64 MiB", args.frame_size);
+    }
+    if !(41..=65_507).contains(&args.datagram_size) {
+        bail!(
+            "--datagram-size {} must be 41 to 65507 bytes",
+            args.datagram_size
+        );
+    }
+    if !(args.udp_expiry > 0.0 && args.udp_expiry.is_finite()) {
+        bail!(
+            "--udp-expiry {} must be a positive number of seconds",
+            args.udp_expiry
+        );
+    }
+    let json = args.json;
+    let report = serve(&args)?;
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+fn print_report(r: &ServeReport) {
+    println!(
+        "served {} frames of {} bytes at {} fps with {} for {:.1} s: {} clients ({} refused, {} cut), {} frames dropped, {:.3} GB sent in {} syscalls, {:.2} CPU-s, max RSS {} MiB",
+        r.frames_published,
+        r.frame_size,
+        r.fps,
+        r.method,
+        r.seconds,
+        r.clients_accepted,
+        r.clients_refused,
+        r.clients_cut,
+        r.frames_dropped,
+        r.bytes_sent as f64 / 1e9,
+        r.syscalls,
+        r.cpu_seconds,
+        r.max_rss_kib / 1024
+    );
+    for u in &r.udp_subscribers {
+        println!(
+            "  {:<22} UDP {:<10} sent {:>7} failed {:>6} datagrams {:>9}",
+            u.peer, u.end, u.frames_sent, u.frames_failed, u.datagrams
+        );
+    }
+    for c in &r.clients {
+        println!(
+            "  {:<22} {:<9} sent {:>7} dropped {:>6} {:>10.1} MB",
+            c.peer,
+            c.end,
+            c.frames_sent,
+            c.frames_dropped,
+            c.bytes_sent as f64 / 1e6
+        );
+    }
+}
+
+/// Serves until the duration ends or a signal comes; returns the report.
+pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
+    let stop = crate::stop_signal::on_sigint_or_sigterm()?;
+    let method = args.method;
+    let mut hub = Hub::new(HubConfig {
+        slots: args.slots,
+        queue_frames: args.queue,
+        max_clients: args.max_clients,
+        release: if method.copies() {
+            Release::OnWrite
+        } else {
+            Release::OnAck
+        },
+    })?;
+    // sendfile and splice read the memfd; write and zerocopy read the
+    // mapping, best from huge pages (one pin per 2 MiB for MSG_ZEROCOPY).
+    let mut frames = match method {
+        Method::Sendfile | Method::Splice => {
+            SharedFrames::new(args.slots, slot_len(args.frame_size))
+                .context("creating the shared frame pool (memfd)")?
+        }
+        Method::Write | Method::Zerocopy => {
+            SharedFrames::anonymous(args.slots, slot_len(args.frame_size))
+                .context("creating the shared frame pool")?
+        }
+    };
+    let mut source = if args.source == "pattern" {
+        let m = PatternMaker::new(args.frame_size)?;
+        for i in 0..frames.slots() {
+            if let Some(s) = frames.slot_mut(i) {
+                m.prepare_slot(s)?;
+            }
+        }
+        Source::Pattern(m)
+    } else {
+        let path = PathBuf::from(&args.source);
+        let file = std::fs::File::open(&path)
+            .with_context(|| format!("opening --source {}", path.display()))?;
+        Source::File {
+            path,
+            file,
+            buf: vec![0; args.frame_size],
+        }
+    };
+    let addr = SocketAddrV4::new(args.bind, args.port);
+    let listener = TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
+    listener.set_nonblocking(true)?;
+    let mut udp = UdpFanout::bind(addr, args).with_context(|| format!("UDP on {addr}"))?;
+
+    let period = Duration::from_secs_f64(1.0 / args.fps);
+    let start = Instant::now();
+    let end = args.duration.map(|d| start + Duration::from_secs_f64(d));
+    let mut next_frame = start;
+    let mut conns: HashMap<ClientId, Conn> = HashMap::new();
+    let mut reports: Vec<ClientReport> = Vec::new();
+    let (mut accepted, mut refused, mut late, mut syscalls_closed) = (0u64, 0u64, 0u64, 0u64);
+
+    while !stop.load(Ordering::Relaxed) && end.map_or(true, |e| Instant::now() < e) {
+        let now = Instant::now();
+        // Make every frame that is due (a late loop skips ticks, counted).
+        if now >= next_frame {
+            release_all(&mut hub, &mut conns)?;
+            let claim = hub.claim_slot();
+            for (id, counters) in &claim.cut {
+                if let Some(c) = conns.remove(id) {
+                    let s = c.sock.counters();
+                    syscalls_closed += s.syscalls;
+                    client_report(&mut reports[c.report], "cut", counters, &s);
+                    c.sock.abort();
+                }
+            }
+            let slot = frames
+                .slot_mut(claim.slot)
+                .context("the hub named a slot past the pool")?;
+            let len = source.next_frame(slot, claim.seq, now_ns())?;
+            udp.poll(now);
+            udp.send_frame(slot, len)?;
+            hub.publish(&claim, len);
+            next_frame += period;
+            if now > next_frame + period {
+                let behind = ((now - next_frame).as_secs_f64() / period.as_secs_f64()) as u64;
+                late += behind;
+                next_frame += period * behind as u32;
+            }
+        }
+        // Send what each client can take.
+        let ids: Vec<ClientId> = conns.keys().copied().collect();
+        for id in ids {
+            if let Err(e) = pump(&mut hub, &mut conns, &frames, id) {
+                tracing::debug!("client {id}: {e}");
+                if let Some(c) = conns.remove(&id) {
+                    let counters = hub.remove_client(id)?;
+                    let s = c.sock.counters();
+                    syscalls_closed += s.syscalls;
+                    client_report(&mut reports[c.report], "closed", &counters, &s);
+                }
+            }
+        }
+        // Wait for room in a socket that has something to send, a new
+        // client, or the next frame.
+        let mut waiting = Vec::new();
+        let mut fds = Vec::new();
+        for (&id, c) in &conns {
+            if hub.pending(id).is_some() {
+                waiting.push(id);
+                fds.push(c.sock.raw_fd());
+            }
+        }
+        let wait = next_frame.saturating_duration_since(Instant::now());
+        let ms = if wait.is_zero() {
+            0
+        } else {
+            wait.as_millis().clamp(1, 50) as i32
+        };
+        let (readable, _) = wait_ready(&[listener.as_raw_fd(), udp.raw_fd()], &fds, ms)?;
+        if readable.contains(&1) {
+            udp.poll(Instant::now());
+        }
+        if readable.contains(&0) {
+            while let Ok((stream, peer)) = listener.accept() {
+                let sock = match ClientSocket::new(stream, method, args.send_buffer) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        tracing::warn!("client {peer}: {e}");
+                        continue;
+                    }
+                };
+                match hub.add_client() {
+                    Ok(id) => {
+                        accepted += 1;
+                        reports.push(ClientReport {
+                            peer: peer.to_string(),
+                            end: "connected",
+                            frames_queued: 0,
+                            frames_sent: 0,
+                            frames_dropped: 0,
+                            bytes_sent: 0,
+                            syscalls: 0,
+                            would_block: 0,
+                            zc_completions: 0,
+                            zc_copied: 0,
+                        });
+                        conns.insert(
+                            id,
+                            Conn {
+                                sock,
+                                report: reports.len() - 1,
+                            },
+                        );
+                    }
+                    Err(_) => {
+                        refused += 1;
+                        drop(sock);
+                    }
+                }
+            }
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let mut syscalls = syscalls_closed;
+    for (id, c) in conns.drain() {
+        let counters = hub.client_counters(id)?;
+        let s = c.sock.counters();
+        syscalls += s.syscalls;
+        client_report(&mut reports[c.report], "connected", &counters, &s);
+    }
+    let hc = hub.counters();
+    Ok(ServeReport {
+        method: method.name(),
+        frame_size: args.frame_size,
+        fps: args.fps,
+        seconds,
+        frames_published: hc.frames_published,
+        frames_late: late,
+        clients_accepted: accepted,
+        clients_refused: refused,
+        clients_cut: hc.clients_cut,
+        frames_dropped: hc.frames_dropped,
+        bytes_sent: reports.iter().map(|r| r.bytes_sent).sum(),
+        syscalls,
+        cpu_seconds: process_cpu_seconds(),
+        max_rss_kib: max_rss_kib(),
+        frame_pool_bytes: frames.slots() * frames.slot_len(),
+        clients: reports,
+        udp_refused: udp.refused,
+        udp_subscribers: udp.reports,
+    })
+}
+
+/// Sends to client `id` until its socket is full or it has nothing left.
+fn pump(
+    hub: &mut Hub,
+    conns: &mut HashMap<ClientId, Conn>,
+    frames: &SharedFrames,
+    id: ClientId,
+) -> Result<()> {
+    let Some(conn) = conns.get_mut(&id) else {
+        return Ok(());
+    };
+    while let Some(p) = hub.pending(id) {
+        let more = hub.queued(id) > 0;
+        let n = conn
+            .sock
+            .send(frames, p.frame.slot, p.offset, p.len, more)
+            .with_context(|| format!("sending to {}", conn.sock.peer()))?;
+        if n == 0 {
+            break;
+        }
+        hub.sent(id, n)?;
+    }
+    Ok(())
+}
+
+/// Tells the hub how far each client's kernel is done with its stream.
+fn release_all(hub: &mut Hub, conns: &mut HashMap<ClientId, Conn>) -> Result<()> {
+    for (&id, c) in conns.iter_mut() {
+        if hub.has_unacked(id) {
+            if let Ok(pos) = c.sock.released() {
+                hub.acked(id, pos)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn process_cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct we pass.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
+/// VmHWM of this process in KiB (0 if /proc cannot tell).
+fn max_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}

@@ -1,0 +1,432 @@
+//! `linerate watch`: K clients of `linerate serve` in one process, each
+//! verifying every frame (docs/serve.md).
+//!
+//! Each client is a thread with its own connection. It reads a frame's
+//! 40-byte header, then its payload, checks the payload's CRC-32 and that
+//! the sequence continues from the frame before, and times the frame from
+//! its capture stamp. The run passes only when every client got every
+//! frame sent while it was connected, intact.
+
+use std::io::Read;
+use std::net::{SocketAddr, SocketAddrV4, TcpStream};
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Result};
+use clap::Args;
+use hdrhistogram::Histogram;
+use linerate_serve::datagram::Reassembler;
+use linerate_serve::verify::{Verdict, Verifier, VerifyCounters};
+use linerate_wire::served::Subscribe;
+use linerate_wire::served::{FrameHeader, FrameHeaderRepr, HEADER_LEN};
+use serde::Serialize;
+
+/// Arguments of `linerate watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The server, IP:PORT.
+    #[arg(long)]
+    connect: SocketAddrV4,
+    /// Connections to open.
+    #[arg(long, default_value_t = 1)]
+    clients: usize,
+    /// Seconds to watch.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// Set TCP_QUICKACK after every read (acknowledge at once instead of
+    /// delaying ACKs), to measure what ACKs cost the server.
+    #[arg(long)]
+    quickack: bool,
+    /// Subscribe over UDP instead of connecting over TCP: each client is a
+    /// UDP socket that joins the server's stream (renewing every second) and
+    /// puts frames together from their datagrams.
+    #[arg(long)]
+    udp: bool,
+    /// Receive buffer per connection in bytes (0: the kernel autotunes).
+    #[arg(long, default_value_t = 0)]
+    recv_buffer: usize,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What one client saw.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientResult {
+    /// Index of the client (0..K).
+    pub client: usize,
+    /// Frames received intact.
+    pub frames_ok: u64,
+    /// Frames missing between the first and last received.
+    pub frames_missing: u64,
+    /// Frames whose payload failed the checksum.
+    pub frames_corrupt: u64,
+    /// Frames out of order or repeated.
+    pub frames_out_of_order: u64,
+    /// First and last sequence received.
+    pub first_seq: Option<u64>,
+    /// Last sequence received.
+    pub last_seq: Option<u64>,
+    /// Payload Mbit/s over the client's time connected.
+    pub mbit_per_s: f64,
+    /// Capture-to-receive latency percentiles in microseconds.
+    pub latency_us_p50: u64,
+    /// 99th percentile.
+    pub latency_us_p99: u64,
+    /// Largest.
+    pub latency_us_max: u64,
+    /// Why the client failed before the end, if it did.
+    pub error: Option<String>,
+    /// Every frame received, intact and in sequence, and no error.
+    pub complete: bool,
+}
+
+/// The report of a `watch` run.
+#[derive(Debug, Serialize)]
+pub struct WatchReport {
+    /// The server.
+    pub server: String,
+    /// Seconds watched.
+    pub seconds: f64,
+    /// Clients that passed.
+    pub clients_complete: usize,
+    /// All clients.
+    pub clients: Vec<ClientResult>,
+    /// Frames received intact, all clients.
+    pub frames_ok: u64,
+    /// Frames missing, all clients.
+    pub frames_missing: u64,
+    /// Aggregate payload Mbit/s.
+    pub mbit_per_s: f64,
+    /// Whether every client received and verified every frame.
+    pub ok: bool,
+}
+
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Runs `linerate watch`; fails (exit 1) unless every client is complete.
+pub fn run(args: WatchArgs) -> Result<()> {
+    if !(args.duration > 0.0 && args.duration.is_finite()) {
+        bail!(
+            "--duration {} must be a positive number of seconds",
+            args.duration
+        );
+    }
+    if args.clients == 0 || args.clients > 4096 {
+        bail!("--clients {} must be 1 to 4096", args.clients);
+    }
+    let report = watch(&args)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!(
+            "{}/{} clients complete, {} frames verified, {} missing, {:.1} Mbit/s in total",
+            report.clients_complete,
+            report.clients.len(),
+            report.frames_ok,
+            report.frames_missing,
+            report.mbit_per_s
+        );
+        for c in &report.clients {
+            println!(
+                "  client {:>3}: {:>7} ok {:>5} missing {:>3} corrupt {:>9.1} Mbit/s latency p50 {} µs p99 {} µs{}",
+                c.client,
+                c.frames_ok,
+                c.frames_missing,
+                c.frames_corrupt,
+                c.mbit_per_s,
+                c.latency_us_p50,
+                c.latency_us_p99,
+                c.error.as_deref().map(|e| format!(" error: {e}")).unwrap_or_default()
+            );
+        }
+    }
+    if !report.ok {
+        bail!(
+            "{} of {} clients did not receive every frame intact",
+            report.clients.len() - report.clients_complete,
+            report.clients.len()
+        );
+    }
+    Ok(())
+}
+
+/// Watches with `args.clients` connections and returns what they saw.
+pub fn watch(args: &WatchArgs) -> Result<WatchReport> {
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(args.duration);
+    let handles: Vec<_> = (0..args.clients)
+        .map(|i| {
+            let server = args.connect;
+            let (quickack, recv_buffer, udp) = (args.quickack, args.recv_buffer, args.udp);
+            std::thread::spawn(move || {
+                if udp {
+                    udp_client(i, server, deadline, recv_buffer)
+                } else {
+                    client(i, server, deadline, quickack, recv_buffer)
+                }
+            })
+        })
+        .collect();
+    let clients: Vec<ClientResult> = handles
+        .into_iter()
+        .enumerate()
+        .map(|(i, h)| {
+            h.join().unwrap_or_else(|_| ClientResult {
+                error: Some("client thread panicked".into()),
+                ..empty(i)
+            })
+        })
+        .collect();
+    let seconds = start.elapsed().as_secs_f64();
+    let complete = clients.iter().filter(|c| c.complete).count();
+    Ok(WatchReport {
+        server: args.connect.to_string(),
+        seconds,
+        clients_complete: complete,
+        frames_ok: clients.iter().map(|c| c.frames_ok).sum(),
+        frames_missing: clients.iter().map(|c| c.frames_missing).sum(),
+        mbit_per_s: clients.iter().map(|c| c.mbit_per_s).sum(),
+        ok: complete == clients.len(),
+        clients,
+    })
+}
+
+fn empty(client: usize) -> ClientResult {
+    ClientResult {
+        client,
+        frames_ok: 0,
+        frames_missing: 0,
+        frames_corrupt: 0,
+        frames_out_of_order: 0,
+        first_seq: None,
+        last_seq: None,
+        mbit_per_s: 0.0,
+        latency_us_p50: 0,
+        latency_us_p99: 0,
+        latency_us_max: 0,
+        error: None,
+        complete: false,
+    }
+}
+
+/// Reads exactly `buf.len()` bytes unless the deadline passes first
+/// (returns false then). Errors on EOF or a socket error.
+fn read_until(
+    s: &mut TcpStream,
+    buf: &mut [u8],
+    deadline: Instant,
+    quickack: bool,
+) -> std::io::Result<bool> {
+    let mut got = 0;
+    while got < buf.len() {
+        if Instant::now() >= deadline {
+            return Ok(false);
+        }
+        match s.read(&mut buf[got..]) {
+            Ok(0) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!("server closed the connection after {got} bytes of a read"),
+                ))
+            }
+            Ok(n) => {
+                got += n;
+                if quickack {
+                    let one: libc::c_int = 1;
+                    // SAFETY: setsockopt with an int on our socket.
+                    unsafe {
+                        libc::setsockopt(
+                            s.as_raw_fd(),
+                            libc::IPPROTO_TCP,
+                            libc::TCP_QUICKACK,
+                            (&one as *const libc::c_int).cast(),
+                            4,
+                        )
+                    };
+                }
+            }
+            Err(e) if is_timeout(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+/// Fills a client's result from its verifier, latencies and outcome.
+fn finish(
+    mut result: ClientResult,
+    verifier: &Verifier,
+    hist: Option<&Histogram<u64>>,
+    started: Instant,
+    outcome: std::io::Result<()>,
+) -> ClientResult {
+    let secs = started.elapsed().as_secs_f64().max(1e-9);
+    let c: VerifyCounters = verifier.counters();
+    result.frames_ok = c.frames_ok;
+    result.frames_missing = c.frames_missing;
+    result.frames_corrupt = c.frames_corrupt;
+    result.frames_out_of_order = c.frames_out_of_order;
+    result.first_seq = c.first_seq;
+    result.last_seq = c.last_seq;
+    result.mbit_per_s = c.bytes as f64 * 8.0 / secs / 1e6;
+    if let Some(h) = hist.filter(|h| !h.is_empty()) {
+        result.latency_us_p50 = h.value_at_quantile(0.5);
+        result.latency_us_p99 = h.value_at_quantile(0.99);
+        result.latency_us_max = h.max();
+    }
+    result.error = outcome.err().map(|e| e.to_string());
+    result.complete = result.error.is_none() && c.complete();
+    result
+}
+
+fn record_latency(hist: &mut Option<Histogram<u64>>, capture_ns: u64) {
+    if let Some(h) = hist.as_mut() {
+        let us = now_ns().saturating_sub(capture_ns) / 1000;
+        let _ = h.record(us.clamp(1, 60_000_000));
+    }
+}
+
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
+}
+
+/// A UDP subscriber: joins, renews every second, reassembles and verifies.
+fn udp_client(
+    i: usize,
+    server: SocketAddrV4,
+    deadline: Instant,
+    recv_buffer: usize,
+) -> ClientResult {
+    let mut verifier = Verifier::new();
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).ok();
+    let started = Instant::now();
+    let outcome = (|| -> std::io::Result<()> {
+        let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None)?;
+        let want = if recv_buffer > 0 {
+            recv_buffer
+        } else {
+            16 << 20
+        };
+        let v = libc::c_int::try_from(want).unwrap_or(libc::c_int::MAX);
+        // SAFETY: setsockopt with an int on our socket.
+        let forced = unsafe {
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUFFORCE,
+                (&v as *const libc::c_int).cast(),
+                4,
+            )
+        };
+        if forced != 0 {
+            // Not root: as much as rmem_max allows.
+            sock.set_recv_buffer_size(want)?;
+        }
+        sock.bind(&SocketAddr::from(([0, 0, 0, 0], 0)).into())?;
+        let sock: std::net::UdpSocket = sock.into();
+        sock.set_read_timeout(Some(Duration::from_millis(100)))?;
+        let mut reasm = Reassembler::new();
+        let mut buf = vec![0u8; 65_536];
+        let mut renewed = Instant::now();
+        let mut heard = false;
+        sock.send_to(&Subscribe::Join.to_bytes(), server)?;
+        while Instant::now() < deadline {
+            // Renew every second; until the server is heard from (it may
+            // not be up yet), every 100 ms.
+            let every = Duration::from_millis(if heard { 1000 } else { 100 });
+            if renewed.elapsed() >= every {
+                sock.send_to(&Subscribe::Join.to_bytes(), server)?;
+                renewed = Instant::now();
+            }
+            let n = match sock.recv(&mut buf) {
+                Ok(n) => n,
+                Err(e) if is_timeout(&e) => continue,
+                // A refusal (ICMP) before the server listens.
+                Err(e) if !heard && e.kind() == std::io::ErrorKind::ConnectionRefused => continue,
+                Err(e) => return Err(e),
+            };
+            heard = true;
+            if let Some(f) = reasm.push(&buf[..n]) {
+                verifier.frame(&f.header, f.payload_crc);
+                record_latency(&mut hist, f.header.capture_ns);
+            }
+        }
+        let _ = sock.send_to(&Subscribe::Leave.to_bytes(), server);
+        Ok(())
+    })();
+    finish(empty(i), &verifier, hist.as_ref(), started, outcome)
+}
+
+/// A TCP client: connects, reads header then payload, verifies each frame.
+fn client(
+    i: usize,
+    server: SocketAddrV4,
+    deadline: Instant,
+    quickack: bool,
+    recv_buffer: usize,
+) -> ClientResult {
+    let mut verifier = Verifier::new();
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).ok();
+    let started = Instant::now();
+    let outcome = (|| -> std::io::Result<()> {
+        // A server just started may not listen yet: retry refusals briefly.
+        let connect_by = Instant::now() + Duration::from_secs(3);
+        let mut s = loop {
+            match TcpStream::connect_timeout(&SocketAddr::V4(server), Duration::from_secs(2)) {
+                Ok(s) => break s,
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::ConnectionRefused
+                        && Instant::now() < connect_by.min(deadline) =>
+                {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        if recv_buffer > 0 {
+            socket2::SockRef::from(&s).set_recv_buffer_size(recv_buffer)?;
+        }
+        s.set_read_timeout(Some(Duration::from_millis(100)))?;
+        let mut header = [0u8; HEADER_LEN];
+        let mut payload = Vec::new();
+        loop {
+            if !read_until(&mut s, &mut header, deadline, quickack)? {
+                return Ok(());
+            }
+            let repr = FrameHeader::new_checked(&header[..])
+                .and_then(|v| FrameHeaderRepr::parse(&v))
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+            if repr.piece_offset != 0 || repr.piece_len != repr.frame_len {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "frame {} on TCP is a piece ({} bytes at {}), not the whole frame",
+                        repr.sequence, repr.piece_len, repr.piece_offset
+                    ),
+                ));
+            }
+            payload.resize(repr.frame_len as usize, 0);
+            if !read_until(&mut s, &mut payload, deadline, quickack)? {
+                return Ok(());
+            }
+            if let Verdict::OutOfOrder = verifier.frame(&repr, crc32fast::hash(&payload)) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("frame {} arrived out of order", repr.sequence),
+                ));
+            }
+            record_latency(&mut hist, repr.capture_ns);
+        }
+    })();
+    finish(empty(i), &verifier, hist.as_ref(), started, outcome)
+}

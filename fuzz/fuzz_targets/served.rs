@@ -1,0 +1,18 @@
+//! Fuzz the served-frame header decoder: arbitrary bytes never panic it,
+//! and whatever parses emits back to the same 40 bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use linerate_wire::served::{FrameHeader, FrameHeaderRepr, Subscribe, HEADER_LEN};
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(s) = Subscribe::parse(data) {
+        assert_eq!(&s.to_bytes()[..], data);
+    }
+    if let Ok(view) = FrameHeader::new_checked(data) {
+        if let Ok(repr) = FrameHeaderRepr::parse(&view) {
+            let bytes = repr.to_bytes().expect("a parsed header emits");
+            assert_eq!(&bytes[..], &data[..HEADER_LEN]);
+        }
+    }
+});
