@@ -79,7 +79,9 @@ impl SwitchBed {
         hosts.push(RECEIVER);
         let bed = Testbed::builder(name).hosts(hosts).switch().build()?;
         let switch = bed.info().switch_netns.clone().ok_or_else(|| {
-            Error::Argument(format!("test bed {name} was built without its switch namespace"))
+            Error::Argument(format!(
+                "test bed {name} was built without its switch namespace"
+            ))
         })?;
         let port = bed.iface(RECEIVER)?.peer_iface.clone();
         let mut tc = linerate_testbed::HostCommand::new(&switch, "tc");
