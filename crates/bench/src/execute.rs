@@ -120,6 +120,23 @@ fn gvsp(
         GvspReceiver::Aravis => peers::parse_aravis(&host)?,
         _ => peers::parse_grab(&host)?,
     };
+    if !matches!(receiver, GvspReceiver::Aravis) {
+        // The receiver's own account of what went wrong, for the JSON.
+        if let Ok(v) = crate::process::last_json_object(&host) {
+            for key in [
+                "frames_incomplete",
+                "underruns",
+                "packets_missing",
+                "packets_resent",
+                "kernel_drops",
+                "incomplete_examples",
+            ] {
+                if let Some(x) = v.get(key) {
+                    run.detail.insert(key.into(), x.clone());
+                }
+            }
+        }
+    }
     let sent = peers::parse_camera_frames_sent(&camera).ok();
     put_window(run, &w);
     run.frames_completed = Some(outcome.frames_completed);

@@ -28,9 +28,26 @@ pub struct Stream {
     pub fps: f64,
     /// GVSP packet size (SCPS: IP + UDP + GVSP headers + payload).
     pub packet_size: u32,
+    /// Gap between packets (SCPD) in ns; `None` leaves the camera unpaced.
+    pub packet_delay_ns: Option<u64>,
 }
 
 impl Stream {
+    /// A stream paced like a 10 GigE camera: one packet per wire time of
+    /// `packet_size` bytes at 10 Gbit/s (6400 ns for 8000 bytes). Unpaced,
+    /// the emulated camera hands veth whole frames at memory speed, and
+    /// bursts longer than the host's receive ring are lost for every
+    /// receiver alike, which no real link does.
+    pub fn paced_10g(width: u32, height: u32, fps: f64, packet_size: u32) -> Stream {
+        Stream {
+            width,
+            height,
+            fps,
+            packet_size,
+            packet_delay_ns: Some(u64::from(packet_size) * 8 / 10),
+        }
+    }
+
     /// Bytes of one frame.
     pub fn frame_bytes(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height)
@@ -114,6 +131,9 @@ pub fn gvsp_receiver(
                 "--duration".to_owned(),
                 format!("{}", duration.as_secs_f64().ceil()),
             ]);
+            if let Some(ns) = stream.packet_delay_ns {
+                cmd.arg("-y").arg(ns.to_string());
+            }
             Ok(cmd)
         }
         GvspReceiver::Grab { .. } | GvspReceiver::Tcp { .. } => {
@@ -138,6 +158,9 @@ pub fn gvsp_receiver(
             match receiver {
                 GvspReceiver::Grab { backend } => {
                     cmd.args(["--backend", backend.as_str()]);
+                    if let Some(ns) = stream.packet_delay_ns {
+                        cmd.arg("--packet-delay").arg(ns.to_string());
+                    }
                 }
                 GvspReceiver::Tcp { .. } => {
                     cmd.args(["--transport", "tcp"]);
@@ -351,12 +374,8 @@ mod tests {
 
     #[test]
     fn stream_rate() {
-        let s = Stream {
-            width: 1024,
-            height: 1024,
-            fps: 100.0,
-            packet_size: 8000,
-        };
+        let s = Stream::paced_10g(1024, 1024, 100.0, 8000);
         assert!((s.gbit_per_s() - 0.8388608).abs() < 1e-9);
+        assert_eq!(s.packet_delay_ns, Some(6400));
     }
 }

@@ -94,10 +94,16 @@ pub fn draw_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>> {
         })
         .collect();
     if !matrix.is_empty() {
+        let matrix_case = report
+            .rows
+            .iter()
+            .find(|r| r.scenario == Scenario::UdpTcp.name())
+            .map(|r| r.case.clone())
+            .unwrap_or_default();
         let path = dir.join("busiest-vs-average-core.png");
         bar_chart(
             &path,
-            "One camera at ~4.4 Gbit/s: busiest core against the average (seed 000)",
+            &format!("One camera, {matrix_case}: busiest core against the average (seed 000)"),
             &matrix,
         )?;
         files.push(path);

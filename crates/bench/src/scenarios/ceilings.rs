@@ -13,11 +13,13 @@ use crate::scenario::Scenario;
 const FLAT_OUT_FPS: f64 = 2000.0;
 
 pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
+    // Flat out: no packet delay, the camera sends as fast as it can.
     let flat_out = |packet_size| Stream {
         width: 2048,
         height: 2048,
         fps: FLAT_OUT_FPS,
         packet_size,
+        packet_delay_ns: None,
     };
     let mut jobs: Vec<(&str, Work)> = vec![
         ("iperf3-tcp", Work::Iperf { udp: None }),

@@ -12,7 +12,7 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
     let rates: &[f64] = if config.quick {
         &[600.0]
     } else {
-        &[400.0, 600.0, 800.0, 1000.0, 1200.0]
+        &[200.0, 300.0, 400.0, 600.0, 800.0, 1000.0, 1200.0]
     };
     // One pass: a sweep is its own repetition (each rate is a new trial).
     rates
@@ -26,12 +26,7 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
                     fps,
                     Work::Gvsp {
                         receiver,
-                        stream: Stream {
-                            width: 1024,
-                            height: 1024,
-                            fps,
-                            packet_size: 8000,
-                        },
+                        stream: Stream::paced_10g(1024, 1024, fps, 8000),
                     },
                 );
                 job.sweep = true;

@@ -30,12 +30,7 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
                         f64::from(size),
                         Work::Gvsp {
                             receiver,
-                            stream: Stream {
-                                width: 1024,
-                                height: 1024,
-                                fps: FPS,
-                                packet_size: size,
-                            },
+                            stream: Stream::paced_10g(1024, 1024, FPS, size),
                         },
                     )
                 })

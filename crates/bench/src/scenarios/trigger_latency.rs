@@ -25,12 +25,7 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
                     Work::Trigger {
                         backend: (*b).to_owned(),
                         rate_hz: 100.0,
-                        stream: Stream {
-                            width: 1024,
-                            height: 1024,
-                            fps: 100.0,
-                            packet_size: 8000,
-                        },
+                        stream: Stream::paced_10g(1024, 1024, 100.0, 8000),
                     },
                 )
             })

@@ -40,12 +40,7 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
                     fps,
                     Work::Gvsp {
                         receiver: receiver.clone(),
-                        stream: Stream {
-                            width: 2048,
-                            height: 2048,
-                            fps,
-                            packet_size: *packet_size,
-                        },
+                        stream: Stream::paced_10g(2048, 2048, fps, *packet_size),
                     },
                 )
             })
