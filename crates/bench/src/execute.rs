@@ -143,12 +143,14 @@ fn gvsp(
     run.frames_lost = Some(outcome.frames_lost());
     run.frames_sent = sent;
     run.frames_per_s = Some(outcome.frames_completed as f64 / duration.as_secs_f64());
-    // Lossless: nothing failed, and every frame the camera sent arrived
-    // (two frames of slack for the ones in flight at start and stop).
+    // Lossless: nothing failed, and every frame the camera sent arrived,
+    // but for those still in flight when the receiver stopped: two, plus
+    // 30 ms of frames for the AcquisitionStop round trip.
+    let in_flight = 2 + (stream.fps * 0.03).ceil() as u64;
     run.lossless = Some(
         outcome.frames_completed > 0
             && outcome.frames_lost() == 0
-            && sent.map_or(true, |s| outcome.frames_completed + 2 >= s),
+            && sent.map_or(true, |s| outcome.frames_completed + in_flight >= s),
     );
     run.detail
         .insert("resend_requests".into(), outcome.resend_requests.into());

@@ -744,3 +744,55 @@ fn software_trigger_latency_is_measured_per_frame() {
     // Triggers are paced at 50 Hz: 30 frames take at least 29 periods.
     assert!(started.elapsed() >= Duration::from_millis(29 * 20), "{v}");
 }
+
+#[test]
+fn packet_delay_paces_the_camera() {
+    let _s = serial();
+    let bed = bed("grabdelay", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    // 1024x768 Mono8 in 8000-byte packets is 99 packets a frame. Unpaced,
+    // 20 frames at 200 fps take 0.1 s; 100 us between packets makes each
+    // frame last at least 9.8 ms, so 20 frames take at least 0.19 s. Load
+    // only makes the run longer, so the bound cannot fail spuriously.
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "20",
+            "--width",
+            "1024",
+            "--height",
+            "768",
+            "--fps",
+            "200",
+            "--packet-size",
+            "8000",
+            "--packet-delay",
+            "100000",
+            "--verify",
+        ],
+    );
+    assert!(out.status.success(), "{v}");
+    accounted(&v, 20);
+    let seconds = v["seconds"].as_f64().unwrap_or(0.0);
+    assert!(
+        seconds >= 0.19,
+        "20 paced frames took only {seconds} s: {v}"
+    );
+    // A delay that does not fit the 32-bit SCPD register is refused.
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args([
+            "grab",
+            &ip,
+            "--frames",
+            "1",
+            "--packet-delay",
+            "99999999999",
+        ])
+        .output()
+        .expect("linerate grab");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("99999999999 ns"), "{err}");
+}
