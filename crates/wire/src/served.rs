@@ -286,6 +286,13 @@ impl Subscribe {
                 value: buf[4].into(),
             });
         }
+        let reserved = u32::from(buf[6]) << 8 | u32::from(buf[7]);
+        if reserved != 0 {
+            return Err(Error::BadValue {
+                field: "served subscription reserved bytes (must be 0)",
+                value: reserved.into(),
+            });
+        }
         match buf[5] {
             1 => Ok(Subscribe::Join),
             2 => Ok(Subscribe::Leave),
@@ -313,6 +320,19 @@ impl Subscribe {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn subscription_with_reserved_bytes_set_is_refused() {
+        // Found by the fuzz smoke run: these bytes used to parse as Join,
+        // and emitting Join gave back different bytes.
+        let bytes = [76, 82, 83, 66, 1, 1, 247, 0];
+        let err = Subscribe::parse(&bytes).err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("reserved") && e.contains("0xf700")));
+        let mut ok = Subscribe::Join.to_bytes();
+        assert_eq!(Subscribe::parse(&ok).ok(), Some(Subscribe::Join));
+        ok[7] = 1;
+        assert!(Subscribe::parse(&ok).is_err());
+    }
 
     #[test]
     fn header_bytes() {
