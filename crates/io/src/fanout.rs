@@ -98,6 +98,24 @@ pub struct SharedFrames {
     slots: usize,
 }
 
+/// Slot length (whole 4 KiB pages, so sendfile and splice move whole pages)
+/// and total bytes of a pool of `slots` slots of at least `min_slot_len`
+/// bytes, refusing an empty pool or one over 64 GiB.
+fn pool_layout(slots: usize, min_slot_len: usize) -> std::io::Result<(usize, usize)> {
+    let page = 4096;
+    let slot_len = min_slot_len.max(1).div_ceil(page) * page;
+    let total = slot_len
+        .checked_mul(slots)
+        .filter(|&t| t > 0 && t <= 1 << 36)
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{slots} slots of {slot_len} bytes is no sane frame pool"),
+            )
+        })?;
+    Ok((slot_len, total))
+}
+
 // SAFETY: the mapping is owned by this value; `&mut self` guards writes.
 unsafe impl Send for SharedFrames {}
 
@@ -106,17 +124,7 @@ impl SharedFrames {
     /// up to whole pages), backed by a memfd and populated now, so sending
     /// never faults pages in.
     pub fn new(slots: usize, min_slot_len: usize) -> std::io::Result<SharedFrames> {
-        let page = 4096;
-        let slot_len = min_slot_len.max(1).div_ceil(page) * page;
-        let total = slot_len
-            .checked_mul(slots)
-            .filter(|&t| t > 0 && t <= 1 << 36)
-            .ok_or_else(|| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    format!("{slots} slots of {slot_len} bytes is no sane frame pool"),
-                )
-            })?;
+        let (slot_len, total) = pool_layout(slots, min_slot_len)?;
         // SAFETY: a NUL-terminated name and valid flags.
         let raw = unsafe { libc::memfd_create(c"linerate-frames".as_ptr(), libc::MFD_CLOEXEC) };
         if raw < 0 {
@@ -157,17 +165,7 @@ impl SharedFrames {
     /// from it: it has no file for sendfile or splice.
     pub fn anonymous(slots: usize, min_slot_len: usize) -> std::io::Result<SharedFrames> {
         const HUGE: usize = 2 << 20;
-        let page = 4096;
-        let slot_len = min_slot_len.max(1).div_ceil(page) * page;
-        let total = slot_len
-            .checked_mul(slots)
-            .filter(|&t| t > 0 && t <= 1 << 36)
-            .ok_or_else(|| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    format!("{slots} slots of {slot_len} bytes is no sane frame pool"),
-                )
-            })?;
+        let (slot_len, total) = pool_layout(slots, min_slot_len)?;
         let map_len = total.div_ceil(HUGE) * HUGE + HUGE;
         // SAFETY: a fresh private anonymous mapping; unmapped in Drop.
         let map = unsafe {
