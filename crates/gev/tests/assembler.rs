@@ -507,6 +507,8 @@ proptest! {
 fn lost_trailer_is_requested_once_the_next_block_starts() {
     let mut c = Config::new(1000);
     c.data_per_packet = Some(DPP);
+    // Only the next block may reveal the loss here.
+    c.resend.tail_timeout_ns = 0;
     let mut a = Assembler::new(c).expect("config");
     let data = source(1000, 1);
     let first = block(1, false, &data);
@@ -529,6 +531,97 @@ fn lost_trailer_is_requested_once_the_next_block_starts() {
     );
     a.on_packet(&first[first.len() - 1], 3 * MS);
     let f = a.poll_frame().expect("block 1 delivered");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+}
+
+#[test]
+fn lost_tail_is_requested_after_a_silence_without_a_next_block() {
+    let mut c = Config::new(1000);
+    c.data_per_packet = Some(DPP);
+    let mut a = Assembler::new(c).expect("config");
+    let data = source(1000, 3);
+    let first = block(1, false, &data);
+    let last_id = first.len() as u32 - 1;
+    // Packets 0..=7 arrive 10 µs apart; 8, 9 and the trailer are lost.
+    for (i, p) in first[..8].iter().enumerate() {
+        a.on_packet(p, i as u64 * 10_000);
+    }
+    let last_seen = 70_000;
+    assert_eq!(a.poll_transmit(last_seen + MS / 2), None, "too early");
+    assert_eq!(
+        a.next_wakeup(),
+        Some(last_seen + MS),
+        "the tail timeout is the next deadline"
+    );
+    assert_eq!(
+        a.poll_transmit(last_seen + MS),
+        Some(ResendRequest {
+            block_id: 1,
+            first_packet_id: 8,
+            last_packet_id: last_id,
+            extended: false,
+        })
+    );
+    for p in &first[8..] {
+        a.on_packet(p, 2 * MS);
+    }
+    let f = a.poll_frame().expect("block 1 delivered");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+}
+
+#[test]
+fn a_slow_sender_is_given_sixteen_packet_gaps_before_its_tail_is_requested() {
+    let mut c = Config::new(1000);
+    c.data_per_packet = Some(DPP);
+    let mut a = Assembler::new(c).expect("config");
+    let data = source(1000, 4);
+    let first = block(1, false, &data);
+    // A line-scan-like sender: one packet every 400 µs.
+    let gap = 400_000;
+    for (i, p) in first[..6].iter().enumerate() {
+        a.on_packet(p, i as u64 * gap);
+    }
+    let last_seen = 5 * gap;
+    // 5 payload packets over 2 ms: a 400 µs mean gap, so 6.4 ms of silence.
+    assert_eq!(a.poll_transmit(last_seen + 6 * MS), None);
+    let due = a
+        .poll_transmit(last_seen + 6_400_000)
+        .expect("tail requested");
+    assert_eq!(due.first_packet_id, 6);
+}
+
+#[test]
+fn a_lost_resend_of_a_long_burst_is_asked_for_again() {
+    // 131 packets like a 1 MiB frame of 8000-byte packets; a burst of 60
+    // consecutive packets lost, and the first resend of it lost too.
+    let len = 129 * DPP;
+    let mut c = Config::new(len);
+    c.data_per_packet = Some(DPP);
+    let mut a = Assembler::new(c).expect("config");
+    let data = source(len, 5);
+    let first = block(1, false, &data);
+    let lost = 40..100u32;
+    for (i, p) in first.iter().enumerate() {
+        if !lost.contains(&(i as u32)) {
+            a.on_packet(p, i as u64 * 1_000);
+        }
+    }
+    let t0 = 200_000;
+    let want = Some(ResendRequest {
+        block_id: 1,
+        first_packet_id: 40,
+        last_packet_id: 99,
+        extended: false,
+    });
+    assert_eq!(a.poll_transmit(t0 + MS), want);
+    assert_eq!(a.poll_transmit(t0 + 2 * MS), None, "waits for the answer");
+    assert_eq!(a.poll_transmit(t0 + 7 * MS), want, "asked again in full");
+    for p in &first[40..100] {
+        a.on_packet(p, t0 + 8 * MS);
+    }
+    let f = a.poll_frame().expect("delivered");
     assert!(f.is_complete());
     assert_eq!(f.data(), &data[..]);
 }

@@ -47,6 +47,9 @@ pub struct StreamOptions {
     pub cpu: Option<usize>,
     /// SO_BUSY_POLL microseconds.
     pub busy_poll_us: Option<u32>,
+    /// Receive moderation in microseconds (see [`ReceiveConfig::coalesce_us`]);
+    /// `None` keeps the default.
+    pub coalesce_us: Option<u32>,
     /// Receive buffer bytes (default from the payload size).
     pub recv_buffer: Option<usize>,
     /// Assembler tweaks: resend planning and retention. Payload and packet
@@ -71,6 +74,7 @@ impl Default for StreamOptions {
             max_buffers: 16,
             cpu: None,
             busy_poll_us: None,
+            coalesce_us: None,
             recv_buffer: None,
             assembler: None,
             port: 0,
@@ -274,6 +278,9 @@ impl Camera {
         receive.transport = options.transport;
         receive.backend = options.backend;
         receive.busy_poll_us = options.busy_poll_us;
+        if let Some(us) = options.coalesce_us {
+            receive.coalesce_us = us;
+        }
         receive.port = options.port;
         receive.gro = options.gro;
         receive.max_record = data_per_packet.map_or(0, |d| d + 64);

@@ -260,6 +260,7 @@ impl Stream {
             outgoing: thread_tx,
             cpu: config.cpu,
             resend_errors: 0,
+            moderation: Moderation::of(&config.receive),
         };
         let thread = std::thread::Builder::new()
             .name("gvsp-receive".into())
@@ -456,6 +457,40 @@ struct Worker {
     outgoing: SyncSender<Buffer>,
     cpu: Option<usize>,
     resend_errors: u64,
+    moderation: Option<Moderation>,
+}
+
+/// Receive moderation in the receive thread (see
+/// [`ReceiveConfig::coalesce_us`](crate::receive::ReceiveConfig::coalesce_us)).
+#[derive(Debug, Clone, Copy)]
+struct Moderation {
+    pause: Duration,
+    /// A receive taking this many packets found a full batch: no pause.
+    full_batch: usize,
+}
+
+impl Moderation {
+    /// UDP only: the TCP receiver reads whole records and blocks in the kernel.
+    fn of(receive: &crate::receive::ReceiveConfig) -> Option<Moderation> {
+        (receive.transport == crate::receive::Transport::Udp && receive.coalesce_us > 0).then(
+            || Moderation {
+                pause: Duration::from_micros(u64::from(receive.coalesce_us)),
+                full_batch: receive.batch.max(1),
+            },
+        )
+    }
+
+    /// How long to pause after a receive took `taken` packets: never after
+    /// an empty or full one, and never past the assembler's next deadline.
+    fn pause_after(&self, taken: usize, next_wakeup: Option<u64>, now: u64) -> Option<Duration> {
+        if taken == 0 || taken >= self.full_batch {
+            return None;
+        }
+        let pause = next_wakeup.map_or(self.pause, |t| {
+            self.pause.min(Duration::from_nanos(t.saturating_sub(now)))
+        });
+        (!pause.is_zero()).then_some(pause)
+    }
 }
 
 impl Worker {
@@ -485,18 +520,28 @@ impl Worker {
             // as it wakes, before the new packets need them.
             let incoming = &self.incoming;
             let mut refill = |asm: &mut Assembler| supply_queued(incoming, asm);
-            if let Err(e) = self
+            let taken = match self
                 .receiver
                 .receive(&mut self.assembler, timeout, &mut refill)
             {
-                *self.shared.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.to_string());
-                break;
-            }
+                Ok(taken) => taken,
+                Err(e) => {
+                    *self.shared.error.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some(e.to_string());
+                    break;
+                }
+            };
             self.service(now_ns());
             let now = now_ns();
             if now.saturating_sub(last_publish) > 5_000_000 {
                 self.publish();
                 last_publish = now;
+            }
+            let pause = self
+                .moderation
+                .and_then(|m| m.pause_after(taken, self.assembler.next_wakeup(), now));
+            if let Some(pause) = pause {
+                std::thread::sleep(pause);
             }
         }
         self.assembler.flush();
@@ -569,5 +614,52 @@ pub fn pin_to_cpu(cpu: usize) -> std::io::Result<()> {
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod moderation_tests {
+    use super::*;
+    use crate::receive::{ReceiveConfig, Transport};
+    use std::net::Ipv4Addr;
+
+    fn moderation(us: u32) -> Option<Moderation> {
+        let mut c = ReceiveConfig::new(Ipv4Addr::LOCALHOST, Ipv4Addr::LOCALHOST, 1 << 20);
+        c.coalesce_us = us;
+        Moderation::of(&c)
+    }
+
+    #[test]
+    fn pauses_only_after_a_partial_batch() {
+        let m = moderation(100).expect("on by default");
+        assert_eq!(m.pause_after(3, None, 0), Some(Duration::from_micros(100)));
+        assert_eq!(
+            m.pause_after(0, None, 0),
+            None,
+            "an empty receive already waited"
+        );
+        assert_eq!(
+            m.pause_after(64, None, 0),
+            None,
+            "a full batch means more is queued"
+        );
+    }
+
+    #[test]
+    fn never_sleeps_past_the_assemblers_deadline() {
+        let m = moderation(100).expect("on");
+        assert_eq!(
+            m.pause_after(1, Some(1_030_000), 1_000_000),
+            Some(Duration::from_micros(30))
+        );
+        assert_eq!(m.pause_after(1, Some(900), 1_000), None, "deadline passed");
+    }
+
+    #[test]
+    fn off_when_zero_and_over_tcp() {
+        assert!(moderation(0).is_none());
+        let mut c = ReceiveConfig::new(Ipv4Addr::LOCALHOST, Ipv4Addr::LOCALHOST, 1 << 20);
+        c.transport = Transport::Tcp;
+        assert!(Moderation::of(&c).is_none());
     }
 }

@@ -393,10 +393,7 @@ impl Streamer {
         let Some((slot, count)) = self.produce(&s, None) else {
             return;
         };
-        // With a packet delay, send small batches so the gaps stay even.
-        let batch = 20_000u64
-            .checked_div(s.packet_delay_ns)
-            .map_or(BATCH as u32, |n| n.clamp(1, BATCH as u64) as u32);
+        let batch = paced_batch(s.packet_delay_ns);
         let start = Instant::now();
         let mut id = 0u32;
         while id < count {
@@ -639,14 +636,27 @@ impl Streamer {
             .ring
             .plan_resend(r.block_id, r.first_packet_id, r.last_packet_id);
         let slot = self.ring.find(r.block_id);
+        // Resent packets are stream packets: the packet delay (SCPD) paces
+        // them like first transmissions, or a long resend would burst into
+        // the receiver's ring and be lost again.
+        let delay = self.settings.as_ref().map_or(0, |s| s.packet_delay_ns);
+        let batch = paced_batch(delay) as usize;
+        let start = Instant::now();
+        let mut sent = 0u64;
         // Consecutive packets of a held frame go out together, in one send
-        // call per run (at most BATCH packets), like first transmissions.
+        // call per run (at most `batch` packets), like first transmissions.
         let mut i = 0;
         while i < items.len() {
             match (items[i], slot) {
                 (ResendItem::Packet { packet_id }, Some(slot)) => {
+                    if delay > 0 && sent > 0 {
+                        let due = start + Duration::from_nanos(sent.saturating_mul(delay));
+                        if let Some(w) = due.checked_duration_since(Instant::now()) {
+                            std::thread::sleep(w);
+                        }
+                    }
                     let mut n = 1u32;
-                    while (n as usize) < BATCH
+                    while (n as usize) < batch
                         && matches!(
                             (items.get(i + n as usize), packet_id.checked_add(n)),
                             (Some(&ResendItem::Packet { packet_id: next }), Some(want)) if next == want
@@ -658,6 +668,7 @@ impl Streamer {
                     self.counters
                         .packets_resent
                         .fetch_add(u64::from(n), Ordering::Relaxed);
+                    sent += u64::from(n);
                     i += n as usize;
                 }
                 (ResendItem::Error { packet_id, status }, _) => {
@@ -742,4 +753,12 @@ fn send_runs(
         }
     }
     Ok(())
+}
+
+/// Packets per send call with a packet delay of `delay_ns`: about 20 µs
+/// worth, so the gaps between packets stay even; `BATCH` without a delay.
+fn paced_batch(delay_ns: u64) -> u32 {
+    20_000u64
+        .checked_div(delay_ns)
+        .map_or(BATCH as u32, |n| n.clamp(1, BATCH as u64) as u32)
 }

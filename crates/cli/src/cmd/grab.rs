@@ -98,6 +98,12 @@ pub struct GrabArgs {
     /// SO_BUSY_POLL in microseconds (spin instead of sleeping; NAPI drivers only).
     #[arg(long)]
     pub busy_poll: Option<u32>,
+    /// Receive moderation in microseconds (0: off): after a receive that did
+    /// not fill a batch, sleep this long so the packets arriving meanwhile are
+    /// taken with one wakeup and one syscall. Adds at most this much latency;
+    /// UDP only. Default 100.
+    #[arg(long, value_name = "US")]
+    pub coalesce_us: Option<u32>,
     /// Do not connect the stream socket to the camera's source port (SCSP);
     /// by default it is connected when the camera reports the port.
     #[arg(long)]
@@ -116,9 +122,14 @@ pub struct GrabArgs {
     #[arg(long, default_value_t = 5)]
     pub resend_repeat_ms: u64,
     /// Most packets requested per frame, as a fraction of the frame's
-    /// packets (repeats count again), 0..=1.
-    #[arg(long, default_value_t = 0.5)]
+    /// packets (repeats count again), 0..=4.
+    #[arg(long, default_value_t = 1.0)]
     pub resend_ratio: f64,
+    /// Microseconds of silence after a frame's last packet before its
+    /// missing tail and trailer are requested (at least 16 of the frame's
+    /// packet gaps); 0 waits for the next frame to start.
+    #[arg(long, default_value_t = 1000)]
+    pub resend_tail_us: u64,
     /// Milliseconds an unfinished frame is kept after its last packet.
     #[arg(long, default_value_t = 100)]
     pub retention_ms: u64,
@@ -362,10 +373,11 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     let payload = camera.payload_size().context("reading PayloadSize")?;
     let mut assembler = AssemblerConfig::new(payload);
     assembler.resend.enabled = !args.no_resend;
-    assembler.resend.initial_timeout_ns = args.resend_initial_us * 1_000;
-    assembler.resend.repeat_timeout_ns = args.resend_repeat_ms * 1_000_000;
-    assembler.frame_retention_ns = args.retention_ms * 1_000_000;
+    assembler.resend.initial_timeout_ns = args.resend_initial_us.saturating_mul(1_000);
+    assembler.resend.repeat_timeout_ns = args.resend_repeat_ms.saturating_mul(1_000_000);
+    assembler.frame_retention_ns = args.retention_ms.saturating_mul(1_000_000);
     assembler.resend.request_ratio = args.resend_ratio;
+    assembler.resend.tail_timeout_ns = args.resend_tail_us.saturating_mul(1_000);
     let buffers = args.buffers.max(2);
     let tcp = args.transport == Transport::Tcp;
     let options = StreamOptions {
@@ -375,6 +387,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         max_buffers: buffers,
         cpu: args.cpu,
         busy_poll_us: args.busy_poll,
+        coalesce_us: args.coalesce_us,
         assembler: Some(assembler),
         port: args.stream_port,
         connect: !args.no_connect,

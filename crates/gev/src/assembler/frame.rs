@@ -43,6 +43,10 @@ pub(crate) struct Frame {
     pub bytes: usize,
     pub written_end: usize,
     pub last_packet_ns: u64,
+    /// When the frame's first packet arrived, for its mean packet gap.
+    pub first_packet_ns: u64,
+    /// Its tail has been scheduled for a request (by [`Frame::note_tail`]).
+    pub tail_noted: bool,
     pub next_deadline: u64,
     pub requested: u64,
 }
@@ -72,6 +76,8 @@ impl Frame {
             bytes: 0,
             written_end: 0,
             last_packet_ns: 0,
+            first_packet_ns: 0,
+            tail_noted: false,
             next_deadline: NEVER,
             requested: 0,
         }
@@ -107,8 +113,31 @@ impl Frame {
         self.bytes = 0;
         self.written_end = 0;
         self.last_packet_ns = now_ns;
+        self.first_packet_ns = now_ns;
+        self.tail_noted = false;
         self.next_deadline = NEVER;
         self.requested = 0;
+    }
+
+    /// When the silence since the last packet means the tail was lost:
+    /// `min_ns` after it, or 16 mean packet gaps if that is longer. `None`
+    /// when the tail is already scheduled, the trailer came, or the size
+    /// of the frame is unknown (there is no tail to ask for).
+    pub fn tail_due(&self, min_ns: u64) -> Option<u64> {
+        if min_ns == 0
+            || self.tail_noted
+            || self.trailer_id.is_some()
+            || self.announced.is_none()
+            || self.dpp.is_none()
+        {
+            return None;
+        }
+        let gaps = u64::from(self.payload_received.max(1));
+        let mean_gap = self.last_packet_ns.saturating_sub(self.first_packet_ns) / gaps;
+        Some(
+            self.last_packet_ns
+                .saturating_add(min_ns.max(mean_gap.saturating_mul(16))),
+        )
     }
 
     /// Grows the per-id tables to cover `id` (callers bound `id`).
@@ -306,6 +335,7 @@ impl Frame {
         else {
             return;
         };
+        self.tail_noted = true;
         // Bounded by the buffer, whatever the leader claims.
         let a = a.min(self.buffer.len());
         let Ok(trailer) = u32::try_from(a.div_ceil(dpp).saturating_add(1)) else {

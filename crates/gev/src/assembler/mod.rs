@@ -411,6 +411,14 @@ impl Assembler {
         if !self.config.resend.enabled {
             return None;
         }
+        // A frame gone silent before its trailer lost its tail: ask now
+        // rather than when the next frame (if any) begins.
+        let tail_timeout = self.config.resend.tail_timeout_ns;
+        for f in self.frames.iter_mut().filter(|f| f.active) {
+            if f.tail_due(tail_timeout).is_some_and(|due| due <= now_ns) {
+                f.note_tail(Some(now_ns));
+            }
+        }
         let mut after: Option<u64> = None;
         loop {
             // Oldest due frame after the ones already tried in this call.
@@ -620,14 +628,15 @@ impl Assembler {
     /// the I/O loop knows how long it may block; `None` when nothing is pending.
     pub fn next_wakeup(&self) -> Option<u64> {
         let retention = self.config.frame_retention_ns;
-        let resend = self.config.resend.enabled;
+        let resend = &self.config.resend;
         self.frames
             .iter()
             .filter(|f| f.active)
             .map(|f| {
                 let expiry = f.last_packet_ns.saturating_add(retention);
-                if resend {
-                    expiry.min(f.next_deadline)
+                if resend.enabled {
+                    let tail = f.tail_due(resend.tail_timeout_ns).unwrap_or(frame::NEVER);
+                    expiry.min(f.next_deadline).min(tail)
                 } else {
                     expiry
                 }
