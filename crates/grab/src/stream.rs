@@ -631,7 +631,7 @@ mod moderation_tests {
 
     #[test]
     fn pauses_only_after_a_partial_batch() {
-        let m = moderation(100).expect("on by default");
+        let m = moderation(100).expect("on when asked for");
         assert_eq!(m.pause_after(3, None, 0), Some(Duration::from_micros(100)));
         assert_eq!(
             m.pause_after(0, None, 0),
@@ -656,7 +656,9 @@ mod moderation_tests {
     }
 
     #[test]
-    fn off_when_zero_and_over_tcp() {
+    fn off_by_default_when_zero_and_over_tcp() {
+        let c = ReceiveConfig::new(Ipv4Addr::LOCALHOST, Ipv4Addr::LOCALHOST, 1 << 20);
+        assert!(Moderation::of(&c).is_none());
         assert!(moderation(0).is_none());
         let mut c = ReceiveConfig::new(Ipv4Addr::LOCALHOST, Ipv4Addr::LOCALHOST, 1 << 20);
         c.transport = Transport::Tcp;
