@@ -29,4 +29,5 @@ pub mod board;
 pub mod fair;
 pub mod ring;
 pub mod stream;
+pub mod version;
 pub mod window;
