@@ -327,6 +327,16 @@ impl<W: Version> FadeBoard<W> {
         })
     }
 
+    /// Makes a fresh board's stream begin at packet `index` instead of 0,
+    /// as if everything before had been confirmed: lets tests reach the
+    /// 32-bit wrap of FADE-10G packet numbers.
+    #[cfg(test)]
+    pub(crate) fn start_at(&mut self, index: u64) {
+        self.head = index;
+        self.tail = index;
+        self.retr = index;
+    }
+
     /// The command response DATA packets carry now (FADE-10G).
     pub fn response(&self) -> CommandResponse {
         self.response
@@ -1044,6 +1054,216 @@ mod tests {
             }
             prop_assert!(b.is_done());
             prop_assert!(got.iter().all(|&g| g));
+        }
+    }
+
+    mod ten_g {
+        use super::super::*;
+        use linerate_wire::fade::ten_g::{
+            self as wire, AckRepr, CommandRepr, ControlRepr, DataRepr, Repr,
+        };
+
+        fn command(command: Command, seq: u16) -> Vec<u8> {
+            Repr::Control(ControlRepr::Command(CommandRepr {
+                command,
+                seq,
+                arg: 0,
+            }))
+            .to_vec()
+        }
+
+        fn data(buf: &[u8]) -> DataRepr<'_> {
+            match Repr::parse_bytes(buf) {
+                Ok(Repr::Data(d)) => d,
+                other => panic!("not data: {other:?}"),
+            }
+        }
+
+        fn ack_of(buf: &[u8]) -> Vec<u8> {
+            Repr::Control(ControlRepr::Ack(data(buf).ack())).to_vec()
+        }
+
+        #[test]
+        fn fills_a_window_of_16_with_numbered_8192_byte_packets() {
+            let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
+            let mut buf = vec![0u8; 9000];
+            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Idle);
+            assert_eq!(
+                b.on_packet(&command(Command::Start, 9), 0),
+                Ok(Event::Started)
+            );
+            for i in 0..16u32 {
+                assert_eq!(
+                    b.poll_transmit(0, &mut buf),
+                    Transmit::Send(wire::DATA_PACKET_LEN)
+                );
+                let d = data(&buf[..wire::DATA_PACKET_LEN]);
+                assert_eq!((d.packet_number, d.seq), (i, i as u16));
+                assert!(!d.flushed);
+                // START's answer rides in every DATA packet.
+                assert_eq!((d.response.code, d.response.seq), (wire::CMD_START, 9));
+                assert_eq!(stream::mismatches(u64::from(i) * 8192, d.data), 0);
+            }
+            // Window full: wait for the timeout.
+            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::WakeAt(200_000));
+            assert_eq!(b.counters().response_packets, 0);
+            // A buffer too short for a 10G DATA packet is refused, not a panic.
+            assert_eq!(b.poll_transmit(0, &mut buf[..1034]), Transmit::Idle);
+        }
+
+        #[test]
+        fn the_echoed_seq_says_which_copy_arrived() {
+            let mut b = TenGBoard::new(BoardConfig {
+                limit_bytes: Some(3 * 8192),
+                ..BoardConfig::default()
+            })
+            .expect("config");
+            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            let mut buf = vec![0u8; 9000];
+            let mut sent = Vec::new();
+            for t in [0, 1_000, 2_000] {
+                assert!(matches!(b.poll_transmit(t, &mut buf), Transmit::Send(_)));
+                sent.push(buf[..wire::DATA_PACKET_LEN].to_vec());
+            }
+            // Packet 0 times out and is resent as transmission 3.
+            assert!(matches!(
+                b.poll_transmit(200_000, &mut buf),
+                Transmit::Send(_)
+            ));
+            let resent = data(&buf[..wire::DATA_PACKET_LEN]);
+            assert_eq!((resent.packet_number, resent.seq), (0, 3));
+            // Then the ACK of packet 0's first copy (seq 0) arrives: it
+            // confirms packet 0 and, since nothing was sent before that
+            // copy, makes no other packet due (by the last transmission,
+            // packets 1 and 2 would look lost).
+            assert_eq!(
+                b.on_packet(&ack_of(&sent[0]), 200_001),
+                Ok(Event::Confirmed)
+            );
+            assert_eq!(b.confirmed(), 1);
+            assert!(matches!(
+                b.poll_transmit(200_002, &mut buf),
+                Transmit::WakeAt(_)
+            ));
+            // The ACK of packet 2 (seq 2) makes packet 1 (seq 1) due at once.
+            assert_eq!(
+                b.on_packet(&ack_of(&sent[2]), 200_003),
+                Ok(Event::Confirmed)
+            );
+            assert!(matches!(
+                b.poll_transmit(200_004, &mut buf),
+                Transmit::Send(_)
+            ));
+            let d = data(&buf[..wire::DATA_PACKET_LEN]);
+            assert_eq!((d.packet_number, d.seq), (1, 4));
+            assert_eq!(b.counters().resent, 2);
+            b.on_packet(&ack_of(&buf[..wire::DATA_PACKET_LEN]), 200_005)
+                .expect("ack");
+            assert!(b.is_done());
+            // An ACK for a packet not in flight is stale.
+            let stale = Repr::Control(ControlRepr::Ack(AckRepr {
+                seq: 0,
+                packet_number: 40,
+                delay: 0,
+            }))
+            .to_vec();
+            assert_eq!(b.on_packet(&stale, 200_006), Ok(Event::StaleAck));
+        }
+
+        #[test]
+        fn a_stopped_board_answers_in_a_response_packet_and_reset_clears_the_answer() {
+            let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
+            let mut buf = vec![0u8; 9000];
+            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            assert!(matches!(
+                b.poll_transmit(0, &mut buf),
+                Transmit::Send(wire::DATA_PACKET_LEN)
+            ));
+            assert_eq!(
+                b.on_packet(&command(Command::Stop, 2), 1),
+                Ok(Event::Stopped)
+            );
+            let Transmit::Send(n) = b.poll_transmit(2, &mut buf) else {
+                panic!("no answer")
+            };
+            assert_eq!(n, wire::RESPONSE_PACKET_LEN);
+            match Repr::parse_bytes(&buf[..n]) {
+                Ok(Repr::Response(r)) => assert_eq!((r.code, r.seq, r.data), (2, 2, [0; 8])),
+                other => panic!("{other:?}"),
+            }
+            // Answered once; a repeat of the command (same seq) is answered again.
+            assert_eq!(b.poll_transmit(3, &mut buf), Transmit::Idle);
+            b.on_packet(&command(Command::Stop, 2), 4)
+                .expect("stop again");
+            assert!(matches!(b.poll_transmit(5, &mut buf), Transmit::Send(50)));
+            assert_eq!(b.counters().commands, 3);
+            // RESET: no answer, the carried response is cleared, the stream restarts at 0.
+            assert_eq!(
+                b.on_packet(&command(Command::Reset, 3), 6),
+                Ok(Event::Reset)
+            );
+            assert_eq!(b.poll_transmit(7, &mut buf), Transmit::Idle);
+            assert!(b.response().is_none());
+            b.on_packet(&command(Command::Start, 4), 8).expect("start");
+            assert!(matches!(b.poll_transmit(9, &mut buf), Transmit::Send(_)));
+            assert_eq!(data(&buf[..wire::DATA_PACKET_LEN]).packet_number, 0);
+        }
+
+        #[test]
+        fn the_fair_controller_reads_the_hint_behind_the_ack_fields() {
+            let mut b = TenGBoard::new(BoardConfig {
+                min_gap_ns: 1_000,
+                ..BoardConfig::default()
+            })
+            .expect("config");
+            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            let mut buf = vec![0u8; 9000];
+            assert!(matches!(b.poll_transmit(0, &mut buf), Transmit::Send(_)));
+            let mut ack = ack_of(&buf[..wire::DATA_PACKET_LEN]);
+            assert!(linerate_wire::fade::pacing::write_hint_ten_g(
+                &mut ack, 70_000
+            ));
+            b.on_packet(&ack, 10).expect("ack");
+            assert_eq!(b.hint_gap_ns(), Some(70_000));
+            assert_eq!(b.gap_ns(), 70_000);
+        }
+
+        #[test]
+        fn v1_packets_and_data_are_refused() {
+            let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
+            let v1_start =
+                linerate_wire::fade::v1::Repr::Control(linerate_wire::fade::v1::ControlRepr::Start)
+                    .to_vec();
+            assert!(matches!(
+                b.on_packet(&v1_start, 0),
+                Err(BoardError::Wire(_))
+            ));
+            let d = [0u8; wire::DATA_LEN];
+            let pkt = Repr::Data(DataRepr {
+                flushed: false,
+                seq: 0,
+                packet_number: 7,
+                delay: 0,
+                response: wire::CommandResponse::NONE,
+                data: &d,
+            })
+            .to_vec();
+            assert_eq!(
+                b.on_packet(&pkt, 0),
+                Err(BoardError::UnexpectedTenGData { packet_number: 7 })
+            );
+            let resp = Repr::Response(wire::CommandResponse {
+                code: 0x100,
+                seq: 1,
+                data: [0; 8],
+            })
+            .to_vec();
+            assert_eq!(
+                b.on_packet(&resp, 0),
+                Err(BoardError::UnexpectedResponse { code: 0x100 })
+            );
+            assert_eq!(b.counters().rejected, 3);
+            assert!(!b.is_running());
         }
     }
 }

@@ -179,7 +179,9 @@ impl Version for V1 {
         // index % 32 < 32 and retry <= 1023: the word is always valid.
         let tag = v1::Tag {
             set: (out.index / Self::WINDOW) as u16,
-            packet_retry: v1::PacketRetry::from_bits(((out.index % Self::WINDOW) as u16) << 10 | retry),
+            packet_retry: v1::PacketRetry::from_bits(
+                ((out.index % Self::WINDOW) as u16) << 10 | retry,
+            ),
         };
         v1::Repr::Data(v1::DataRepr {
             tag,
@@ -279,7 +281,9 @@ impl Version for TenG {
                     packet_number: d.packet_number,
                 })
             }
-            ten_g::Repr::Response(r) => return Err(BoardError::UnexpectedResponse { code: r.code }),
+            ten_g::Repr::Response(r) => {
+                return Err(BoardError::UnexpectedResponse { code: r.code })
+            }
             ten_g::Repr::Control(ten_g::ControlRepr::Command(c)) => BoardInput::Command {
                 command: c.command,
                 seq: Some(c.seq),
@@ -352,7 +356,12 @@ mod tests {
         assert_eq!((V1::WINDOW, V1::PACKET_BYTES), (32, 1024));
         assert_eq!((TenG::WINDOW, TenG::PACKET_BYTES), (16, 8192));
         assert_eq!(TenG::DATA_PACKET_LEN, 8218);
-        assert!(V1::command(Command::User(ten_g::UserCommand::new(0x100).expect("code")), 1, 2).is_none());
+        assert!(V1::command(
+            Command::User(ten_g::UserCommand::new(0x100).expect("code")),
+            1,
+            2
+        )
+        .is_none());
     }
 
     #[test]
@@ -390,7 +399,10 @@ mod tests {
                 echo_seq,
                 hint_gap_ns,
             } => {
-                assert_eq!((wire_index, echo_seq, hint_gap_ns), (Some(5), Some(9), None));
+                assert_eq!(
+                    (wire_index, echo_seq, hint_gap_ns),
+                    (Some(5), Some(9), None)
+                );
             }
             other => panic!("{other:?}"),
         }

@@ -165,6 +165,17 @@ impl<W: Version> FadeWindow<W> {
         }
     }
 
+    /// A window whose first missing packet is `low`, as if everything
+    /// before had arrived: lets tests reach the 32-bit wrap.
+    #[cfg(test)]
+    fn starting_at(low: u64) -> Self {
+        FadeWindow {
+            low,
+            newest: low,
+            ..Self::new()
+        }
+    }
+
     /// Counters so far.
     pub fn counters(&self) -> WindowCounters {
         self.counters
@@ -469,6 +480,225 @@ mod tests {
             prop_assert!(board.is_done());
             prop_assert_eq!(w.delivered_packets(), packets);
             prop_assert_eq!(stream::mismatches(0, &ring), 0);
+        }
+    }
+
+    mod ten_g {
+        use super::super::*;
+        use crate::board::{BoardConfig, TenGBoard, Transmit};
+        use crate::stream;
+        use linerate_wire::fade::ten_g::{self as wire, CommandResponse, DataRepr, Repr};
+        use proptest::prelude::*;
+
+        fn pkt(number: u32, seq: u16) -> Vec<u8> {
+            pkt_with(number, seq, CommandResponse::NONE)
+        }
+
+        fn pkt_with(number: u32, seq: u16, response: CommandResponse) -> Vec<u8> {
+            let d = [(number % 251) as u8; wire::DATA_LEN];
+            Repr::Data(DataRepr {
+                flushed: false,
+                seq,
+                packet_number: number,
+                delay: 0,
+                response,
+                data: &d,
+            })
+            .to_vec()
+        }
+
+        fn kind(v: &Verdict<'_>) -> &'static str {
+            match v {
+                Verdict::New { .. } => "new",
+                Verdict::Duplicate { .. } => "dup",
+                Verdict::NoRoom => "noroom",
+                Verdict::Rejected(_) => "rejected",
+                Verdict::Fatal(_) => "fatal",
+            }
+        }
+
+        #[test]
+        fn a_window_of_16_acks_by_packet_number_and_reacks_duplicates() {
+            let mut w = TenGWindow::new();
+            // Packets 1..=15 ahead of the missing 0: all inside the window.
+            for n in 1..16 {
+                assert_eq!(kind(&w.on_data(&pkt(n, n as u16), u64::MAX)), "new", "{n}");
+            }
+            assert_eq!(w.delivered_packets(), 0);
+            // 16 ahead of the first missing packet: beyond the window.
+            let mut w2 = w.clone();
+            match w2.on_data(&pkt(16, 16), u64::MAX) {
+                Verdict::Fatal(StreamError::OutOfWindow {
+                    packet_number: 16,
+                    expected: 0,
+                }) => {}
+                v => panic!("{v:?}"),
+            }
+            // A duplicate inside the window is ACKed again, echoing its seq.
+            match w.on_data(&pkt(3, 99), u64::MAX) {
+                Verdict::Duplicate { ack } => {
+                    assert_eq!(&ack[..14], &[1, 0, 0, 3, 0, 99, 0, 0, 0, 3, 0, 0, 0, 0]);
+                }
+                v => panic!("{v:?}"),
+            }
+            match w.on_data(&pkt(0, 16), u64::MAX) {
+                Verdict::New {
+                    index,
+                    offset,
+                    data,
+                    ack,
+                } => {
+                    assert_eq!((index, offset, data.len()), (0, 0, 8192));
+                    assert_eq!(&ack[4..10], &[0, 16, 0, 0, 0, 0]);
+                }
+                v => panic!("{v:?}"),
+            }
+            assert_eq!(w.delivered_bytes(), 16 * 8192);
+            // Late copies of delivered packets are re-ACKed, up to 32 back.
+            assert_eq!(kind(&w.on_data(&pkt(0, 17), u64::MAX)), "dup");
+            assert_eq!(kind(&w.on_data(&pkt(15, 18), u64::MAX)), "dup");
+            let c = w.counters();
+            assert_eq!((c.packets, c.duplicates, c.reacks), (16, 3, 3));
+            // Packets older than the newest seen count as resends: the
+            // duplicate 3, packet 0 after 15, and its late copy.
+            assert_eq!(c.retransmitted, 3);
+        }
+
+        #[test]
+        fn packet_numbers_wrap_at_2_pow_32() {
+            let start = (1u64 << 32) - 8;
+            let mut w = TenGWindow::starting_at(start);
+            for i in start..start + 40 {
+                let p = pkt(i as u32, 0);
+                match w.on_data(&p, u64::MAX) {
+                    Verdict::New { index, offset, .. } => {
+                        assert_eq!(index, i);
+                        assert_eq!(offset, i * 8192);
+                    }
+                    v => panic!("packet {i}: {v:?}"),
+                }
+            }
+            assert_eq!(w.delivered_packets(), start + 40);
+            // Packet numbers 2 and 0 (after the wrap, 30 and 32 behind the
+            // window): late duplicates.
+            assert_eq!(kind(&w.on_data(&pkt(2, 1), u64::MAX)), "dup");
+            assert_eq!(kind(&w.on_data(&pkt(0, 1), u64::MAX)), "dup");
+            // 0xffff_ffff, before the wrap, is 33 behind: impossible.
+            match w.on_data(&pkt(0xffff_ffff, 1), u64::MAX) {
+                Verdict::Fatal(StreamError::OutOfWindow {
+                    packet_number: 0xffff_ffff,
+                    expected: 32,
+                }) => {}
+                v => panic!("{v:?}"),
+            }
+        }
+
+        #[test]
+        fn a_restarted_board_is_fatal_and_stays_fatal() {
+            let mut w = TenGWindow::new();
+            for n in 0..100 {
+                assert_eq!(kind(&w.on_data(&pkt(n, n as u16), u64::MAX)), "new");
+            }
+            match w.on_data(&pkt(0, 0), u64::MAX) {
+                Verdict::Fatal(e @ StreamError::OutOfWindow { .. }) => {
+                    let text = e.to_string();
+                    assert!(
+                        text.contains("packet number 0") && text.contains("restart"),
+                        "{text}"
+                    );
+                }
+                v => panic!("{v:?}"),
+            }
+            assert_eq!(kind(&w.on_data(&pkt(100, 100), u64::MAX)), "fatal");
+            // Version mismatch or garbage is rejected, not fatal.
+            let mut w = TenGWindow::new();
+            assert_eq!(kind(&w.on_data(&[0, 1, 0, 0], u64::MAX)), "rejected");
+            assert_eq!(w.error(), None);
+        }
+
+        #[test]
+        fn responses_are_handed_over_once_each() {
+            let mut w = TenGWindow::new();
+            let r = CommandResponse {
+                code: 0x100,
+                seq: 3,
+                data: [1; 8],
+            };
+            assert_eq!(kind(&w.on_data(&pkt(0, 0), u64::MAX)), "new");
+            assert_eq!(w.take_response(), None);
+            assert_eq!(kind(&w.on_data(&pkt_with(1, 1, r), u64::MAX)), "new");
+            // Carried by later packets (and duplicates) too: reported once.
+            assert_eq!(kind(&w.on_data(&pkt_with(1, 2, r), u64::MAX)), "dup");
+            assert_eq!(kind(&w.on_data(&pkt_with(2, 3, r), u64::MAX)), "new");
+            assert_eq!(w.take_response(), Some(r));
+            assert_eq!(w.take_response(), None);
+            assert_eq!(w.counters().responses, 1);
+        }
+
+        #[test]
+        fn a_full_ring_drops_without_ack() {
+            let mut w = TenGWindow::new();
+            assert_eq!(kind(&w.on_data(&pkt(0, 0), 8192)), "new");
+            assert_eq!(kind(&w.on_data(&pkt(1, 1), 8192)), "noroom");
+            assert_eq!(kind(&w.on_data(&pkt(1, 2), 16384)), "new");
+            assert_eq!(w.counters().no_room, 1);
+        }
+
+        proptest! {
+            /// A FADE-10G board and window on a lossy, reordering link,
+            /// starting just before the 32-bit wrap: every byte is
+            /// delivered once, in order, and the stream verifies.
+            #[test]
+            fn board_and_window_agree_through_loss_and_the_wrap(seed in any::<u64>(), loss in 0u32..30) {
+                let mut rng = seed | 1;
+                let mut next = move || { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; rng };
+                let packets = 120u64;
+                let first = (1u64 << 32) - 50;
+                let mut board = TenGBoard::new(BoardConfig { limit_bytes: Some((first + packets) * 8192), ..BoardConfig::default() }).expect("board");
+                board.start_at(first);
+                let start = TenG::command(wire::Command::Start, 1, 0).expect("start");
+                board.on_packet(&start, 0).expect("start");
+                let mut w = TenGWindow::starting_at(first);
+                let mut ring = vec![0u8; (packets * 8192) as usize];
+                let mut now = 0;
+                let mut buf = vec![0u8; 9000];
+                let mut in_flight: Vec<(u64, Vec<u8>)> = Vec::new();
+                let mut sent = 0u64;
+                for _ in 0..200_000 {
+                    if board.is_done() { break; }
+                    match board.poll_transmit(now, &mut buf) {
+                        Transmit::Send(n) => {
+                            sent += 1;
+                            if (next() % 100) as u32 >= loss { in_flight.push((sent, buf[..n].to_vec())); }
+                        }
+                        Transmit::WakeAt(t) => now = t,
+                        Transmit::Idle => prop_assert!(false, "idle before done"),
+                    }
+                    while !in_flight.is_empty() {
+                        let overdue = in_flight.first().is_some_and(|(at, _)| at + 4 <= sent);
+                        if !overdue && next() % 3 == 0 { break; }
+                        let pick = if overdue { 0 } else { (next() % in_flight.len() as u64) as usize };
+                        let (_, p) = in_flight.remove(pick);
+                        let ack = match w.on_data(&p, u64::MAX) {
+                            Verdict::New { offset, data, ack, .. } => {
+                                let at = (offset - first * 8192) as usize;
+                                ring[at..at + 8192].copy_from_slice(data);
+                                Some(ack)
+                            }
+                            Verdict::Duplicate { ack } => Some(ack),
+                            Verdict::Rejected(_) => None, // the START answer, in a response packet
+                            v => { prop_assert!(false, "{:?}", v); None }
+                        };
+                        if let Some(a) = ack {
+                            if (next() % 100) as u32 >= loss { board.on_packet(&a, now).expect("ack"); }
+                        }
+                        if !overdue { break; }
+                    }
+                }
+                prop_assert!(board.is_done());
+                prop_assert_eq!(w.delivered_packets(), first + packets);
+                prop_assert_eq!(stream::mismatches(first * 8192, &ring), 0);
+            }
         }
     }
 }
