@@ -123,6 +123,9 @@ pub trait Version: Sized + Copy + std::fmt::Debug + Default + Send + 'static {
 
     /// Reads a DATA packet arriving at the host.
     fn parse_data(payload: &[u8]) -> Result<DataIn<'_>, linerate_wire::Error>;
+    /// The answer in a response-only packet arriving at the host (10G);
+    /// `None` for any other packet, and always in v1.
+    fn parse_response(payload: &[u8]) -> Option<CommandResponse>;
     /// The error for a packet the window cannot place (`low`: first
     /// missing stream index).
     fn impossible(label: Label, low: u64) -> StreamError;
@@ -211,6 +214,10 @@ impl Version for V1 {
                 packet,
             },
         })
+    }
+
+    fn parse_response(_: &[u8]) -> Option<CommandResponse> {
+        None
     }
 
     fn impossible(label: Label, low: u64) -> StreamError {
@@ -328,6 +335,11 @@ impl Version for TenG {
                 packet_number: d.packet_number,
             },
         })
+    }
+
+    fn parse_response(payload: &[u8]) -> Option<CommandResponse> {
+        let p = ten_g::ResponsePacket::new_checked(payload).ok()?;
+        ten_g::CommandResponse::parse(&p).ok()
     }
 
     fn impossible(label: Label, low: u64) -> StreamError {
