@@ -1228,6 +1228,19 @@ mod tests {
             assert_eq!(b.gap_ns(), 70_000);
         }
 
+        proptest::proptest! {
+            /// No payload, however malformed, panics a FADE-10G board.
+            #[test]
+            fn any_bytes_are_handled(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..8300)) {
+                let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
+                b.on_packet(&command(Command::Start, 1), 0).expect("start");
+                let mut buf = vec![0u8; 9000];
+                b.poll_transmit(0, &mut buf);
+                let _ = b.on_packet(&bytes, 1);
+                let _ = b.poll_transmit(2, &mut buf);
+            }
+        }
+
         #[test]
         fn v1_packets_and_data_are_refused() {
             let mut b = TenGBoard::new(BoardConfig::default()).expect("config");

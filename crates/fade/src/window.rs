@@ -645,6 +645,25 @@ mod tests {
         }
 
         proptest! {
+            /// No payload panics a FADE-10G window; the counters add up.
+            #[test]
+            fn any_bytes_are_judged(
+                bytes in proptest::collection::vec(any::<u8>(), 0..8300),
+                number in any::<u32>(), low in 0u64..200,
+            ) {
+                let mut w = TenGWindow::new();
+                for i in 0..low {
+                    let p = pkt(i as u32, 0);
+                    let _ = w.on_data(&p, u64::MAX);
+                }
+                let _ = w.on_data(&bytes, u64::MAX);
+                let p = pkt(number, 0);
+                let _ = w.on_data(&p, u64::MAX);
+                let c = w.counters();
+                prop_assert!(c.packets + c.duplicates <= c.received);
+                prop_assert_eq!(c.bytes, c.packets * 8192);
+            }
+
             /// A FADE-10G board and window on a lossy, reordering link,
             /// starting just before the 32-bit wrap: every byte is
             /// delivered once, in order, and the stream verifies.
