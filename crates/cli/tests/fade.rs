@@ -530,3 +530,20 @@ fn a_receiver_without_a_board_fails_clearly() {
     let err = v["boards"][0]["error"].as_str().unwrap_or_default();
     assert!(err.contains("nothing received"), "{err}");
 }
+
+#[test]
+fn ten_g_on_a_link_without_jumbo_frames_is_refused_clearly() {
+    let _s = serial();
+    let bed = bed("f10mtu", &["feb", "pc"]);
+    let iface = bed.iface("feb").expect("iface").name.clone();
+    let out = linerate(&bed, "feb")
+        .args(["fade", "feb", "--interface", &iface, "--version", "10g"])
+        .output()
+        .expect("run linerate fade feb");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("needs an MTU of at least 8218") && err.contains("1500"),
+        "{err}"
+    );
+}

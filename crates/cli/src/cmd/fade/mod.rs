@@ -33,6 +33,19 @@ enum FadeCommand {
 /// or 9216 for FADE-10G (8232).
 fn open_socket(interface: &str, version: Version) -> Result<linerate_io::raw::RawSocket> {
     use anyhow::Context;
+    if version == Version::TenG {
+        // Without jumbo frames every DATA send fails and the run just
+        // stalls: say so up front.
+        let need = linerate_wire::fade::ten_g::DATA_PACKET_LEN as u32;
+        let mtu = linerate_io::netdev::offloads(interface)
+            .with_context(|| format!("reading the MTU of {interface}"))?
+            .mtu;
+        if mtu < need {
+            anyhow::bail!(
+                "FADE-10G needs an MTU of at least {need} on {interface} (8218-byte DATA packets), but it is {mtu}: use jumbo frames (e.g. ip link set {interface} mtu 9000)"
+            );
+        }
+    }
     linerate_io::raw::RawSocket::open(
         interface,
         linerate_wire::fade::ETHERTYPE,
