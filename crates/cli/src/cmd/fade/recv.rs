@@ -416,9 +416,12 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             (None, _) => None,
             (Some(_), Some(Ok(v))) => Some(v),
             (Some(_), Some(Err(e))) => Some(serde_json::json!({ "error": e })),
-            (Some(_), None) => {
-                Some(serde_json::json!({ "error": "never sent: the board did not stream" }))
-            }
+            (Some(_), None) if b.client.is_some() => Some(serde_json::json!({
+                "error": "no answer before the stream ended"
+            })),
+            (Some(_), None) => Some(serde_json::json!({
+                "error": "never sent: the board did not stream"
+            })),
         };
         reports.push(BoardReport {
             command,
