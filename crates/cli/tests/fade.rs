@@ -181,11 +181,13 @@ fn ten_g_moves_256_mib_through_five_percent_loss_and_answers_a_user_command() {
     let bed = jumbo_bed("f10loss", &["feb", "pc"]);
     // The user command goes out once the board streams, and its answer
     // comes back in the DATA packets, through the same 5 % loss.
+    // The stream ends 1000 bytes short of a whole packet: its last packet
+    // is flushed and the receiver must stop exactly at its word count.
     let v = lossy_transfer(
         &bed,
         "10g",
         8192,
-        test_bytes() / 4,
+        test_bytes() / 4 - 1000,
         &["--command", "0x0123:0xcafef00d"],
     );
     assert_eq!(v["version"], "10g");
@@ -546,4 +548,38 @@ fn ten_g_on_a_link_without_jumbo_frames_is_refused_clearly() {
         err.contains("needs an MTU of at least 8218") && err.contains("1500"),
         "{err}"
     );
+}
+
+#[test]
+fn a_ten_g_stream_ending_mid_packet_ends_the_run_at_its_last_word() {
+    let _s = serial();
+    let bed = jumbo_bed("f10flush", &["feb", "pc"]);
+    // The receiver is not told the length: the board's flushed last packet
+    // (1000 bytes short of a whole one) must end the stream exactly there.
+    let bytes = (10u64 << 20) - 1000;
+    let _feb = feb(
+        &bed,
+        "feb",
+        &["--version", "10g", "--bytes", &bytes.to_string()],
+    );
+    let t0 = Instant::now();
+    let out = recv_cmd(
+        &bed,
+        &["feb"],
+        &["--version", "10g", "--duration", "60", "--verify"],
+    )
+    .output()
+    .expect("run recv");
+    let v = report(&out);
+    assert!(out.status.success(), "{v}");
+    assert!(
+        t0.elapsed() < Duration::from_secs(50),
+        "the flushed packet did not end the run: {v}"
+    );
+    let b = &v["boards"][0];
+    assert_eq!(n(b, "bytes"), bytes, "{v}");
+    assert_eq!(n(b, "verified_bytes"), bytes);
+    assert_eq!(n(b, "verify_errors"), 0);
+    assert_eq!(n(b, "packets"), bytes.div_ceil(8192));
+    assert_eq!(b["complete"], true);
 }

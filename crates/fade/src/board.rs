@@ -132,8 +132,11 @@ pub struct BoardConfig {
     pub delay: adaptive_delay::Config,
     /// Which controller sets the delay between packets.
     pub controller: Controller,
-    /// Stream bytes to send in all, rounded up to whole packets; `None`
-    /// sends until stopped.
+    /// Stream bytes to send in all; `None` sends until stopped. v1 rounds
+    /// up to whole packets. FADE-10G rounds up to 64-bit words and ends a
+    /// stream that stops part-way through a packet with a flushed packet
+    /// carrying the count of valid words (a whole packet when the count
+    /// would not fit: more than 1023 words).
     pub limit_bytes: Option<u64>,
 }
 
@@ -266,7 +269,20 @@ pub struct FadeBoard<W: Version> {
     response: CommandResponse,
     /// The answer has not been sent since the command arrived.
     response_due: bool,
+    /// The last packet of a limited FADE-10G stream that ends part-way
+    /// through it: its index and count of valid words.
+    flush_last: Option<(u64, u64)>,
     version: PhantomData<W>,
+}
+
+/// Index and valid words of the flushed last packet of a stream of
+/// `limit_bytes`, if it needs one.
+fn flush_last<W: Version>(limit_bytes: Option<u64>) -> Option<(u64, u64)> {
+    let bytes = limit_bytes?;
+    let rest = bytes % W::PACKET_BYTES;
+    let words = rest.div_ceil(stream::WORD);
+    (W::FLUSH && rest > 0 && words <= crate::version::MAX_FLUSHED_WORDS)
+        .then(|| (bytes / W::PACKET_BYTES, words))
 }
 
 /// An emulated FADE v1 board.
@@ -323,6 +339,7 @@ impl<W: Version> FadeBoard<W> {
             backoff: 0,
             response: CommandResponse::NONE,
             response_due: false,
+            flush_last: flush_last::<W>(config.limit_bytes),
             version: PhantomData,
         })
     }
@@ -662,6 +679,10 @@ impl<W: Version> FadeBoard<W> {
             delay: u32::try_from(delay_ns).unwrap_or(u32::MAX),
             response: self.response,
             data: &d.data,
+            flushed_words: self
+                .flush_last
+                .filter(|&(last, _)| last == index)
+                .map(|(_, words)| words),
         };
         let Some(len) = W::emit_data(&out, buf) else {
             return Transmit::Idle;
@@ -1109,6 +1130,47 @@ mod tests {
             assert_eq!(b.counters().response_packets, 0);
             // A buffer too short for a 10G DATA packet is refused, not a panic.
             assert_eq!(b.poll_transmit(0, &mut buf[..1034]), Transmit::Idle);
+        }
+
+        #[test]
+        fn a_stream_ending_mid_packet_ends_with_a_flushed_packet() {
+            // 2 packets and 100 bytes: 13 words (104 bytes) in a flushed third.
+            let mut b = TenGBoard::new(BoardConfig {
+                limit_bytes: Some(2 * 8192 + 100),
+                ..BoardConfig::default()
+            })
+            .expect("config");
+            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            let mut buf = vec![0u8; 9000];
+            for i in 0..3u32 {
+                assert_eq!(
+                    b.poll_transmit(0, &mut buf),
+                    Transmit::Send(wire::DATA_PACKET_LEN)
+                );
+                let d = data(&buf[..wire::DATA_PACKET_LEN]);
+                assert_eq!(d.packet_number, i);
+                assert_eq!(d.flushed, i == 2);
+                assert_eq!(d.flushed_word_count(), (i == 2).then_some(13));
+                assert_eq!(stream::mismatches(u64::from(i) * 8192, &d.data[..104]), 0);
+            }
+            assert!(
+                matches!(b.poll_transmit(0, &mut buf), Transmit::WakeAt(_)),
+                "three packets only"
+            );
+            // The last 7 bytes of a packet leave no room for the count: a
+            // whole packet instead.
+            for (limit, flushed) in [
+                (8192 + 8184, Some((1, 1023))),
+                (8192 + 8185, None),
+                (8192, None),
+            ] {
+                assert_eq!(flush_last::<TenG>(Some(limit)), flushed, "{limit}");
+            }
+            assert_eq!(
+                flush_last::<V1>(Some(1000)),
+                None,
+                "v1 has no flushed packets"
+            );
         }
 
         #[test]

@@ -62,6 +62,10 @@ pub struct DataOut<'a> {
     pub response: CommandResponse,
     /// The packet's data, [`Version::PACKET_BYTES`] long.
     pub data: &'a [u8],
+    /// The last packet of a stream that ends part-way through it: how many
+    /// 64-bit words of `data` are valid (FADE-10G's flushed packet, whose
+    /// last 8 bytes then carry this count; v1 has none).
+    pub flushed_words: Option<u64>,
 }
 
 /// One DATA packet as the host reads it, from [`Version::parse_data`].
@@ -73,8 +77,11 @@ pub struct DataIn<'a> {
     /// Whether the board says it sent this packet before (v1's retry
     /// field); `None` when the wire does not say (10G).
     pub retransmitted: Option<bool>,
-    /// The data bytes, in the received frame.
+    /// The valid data bytes, in the received frame: all of them, or the
+    /// counted words of a FADE-10G flushed packet.
     pub data: &'a [u8],
+    /// The stream ends with this packet (FADE-10G flushed packet).
+    pub last: bool,
     /// The ACK payload confirming this packet.
     pub ack: [u8; CONTROL_LEN],
     /// The piggybacked command response (10G; `None` in v1 or when empty).
@@ -109,6 +116,9 @@ pub trait Version: Sized + Copy + std::fmt::Debug + Default + Send + 'static {
     const WINDOW: u64;
     /// Data bytes per packet (v1: 1024, 10G: 8192).
     const PACKET_BYTES: u64;
+    /// Whether a stream may end part-way through a packet (FADE-10G's
+    /// flushed packet); otherwise streams end on a packet boundary.
+    const FLUSH: bool;
     /// Payload length of a DATA packet after the ethertype.
     const DATA_PACKET_LEN: usize;
     /// Stream packets the wire names apart (v1: 2^21, 10G: 2^32).
@@ -148,6 +158,7 @@ impl Version for V1 {
     const NAME: &'static str = "1";
     const WINDOW: u64 = v1::PACKETS_PER_SET as u64;
     const PACKET_BYTES: u64 = v1::DATA_LEN as u64;
+    const FLUSH: bool = false;
     const DATA_PACKET_LEN: usize = v1::DATA_PACKET_LEN;
     const INDEX_MODULUS: u64 = 1 << 21;
 
@@ -207,6 +218,7 @@ impl Version for V1 {
             wire_index: v1_wire_index(tag.set, packet),
             retransmitted: Some(tag.packet_retry.retry() > 0),
             data: d.data,
+            last: false,
             ack: v1_control(v1::ControlRepr::Ack(tag)),
             response: None,
             label: Label::V1 {
@@ -258,6 +270,10 @@ fn v1_wire_index(set: u16, packet: u8) -> Option<u64> {
     (u64::from(packet) < V1::WINDOW).then(|| u64::from(set) * V1::WINDOW + u64::from(packet))
 }
 
+/// Most valid 64-bit words in a FADE-10G flushed packet: all but the last
+/// word, which holds the count.
+pub const MAX_FLUSHED_WORDS: u64 = (ten_g::DATA_LEN as u64 - 8) / 8;
+
 /// A v1 control payload, 64 bytes as the driver sends.
 fn v1_control(c: v1::ControlRepr) -> [u8; CONTROL_LEN] {
     let mut out = [0u8; CONTROL_LEN];
@@ -278,6 +294,7 @@ impl Version for TenG {
     const NAME: &'static str = "10g";
     const WINDOW: u64 = ten_g::WINDOW_LEN as u64;
     const PACKET_BYTES: u64 = ten_g::DATA_LEN as u64;
+    const FLUSH: bool = true;
     const DATA_PACKET_LEN: usize = ten_g::DATA_PACKET_LEN;
     const INDEX_MODULUS: u64 = 1 << 32;
 
@@ -307,8 +324,8 @@ impl Version for TenG {
 
     fn emit_data(out: &DataOut<'_>, buf: &mut [u8]) -> Option<usize> {
         let data = <&[u8; ten_g::DATA_LEN]>::try_from(out.data).ok()?;
-        ten_g::Repr::Data(ten_g::DataRepr {
-            flushed: false,
+        let len = ten_g::Repr::Data(ten_g::DataRepr {
+            flushed: out.flushed_words.is_some(),
             seq: out.seq as u16,
             packet_number: out.index as u32,
             delay: out.delay,
@@ -316,7 +333,13 @@ impl Version for TenG {
             data,
         })
         .emit(buf)
-        .ok()
+        .ok()?;
+        if let Some(words) = out.flushed_words {
+            // The count of valid words rides in the last data word.
+            buf.get_mut(len - 8..len)?
+                .copy_from_slice(&words.to_be_bytes());
+        }
+        Some(len)
     }
 
     fn emit_response(response: &CommandResponse, buf: &mut [u8]) -> Option<usize> {
@@ -325,10 +348,22 @@ impl Version for TenG {
 
     fn parse_data(payload: &[u8]) -> Result<DataIn<'_>, linerate_wire::Error> {
         let d = ten_g::DataPacket::new_checked(payload).and_then(|p| ten_g::DataRepr::parse(&p))?;
+        let valid = match d.flushed_word_count() {
+            None => ten_g::DATA_LEN,
+            // The count's own word is not data: at most 1023 words.
+            Some(w) if w < MAX_FLUSHED_WORDS + 1 => (w * 8) as usize,
+            Some(w) => {
+                return Err(linerate_wire::Error::BadValue {
+                    field: "FADE-10G flushed word count",
+                    value: w,
+                })
+            }
+        };
         Ok(DataIn {
             wire_index: Some(u64::from(d.packet_number)),
             retransmitted: None,
-            data: d.data,
+            data: &d.data[..valid],
+            last: d.flushed,
             ack: ten_g_control(ten_g::ControlRepr::Ack(d.ack())),
             response: (!d.response.is_none()).then_some(d.response),
             label: Label::TenG {
@@ -393,6 +428,7 @@ mod tests {
                 delay: 42,
                 response: resp,
                 data: &data,
+                flushed_words: None,
             },
             &mut buf,
         )
@@ -427,6 +463,7 @@ mod tests {
                 delay: 0,
                 response: resp,
                 data: &data,
+                flushed_words: None,
             },
             &mut buf[..100]
         )

@@ -106,7 +106,8 @@ pub struct WindowCounters {
     pub received: u64,
     /// New packets accepted (stored and ACKed).
     pub packets: u64,
-    /// Data bytes accepted (`packets` times the packet size).
+    /// Data bytes accepted (`packets` times the packet size, but only the
+    /// valid words of a FADE-10G flushed packet).
     pub bytes: u64,
     /// Packets received again after they had been accepted.
     pub duplicates: u64,
@@ -138,6 +139,8 @@ pub struct FadeWindow<W: Version> {
     fatal: Option<StreamError>,
     last_response: CommandResponse,
     response: Option<CommandResponse>,
+    /// Where the stream ends, once a FADE-10G flushed packet said so.
+    end: Option<u64>,
     version: PhantomData<W>,
 }
 
@@ -161,6 +164,7 @@ impl<W: Version> FadeWindow<W> {
             fatal: None,
             last_response: CommandResponse::NONE,
             response: None,
+            end: None,
             version: PhantomData,
         }
     }
@@ -193,7 +197,19 @@ impl<W: Version> FadeWindow<W> {
 
     /// Stream bytes received in order: what may be published to the reader.
     pub fn delivered_bytes(&self) -> u64 {
-        self.low * W::PACKET_BYTES
+        let whole = self.low * W::PACKET_BYTES;
+        self.end.map_or(whole, |e| whole.min(e))
+    }
+
+    /// The stream's length, once its flushed last packet (FADE-10G) has
+    /// arrived: no data follows. `None` while the stream may go on.
+    pub fn end_bytes(&self) -> Option<u64> {
+        self.end
+    }
+
+    /// Whether the stream ended and every byte of it was delivered.
+    pub fn is_ended(&self) -> bool {
+        self.end.is_some_and(|e| self.delivered_bytes() >= e)
     }
 
     /// The command response the last DATA packets brought, once per new
@@ -253,13 +269,16 @@ impl<W: Version> FadeWindow<W> {
             self.counters.no_room += 1;
             return Verdict::NoRoom;
         }
+        if d.last {
+            self.end = Some(offset + d.data.len() as u64);
+        }
         self.have |= bit;
         while self.have & 1 != 0 {
             self.have >>= 1;
             self.low += 1;
         }
         self.counters.packets += 1;
-        self.counters.bytes += W::PACKET_BYTES;
+        self.counters.bytes += d.data.len() as u64;
         Verdict::New {
             index,
             offset,
@@ -636,6 +655,36 @@ mod tests {
         }
 
         #[test]
+        fn a_flushed_packet_ends_the_stream_at_its_word_count() {
+            let mut w = TenGWindow::new();
+            assert_eq!(kind(&w.on_data(&pkt(0, 0), u64::MAX)), "new");
+            // Packet 2 is flushed with 5 valid words; packet 1 still missing.
+            let mut last = pkt(2, 2);
+            last[3] = 0xa6;
+            let n = last.len();
+            last[n - 8..].copy_from_slice(&5u64.to_be_bytes());
+            match w.on_data(&last, u64::MAX) {
+                Verdict::New { offset, data, .. } => {
+                    assert_eq!((offset, data.len()), (2 * 8192, 40));
+                }
+                v => panic!("{v:?}"),
+            }
+            assert_eq!(w.end_bytes(), Some(2 * 8192 + 40));
+            assert!(!w.is_ended(), "packet 1 is missing");
+            assert_eq!(w.delivered_bytes(), 8192);
+            assert_eq!(kind(&w.on_data(&pkt(1, 3), u64::MAX)), "new");
+            assert!(w.is_ended());
+            assert_eq!(w.delivered_bytes(), 2 * 8192 + 40);
+            assert_eq!(w.counters().bytes, 2 * 8192 + 40);
+            // A count that leaves no room for itself is refused, not stored.
+            let mut bad = pkt(3, 4);
+            bad[3] = 0xa6;
+            bad[n - 8..].copy_from_slice(&1024u64.to_be_bytes());
+            let mut w = TenGWindow::new();
+            assert_eq!(kind(&w.on_data(&bad, u64::MAX)), "rejected");
+        }
+
+        #[test]
         fn a_full_ring_drops_without_ack() {
             let mut w = TenGWindow::new();
             assert_eq!(kind(&w.on_data(&pkt(0, 0), 8192)), "new");
@@ -661,7 +710,7 @@ mod tests {
                 let _ = w.on_data(&p, u64::MAX);
                 let c = w.counters();
                 prop_assert!(c.packets + c.duplicates <= c.received);
-                prop_assert_eq!(c.bytes, c.packets * 8192);
+                prop_assert!(c.bytes <= c.packets * 8192);
             }
 
             /// A FADE-10G board and window on a lossy, reordering link,
@@ -673,7 +722,10 @@ mod tests {
                 let mut next = move || { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; rng };
                 let packets = 120u64;
                 let first = (1u64 << 32) - 50;
-                let mut board = TenGBoard::new(BoardConfig { limit_bytes: Some((first + packets) * 8192), ..BoardConfig::default() }).expect("board");
+                // The stream ends 1000 bytes short of a whole packet: its
+                // last packet is flushed, with 899 valid words.
+                let limit = (first + packets) * 8192 - 1000;
+                let mut board = TenGBoard::new(BoardConfig { limit_bytes: Some(limit), ..BoardConfig::default() }).expect("board");
                 board.start_at(first);
                 let start = TenG::command(wire::Command::Start, 1, 0).expect("start");
                 board.on_packet(&start, 0).expect("start");
@@ -701,7 +753,7 @@ mod tests {
                         let ack = match w.on_data(&p, u64::MAX) {
                             Verdict::New { offset, data, ack, .. } => {
                                 let at = (offset - first * 8192) as usize;
-                                ring[at..at + 8192].copy_from_slice(data);
+                                ring[at..at + data.len()].copy_from_slice(data);
                                 Some(ack)
                             }
                             Verdict::Duplicate { ack } => Some(ack),
@@ -716,7 +768,12 @@ mod tests {
                 }
                 prop_assert!(board.is_done());
                 prop_assert_eq!(w.delivered_packets(), first + packets);
-                prop_assert_eq!(stream::mismatches(first * 8192, &ring), 0);
+                prop_assert!(w.is_ended());
+                prop_assert_eq!(w.end_bytes(), Some(limit));
+                prop_assert_eq!(w.delivered_bytes(), limit);
+                let valid = (limit - first * 8192) as usize;
+                prop_assert_eq!(stream::mismatches(first * 8192, &ring[..valid]), 0);
+                prop_assert!(ring[valid..].iter().all(|&b| b == 0), "nothing stored past the end");
             }
         }
     }

@@ -40,9 +40,11 @@ pub struct FebArgs {
     /// least 8218).
     #[arg(long, default_value = "1", value_parser = parse_version)]
     version: Version,
-    /// Stream bytes to send in all (rounded up to whole packets: 1024 bytes
-    /// in v1, 8192 in 10g), e.g. 1GiB; the board exits once all are
-    /// acknowledged.
+    /// Stream bytes to send in all, e.g. 1GiB; the board exits once all
+    /// are acknowledged. v1 rounds up to whole 1024-byte packets; 10g
+    /// rounds up to 8-byte words and, when the stream ends part-way through
+    /// an 8192-byte packet, sends that last packet flushed (type 0xa5a6,
+    /// the count of valid words in its last 8 bytes).
     #[arg(long, value_parser = parse_bytes, conflicts_with = "duration")]
     bytes: Option<u64>,
     /// Stop filling new packets after this many seconds of streaming.

@@ -348,7 +348,9 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                     b.first_data.get_or_insert(t);
                     b.last_progress = t;
                 }
-                if b.limit.is_some_and(|l| head >= l) {
+                // Done: every byte asked for, or the board's stream ended
+                // (a FADE-10G flushed packet) and all of it arrived.
+                if b.limit.is_some_and(|l| head >= l) || b.window.is_ended() {
                     b.done_at = Some(t);
                     b.writer.finish();
                     b.seq = b.seq.wrapping_add(1);
