@@ -1,9 +1,11 @@
-//! The board's side of FADE v1: seed 004's descriptor manager, as a sans-IO
-//! state machine.
+//! The board's side of FADE: seed 004's descriptor manager, as a sans-IO
+//! state machine, for both wire versions ([`Board`] speaks v1,
+//! [`TenGBoard`] FADE-10G; see [`crate::version`]).
 //!
-//! The board keeps [`WINDOW`] packet buffers in a ring. Packet *p* of set
-//! *s* lives in buffer *p*, so a buffer can take the next set's packet only
-//! once the host has confirmed the current one. Each buffer has a
+//! The board keeps a window of packet buffers in a ring (v1: [`WINDOW`] =
+//! 32; 10G: 16). Stream packet *i* lives in buffer *i* mod the window, so a
+//! buffer can take a later packet only once the host has confirmed the
+//! current one. Each buffer has a
 //! descriptor with the seed's flags: V (filled, valid for sending), S (sent
 //! at least once) and C (confirmed by an ACK). Three pointers walk the
 //! ring, all counted here as packet indices since the stream began:
@@ -29,29 +31,57 @@
 //! core ignores the field in ACKs, so this stays wire compatible), which
 //! lets the host measure the retransmission ratio.
 //!
-//! Drive it with [`Board::on_packet`] for every received FADE payload and
-//! [`Board::poll_transmit`] whenever it may send; the latter says when to
-//! call again.
+//! FADE-10G numbers its commands: the board answers START, STOP and user
+//! commands with a 12-byte response (code and seq of the command, 8
+//! board-defined bytes) that rides in every DATA packet it sends from then
+//! on, and, when no DATA packet is going out at the moment, in a
+//! response-only packet. A repeated command (same seq, because the host
+//! missed the answer) is run and answered again, as the reference core
+//! does. The emulator's user commands answer like the reference core's
+//! demonstration command: the argument (4 bytes) and the board's cumulative
+//! retransmission count (4 bytes), both big-endian. RESET gets no answer.
+//! The seq of a 10G DATA packet is the board's transmission counter; an
+//! ACK echoes it, which tells the fast retransmission exactly which copy
+//! arrived.
+//!
+//! Drive it with [`FadeBoard::on_packet`] for every received FADE payload
+//! and [`FadeBoard::poll_transmit`] whenever it may send; the latter says
+//! when to call again.
 
-use linerate_wire::fade::pacing;
-use linerate_wire::fade::v1::{self, ControlRepr, DataRepr, Repr, Tag, DATA_LEN};
+use std::marker::PhantomData;
+
+use linerate_wire::fade::ten_g::{Command, CommandResponse};
+use linerate_wire::fade::v1;
 
 use crate::adaptive_delay::{self, AdaptiveDelay};
 use crate::stream;
+use crate::version::{BoardInput, DataOut, TenG, Version, V1};
 
 /// Packet buffers on a FADE v1 board: one set of 32.
 pub const WINDOW: u64 = v1::PACKETS_PER_SET as u64;
 
 /// Data bytes per FADE v1 packet.
-pub const PACKET_BYTES: u64 = DATA_LEN as u64;
+pub const PACKET_BYTES: u64 = v1::DATA_LEN as u64;
 
 /// Why the board refused a packet. None of these stop the board: a real
 /// FPGA just ignores what it cannot parse.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BoardError {
-    /// The payload is not a FADE v1 packet.
-    #[error("not a FADE v1 packet: {0}")]
+    /// The payload is not a packet of the board's FADE version.
+    #[error("not a FADE packet of this version: {0}")]
     Wire(#[from] linerate_wire::Error),
+    /// A FADE-10G DATA packet reached the board, which only sends them.
+    #[error("board received a FADE-10G DATA packet (packet number {packet_number}); boards only send data")]
+    UnexpectedTenGData {
+        /// Its packet number.
+        packet_number: u32,
+    },
+    /// A FADE-10G command response reached the board, which only sends them.
+    #[error("board received a command response (code {code:#06x}); boards only send them")]
+    UnexpectedResponse {
+        /// The answered command's code.
+        code: u16,
+    },
     /// A DATA packet reached the board, which only sends them.
     #[error("board received a DATA packet (set {set}, packet {packet}); boards only send data")]
     UnexpectedData {
@@ -102,8 +132,11 @@ pub struct BoardConfig {
     pub delay: adaptive_delay::Config,
     /// Which controller sets the delay between packets.
     pub controller: Controller,
-    /// Stream bytes to send in all, rounded up to whole packets; `None`
-    /// sends until stopped.
+    /// Stream bytes to send in all; `None` sends until stopped. v1 rounds
+    /// up to whole packets. FADE-10G rounds up to 64-bit words and ends a
+    /// stream that stops part-way through a packet with a flushed packet
+    /// carrying the count of valid words (a whole packet when the count
+    /// would not fit: more than 1023 words).
     pub limit_bytes: Option<u64>,
 }
 
@@ -153,6 +186,13 @@ pub enum Event {
     StaleAck,
     /// A NACK, which the published core ignores too.
     Nack,
+    /// A FADE-10G user command, run and answered (its response is queued).
+    User {
+        /// The command code (at least 0x0100).
+        code: u16,
+        /// Its argument.
+        arg: u32,
+    },
 }
 
 /// Counters of one board since it was created.
@@ -169,8 +209,13 @@ pub struct BoardCounters {
     /// Packets ignored because they could not be parsed.
     pub rejected: u64,
     /// Packets confirmed in order over the board's life (a RESET does not
-    /// clear this, unlike [`Board::confirmed`]).
+    /// clear this, unlike [`FadeBoard::confirmed`]).
     pub confirmed: u64,
+    /// Commands answered with a response (FADE-10G).
+    pub commands: u64,
+    /// Response-only packets sent, when no DATA packet could carry the
+    /// answer (FADE-10G).
+    pub response_packets: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -187,7 +232,7 @@ struct Descriptor {
     /// A later packet was confirmed first: resend without waiting.
     due: bool,
     sent_at_ns: u64,
-    data: Box<[u8; DATA_LEN]>,
+    data: Box<[u8]>,
 }
 
 /// Running state of the transmitter.
@@ -197,9 +242,9 @@ enum State {
     Running,
 }
 
-/// One emulated FADE v1 board.
+/// One emulated FADE board speaking wire version `W`.
 #[derive(Debug)]
-pub struct Board {
+pub struct FadeBoard<W: Version> {
     config: BoardConfig,
     descriptors: Vec<Descriptor>,
     head: u64,
@@ -219,7 +264,32 @@ pub struct Board {
     hint_gap_ns: Option<u64>,
     /// Doublings of the adaptive timeout since the last confirmation.
     backoff: u32,
+    /// The answer to the last command, carried by every DATA packet
+    /// (FADE-10G; [`CommandResponse::NONE`] until a command arrives).
+    response: CommandResponse,
+    /// The answer has not been sent since the command arrived.
+    response_due: bool,
+    /// The last packet of a limited FADE-10G stream that ends part-way
+    /// through it: its index and count of valid words.
+    flush_last: Option<(u64, u64)>,
+    version: PhantomData<W>,
 }
+
+/// Index and valid words of the flushed last packet of a stream of
+/// `limit_bytes`, if it needs one.
+fn flush_last<W: Version>(limit_bytes: Option<u64>) -> Option<(u64, u64)> {
+    let bytes = limit_bytes?;
+    let rest = bytes % W::PACKET_BYTES;
+    let words = rest.div_ceil(stream::WORD);
+    (W::FLUSH && rest > 0 && words <= crate::version::MAX_FLUSHED_WORDS)
+        .then(|| (bytes / W::PACKET_BYTES, words))
+}
+
+/// An emulated FADE v1 board.
+pub type Board = FadeBoard<V1>;
+
+/// An emulated FADE-10G board.
+pub type TenGBoard = FadeBoard<TenG>;
 
 /// Gaps of lateness the pacer may make good with back-to-back packets (a
 /// window's worth). An FPGA is never late; an emulator sharing a core with
@@ -234,11 +304,11 @@ const MAX_TIMEOUT_NS: u64 = 100_000_000;
 /// (64 times the round-trip estimate).
 const MAX_BACKOFF: u32 = 6;
 
-impl Board {
+impl<W: Version> FadeBoard<W> {
     /// A board waiting for START.
-    pub fn new(config: BoardConfig) -> Result<Board, adaptive_delay::ConfigError> {
+    pub fn new(config: BoardConfig) -> Result<Self, adaptive_delay::ConfigError> {
         let delay = AdaptiveDelay::new(config.delay)?;
-        let descriptors = (0..WINDOW)
+        let descriptors = (0..W::WINDOW)
             .map(|_| Descriptor {
                 index: 0,
                 valid: false,
@@ -248,11 +318,11 @@ impl Board {
                 send_seq: 0,
                 due: false,
                 sent_at_ns: 0,
-                data: Box::new([0; DATA_LEN]),
+                data: vec![0; W::PACKET_BYTES as usize].into_boxed_slice(),
             })
             .collect();
-        Ok(Board {
-            limit_packets: config.limit_bytes.map(|b| b.div_ceil(PACKET_BYTES)),
+        Ok(FadeBoard {
+            limit_packets: config.limit_bytes.map(|b| b.div_ceil(W::PACKET_BYTES)),
             config,
             descriptors,
             head: 0,
@@ -267,7 +337,26 @@ impl Board {
             send_seq: 0,
             hint_gap_ns: None,
             backoff: 0,
+            response: CommandResponse::NONE,
+            response_due: false,
+            flush_last: flush_last::<W>(config.limit_bytes),
+            version: PhantomData,
         })
+    }
+
+    /// Makes a fresh board's stream begin at packet `index` instead of 0,
+    /// as if everything before had been confirmed: lets tests reach the
+    /// 32-bit wrap of FADE-10G packet numbers.
+    #[cfg(test)]
+    pub(crate) fn start_at(&mut self, index: u64) {
+        self.head = index;
+        self.tail = index;
+        self.retr = index;
+    }
+
+    /// The command response DATA packets carry now (FADE-10G).
+    pub fn response(&self) -> CommandResponse {
+        self.response
     }
 
     /// Counters since the board was created.
@@ -320,49 +409,75 @@ impl Board {
 
     /// Handles one FADE payload received from the host at `now_ns`.
     pub fn on_packet(&mut self, payload: &[u8], now_ns: u64) -> Result<Event, BoardError> {
-        let repr = match Repr::parse_bytes(payload) {
-            Ok(r) => r,
+        let input = match W::parse_board_input(payload) {
+            Ok(i) => i,
             Err(e) => {
                 self.counters.rejected += 1;
-                return Err(e.into());
+                return Err(e);
             }
         };
-        let control = match repr {
-            Repr::Control(c) => c,
-            Repr::Data(d) => {
-                self.counters.rejected += 1;
-                return Err(BoardError::UnexpectedData {
-                    set: d.tag.set,
-                    packet: d.tag.packet_retry.packet(),
-                });
-            }
-        };
-        Ok(match control {
-            ControlRepr::Start => {
-                if self.state != State::Running {
-                    self.state = State::Running;
-                    self.next_send_ns = now_ns;
+        Ok(match input {
+            BoardInput::Command { command, seq, arg } => {
+                let event = match command {
+                    Command::Start => {
+                        if self.state != State::Running {
+                            self.state = State::Running;
+                            self.next_send_ns = now_ns;
+                        }
+                        Event::Started
+                    }
+                    Command::Stop => {
+                        self.state = State::Waiting;
+                        Event::Stopped
+                    }
+                    Command::Reset => {
+                        self.reset();
+                        // The core resets and does not answer.
+                        return Ok(Event::Reset);
+                    }
+                    Command::User(u) => Event::User {
+                        code: u.code(),
+                        arg,
+                    },
+                };
+                if let Some(seq) = seq {
+                    self.answer(command, seq, arg);
                 }
-                Event::Started
+                event
             }
-            ControlRepr::Stop => {
-                self.state = State::Waiting;
-                Event::Stopped
-            }
-            ControlRepr::Reset => {
-                self.reset();
-                Event::Reset
-            }
-            ControlRepr::Ack(tag) => {
+            BoardInput::Ack {
+                wire_index,
+                echo_seq,
+                hint_gap_ns,
+            } => {
                 if self.config.controller == Controller::Fair {
-                    if let Some(gap) = pacing::read_hint(payload) {
+                    if let Some(gap) = hint_gap_ns {
                         self.hint_gap_ns = Some(u64::from(gap));
                     }
                 }
-                self.confirm(tag, now_ns)
+                self.confirm(wire_index, echo_seq, now_ns)
             }
-            ControlRepr::Nack(_) => Event::Nack,
+            BoardInput::Nack => Event::Nack,
         })
+    }
+
+    /// Queues the response to a FADE-10G command: internal commands answer
+    /// with 8 zero bytes, user commands with the argument and the
+    /// cumulative retransmission count (the reference core's demonstration
+    /// command).
+    fn answer(&mut self, command: Command, seq: u16, arg: u32) {
+        let mut data = [0u8; 8];
+        if let Command::User(_) = command {
+            data[..4].copy_from_slice(&arg.to_be_bytes());
+            data[4..].copy_from_slice(&(self.counters.resent as u32).to_be_bytes());
+        }
+        self.response = CommandResponse {
+            code: command.code(),
+            seq,
+            data,
+        };
+        self.response_due = true;
+        self.counters.commands += 1;
     }
 
     /// Empties every buffer and restarts the stream at offset 0, waiting
@@ -376,9 +491,11 @@ impl Board {
         self.head = 0;
         self.tail = 0;
         self.retr = 0;
-        self.limit_packets = self.config.limit_bytes.map(|b| b.div_ceil(PACKET_BYTES));
+        self.limit_packets = self.config.limit_bytes.map(|b| b.div_ceil(W::PACKET_BYTES));
         self.state = State::Waiting;
         self.backoff = 0;
+        self.response = CommandResponse::NONE;
+        self.response_due = false;
     }
 
     /// The retransmission timeout now in force, in nanoseconds.
@@ -407,16 +524,19 @@ impl Board {
         }
     }
 
-    fn confirm(&mut self, tag: Tag, now_ns: u64) -> Event {
-        let packet = u64::from(tag.packet_retry.packet());
-        let Some(d) = self.descriptors.get_mut(packet as usize) else {
+    fn confirm(&mut self, wire_index: Option<u64>, echo_seq: Option<u16>, now_ns: u64) -> Event {
+        let Some(wire) = wire_index else {
+            self.counters.stale_acks += 1;
+            return Event::StaleAck;
+        };
+        let Some(d) = self.descriptors.get_mut((wire % W::WINDOW) as usize) else {
             self.counters.stale_acks += 1;
             return Event::StaleAck;
         };
         let matches = d.valid
             && d.sent
             && !d.confirmed
-            && set_of(d.index) == tag.set
+            && d.index % W::INDEX_MODULUS == wire
             && d.index >= self.tail
             && d.index < self.head;
         if !matches {
@@ -427,7 +547,13 @@ impl Board {
         // Only packets sent once give an unambiguous round trip (Karn).
         let sample = (d.sends == 1).then(|| now_ns.saturating_sub(d.sent_at_ns));
         self.counters.acks += 1;
-        let acked_seq = d.send_seq;
+        // The transmission that arrived: the echoed seq (FADE-10G) names
+        // it exactly, the latest one is the best guess otherwise. Widen
+        // the 16-bit echo to the most recent counter value it can be.
+        let last_seq = self.send_seq.saturating_sub(1);
+        let acked_seq = echo_seq.map_or(d.send_seq, |e| {
+            last_seq.saturating_sub(u64::from((last_seq as u16).wrapping_sub(e)))
+        });
         if let Some(rtt) = sample {
             self.sample_rtt(rtt);
             // Karn: the backed-off timeout stands until a round trip can
@@ -450,32 +576,56 @@ impl Board {
     }
 
     fn descriptor(&self, index: u64) -> &Descriptor {
-        &self.descriptors[(index % WINDOW) as usize]
+        &self.descriptors[(index % W::WINDOW) as usize]
     }
 
     /// The data writer: fills every free buffer (V=0) with the next stream
     /// packet, up to the limit.
     fn fill(&mut self) {
-        while self.head - self.tail < WINDOW && self.limit_packets.map_or(true, |n| self.head < n) {
+        while self.head - self.tail < W::WINDOW
+            && self.limit_packets.map_or(true, |n| self.head < n)
+        {
             let index = self.head;
-            let d = &mut self.descriptors[(index % WINDOW) as usize];
+            let d = &mut self.descriptors[(index % W::WINDOW) as usize];
             d.index = index;
             d.valid = true;
             d.sent = false;
             d.confirmed = false;
             d.sends = 0;
             d.due = false;
-            stream::fill(index * PACKET_BYTES, &mut d.data[..]);
+            stream::fill(index * W::PACKET_BYTES, &mut d.data[..]);
             self.head += 1;
         }
     }
 
-    /// Writes the next DATA payload into `buf` if one is due at `now_ns`.
+    /// Writes the next payload into `buf` if one is due at `now_ns`: a
+    /// DATA packet, or (FADE-10G) a response-only packet when a command
+    /// answer is waiting and no DATA packet can carry it now.
     ///
-    /// `buf` must hold [`v1::DATA_PACKET_LEN`] bytes; a shorter buffer gets
-    /// [`Transmit::Idle`] rather than a panic.
+    /// `buf` must hold [`Version::DATA_PACKET_LEN`] bytes; a shorter buffer
+    /// gets [`Transmit::Idle`] rather than a panic.
     pub fn poll_transmit(&mut self, now_ns: u64, buf: &mut [u8]) -> Transmit {
-        if self.state != State::Running || buf.len() < v1::DATA_PACKET_LEN {
+        if buf.len() < W::DATA_PACKET_LEN {
+            return Transmit::Idle;
+        }
+        let t = self.poll_data(now_ns, buf);
+        if !self.response_due || matches!(t, Transmit::Send(_)) {
+            self.response_due = false;
+            return t;
+        }
+        self.response_due = false;
+        match W::emit_response(&self.response, buf) {
+            Some(len) => {
+                self.counters.response_packets += 1;
+                Transmit::Send(len)
+            }
+            None => t,
+        }
+    }
+
+    /// The DATA part of [`Self::poll_transmit`].
+    fn poll_data(&mut self, now_ns: u64, buf: &mut [u8]) -> Transmit {
+        if self.state != State::Running {
             return Transmit::Idle;
         }
         self.fill();
@@ -520,28 +670,29 @@ impl Board {
             return earliest.map_or(Transmit::Idle, Transmit::WakeAt);
         };
         let delay_ns = self.delay_ns();
-        let d = &mut self.descriptors[(index % WINDOW) as usize];
+        let d = &mut self.descriptors[(index % W::WINDOW) as usize];
         let resend = d.sent;
-        let retry = d.sends.min(u32::from(v1::MAX_RETRY_COUNT)) as u16;
+        let out = DataOut {
+            index,
+            sends_before: d.sends,
+            seq: self.send_seq,
+            delay: u32::try_from(delay_ns).unwrap_or(u32::MAX),
+            response: self.response,
+            data: &d.data,
+            flushed_words: self
+                .flush_last
+                .filter(|&(last, _)| last == index)
+                .map(|(_, words)| words),
+        };
+        let Some(len) = W::emit_data(&out, buf) else {
+            return Transmit::Idle;
+        };
         d.sent = true;
         d.due = false;
         d.send_seq = self.send_seq;
         self.send_seq += 1;
         d.sends = d.sends.saturating_add(1);
         d.sent_at_ns = now_ns;
-        // (index % WINDOW) < 32 and retry <= 1023: the tag is always valid.
-        let tag = Tag {
-            set: set_of(index),
-            packet_retry: v1::PacketRetry::from_bits(((index % WINDOW) as u16) << 10 | retry),
-        };
-        let repr = Repr::Data(DataRepr {
-            tag,
-            delay: u32::try_from(delay_ns).unwrap_or(u32::MAX),
-            data: &d.data,
-        });
-        let Ok(len) = repr.emit(buf) else {
-            return Transmit::Idle;
-        };
         if resend {
             self.counters.resent += 1;
         } else {
@@ -567,6 +718,8 @@ pub fn set_of(index: u64) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linerate_wire::fade::pacing;
+    use linerate_wire::fade::v1::{ControlRepr, DataRepr, Repr, Tag, DATA_LEN};
     use proptest::prelude::*;
 
     fn control(c: ControlRepr) -> Vec<u8> {
@@ -922,6 +1075,270 @@ mod tests {
             }
             prop_assert!(b.is_done());
             prop_assert!(got.iter().all(|&g| g));
+        }
+    }
+
+    mod ten_g {
+        use super::super::*;
+        use linerate_wire::fade::ten_g::{
+            self as wire, AckRepr, CommandRepr, ControlRepr, DataRepr, Repr,
+        };
+
+        fn command(command: Command, seq: u16) -> Vec<u8> {
+            Repr::Control(ControlRepr::Command(CommandRepr {
+                command,
+                seq,
+                arg: 0,
+            }))
+            .to_vec()
+        }
+
+        fn data(buf: &[u8]) -> DataRepr<'_> {
+            match Repr::parse_bytes(buf) {
+                Ok(Repr::Data(d)) => d,
+                other => panic!("not data: {other:?}"),
+            }
+        }
+
+        fn ack_of(buf: &[u8]) -> Vec<u8> {
+            Repr::Control(ControlRepr::Ack(data(buf).ack())).to_vec()
+        }
+
+        #[test]
+        fn fills_a_window_of_16_with_numbered_8192_byte_packets() {
+            let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
+            let mut buf = vec![0u8; 9000];
+            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Idle);
+            assert_eq!(
+                b.on_packet(&command(Command::Start, 9), 0),
+                Ok(Event::Started)
+            );
+            for i in 0..16u32 {
+                assert_eq!(
+                    b.poll_transmit(0, &mut buf),
+                    Transmit::Send(wire::DATA_PACKET_LEN)
+                );
+                let d = data(&buf[..wire::DATA_PACKET_LEN]);
+                assert_eq!((d.packet_number, d.seq), (i, i as u16));
+                assert!(!d.flushed);
+                // START's answer rides in every DATA packet.
+                assert_eq!((d.response.code, d.response.seq), (wire::CMD_START, 9));
+                assert_eq!(stream::mismatches(u64::from(i) * 8192, d.data), 0);
+            }
+            // Window full: wait for the timeout.
+            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::WakeAt(200_000));
+            assert_eq!(b.counters().response_packets, 0);
+            // A buffer too short for a 10G DATA packet is refused, not a panic.
+            assert_eq!(b.poll_transmit(0, &mut buf[..1034]), Transmit::Idle);
+        }
+
+        #[test]
+        fn a_stream_ending_mid_packet_ends_with_a_flushed_packet() {
+            // 2 packets and 100 bytes: 13 words (104 bytes) in a flushed third.
+            let mut b = TenGBoard::new(BoardConfig {
+                limit_bytes: Some(2 * 8192 + 100),
+                ..BoardConfig::default()
+            })
+            .expect("config");
+            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            let mut buf = vec![0u8; 9000];
+            for i in 0..3u32 {
+                assert_eq!(
+                    b.poll_transmit(0, &mut buf),
+                    Transmit::Send(wire::DATA_PACKET_LEN)
+                );
+                let d = data(&buf[..wire::DATA_PACKET_LEN]);
+                assert_eq!(d.packet_number, i);
+                assert_eq!(d.flushed, i == 2);
+                assert_eq!(d.flushed_word_count(), (i == 2).then_some(13));
+                assert_eq!(stream::mismatches(u64::from(i) * 8192, &d.data[..104]), 0);
+            }
+            assert!(
+                matches!(b.poll_transmit(0, &mut buf), Transmit::WakeAt(_)),
+                "three packets only"
+            );
+            // The last 7 bytes of a packet leave no room for the count: a
+            // whole packet instead.
+            for (limit, flushed) in [
+                (8192 + 8184, Some((1, 1023))),
+                (8192 + 8185, None),
+                (8192, None),
+            ] {
+                assert_eq!(flush_last::<TenG>(Some(limit)), flushed, "{limit}");
+            }
+            assert_eq!(
+                flush_last::<V1>(Some(1000)),
+                None,
+                "v1 has no flushed packets"
+            );
+        }
+
+        #[test]
+        fn the_echoed_seq_says_which_copy_arrived() {
+            let mut b = TenGBoard::new(BoardConfig {
+                limit_bytes: Some(3 * 8192),
+                ..BoardConfig::default()
+            })
+            .expect("config");
+            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            let mut buf = vec![0u8; 9000];
+            let mut sent = Vec::new();
+            for t in [0, 1_000, 2_000] {
+                assert!(matches!(b.poll_transmit(t, &mut buf), Transmit::Send(_)));
+                sent.push(buf[..wire::DATA_PACKET_LEN].to_vec());
+            }
+            // Packet 0 times out and is resent as transmission 3.
+            assert!(matches!(
+                b.poll_transmit(200_000, &mut buf),
+                Transmit::Send(_)
+            ));
+            let resent = data(&buf[..wire::DATA_PACKET_LEN]);
+            assert_eq!((resent.packet_number, resent.seq), (0, 3));
+            // Then the ACK of packet 0's first copy (seq 0) arrives: it
+            // confirms packet 0 and, since nothing was sent before that
+            // copy, makes no other packet due (by the last transmission,
+            // packets 1 and 2 would look lost).
+            assert_eq!(
+                b.on_packet(&ack_of(&sent[0]), 200_001),
+                Ok(Event::Confirmed)
+            );
+            assert_eq!(b.confirmed(), 1);
+            assert!(matches!(
+                b.poll_transmit(200_002, &mut buf),
+                Transmit::WakeAt(_)
+            ));
+            // The ACK of packet 2 (seq 2) makes packet 1 (seq 1) due at once.
+            assert_eq!(
+                b.on_packet(&ack_of(&sent[2]), 200_003),
+                Ok(Event::Confirmed)
+            );
+            assert!(matches!(
+                b.poll_transmit(200_004, &mut buf),
+                Transmit::Send(_)
+            ));
+            let d = data(&buf[..wire::DATA_PACKET_LEN]);
+            assert_eq!((d.packet_number, d.seq), (1, 4));
+            assert_eq!(b.counters().resent, 2);
+            b.on_packet(&ack_of(&buf[..wire::DATA_PACKET_LEN]), 200_005)
+                .expect("ack");
+            assert!(b.is_done());
+            // An ACK for a packet not in flight is stale.
+            let stale = Repr::Control(ControlRepr::Ack(AckRepr {
+                seq: 0,
+                packet_number: 40,
+                delay: 0,
+            }))
+            .to_vec();
+            assert_eq!(b.on_packet(&stale, 200_006), Ok(Event::StaleAck));
+        }
+
+        #[test]
+        fn a_stopped_board_answers_in_a_response_packet_and_reset_clears_the_answer() {
+            let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
+            let mut buf = vec![0u8; 9000];
+            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            assert!(matches!(
+                b.poll_transmit(0, &mut buf),
+                Transmit::Send(wire::DATA_PACKET_LEN)
+            ));
+            assert_eq!(
+                b.on_packet(&command(Command::Stop, 2), 1),
+                Ok(Event::Stopped)
+            );
+            let Transmit::Send(n) = b.poll_transmit(2, &mut buf) else {
+                panic!("no answer")
+            };
+            assert_eq!(n, wire::RESPONSE_PACKET_LEN);
+            match Repr::parse_bytes(&buf[..n]) {
+                Ok(Repr::Response(r)) => assert_eq!((r.code, r.seq, r.data), (2, 2, [0; 8])),
+                other => panic!("{other:?}"),
+            }
+            // Answered once; a repeat of the command (same seq) is answered again.
+            assert_eq!(b.poll_transmit(3, &mut buf), Transmit::Idle);
+            b.on_packet(&command(Command::Stop, 2), 4)
+                .expect("stop again");
+            assert!(matches!(b.poll_transmit(5, &mut buf), Transmit::Send(50)));
+            assert_eq!(b.counters().commands, 3);
+            // RESET: no answer, the carried response is cleared, the stream restarts at 0.
+            assert_eq!(
+                b.on_packet(&command(Command::Reset, 3), 6),
+                Ok(Event::Reset)
+            );
+            assert_eq!(b.poll_transmit(7, &mut buf), Transmit::Idle);
+            assert!(b.response().is_none());
+            b.on_packet(&command(Command::Start, 4), 8).expect("start");
+            assert!(matches!(b.poll_transmit(9, &mut buf), Transmit::Send(_)));
+            assert_eq!(data(&buf[..wire::DATA_PACKET_LEN]).packet_number, 0);
+        }
+
+        #[test]
+        fn the_fair_controller_reads_the_hint_behind_the_ack_fields() {
+            let mut b = TenGBoard::new(BoardConfig {
+                min_gap_ns: 1_000,
+                ..BoardConfig::default()
+            })
+            .expect("config");
+            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            let mut buf = vec![0u8; 9000];
+            assert!(matches!(b.poll_transmit(0, &mut buf), Transmit::Send(_)));
+            let mut ack = ack_of(&buf[..wire::DATA_PACKET_LEN]);
+            assert!(linerate_wire::fade::pacing::write_hint_ten_g(
+                &mut ack, 70_000
+            ));
+            b.on_packet(&ack, 10).expect("ack");
+            assert_eq!(b.hint_gap_ns(), Some(70_000));
+            assert_eq!(b.gap_ns(), 70_000);
+        }
+
+        proptest::proptest! {
+            /// No payload, however malformed, panics a FADE-10G board.
+            #[test]
+            fn any_bytes_are_handled(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..8300)) {
+                let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
+                b.on_packet(&command(Command::Start, 1), 0).expect("start");
+                let mut buf = vec![0u8; 9000];
+                b.poll_transmit(0, &mut buf);
+                let _ = b.on_packet(&bytes, 1);
+                let _ = b.poll_transmit(2, &mut buf);
+            }
+        }
+
+        #[test]
+        fn v1_packets_and_data_are_refused() {
+            let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
+            let v1_start =
+                linerate_wire::fade::v1::Repr::Control(linerate_wire::fade::v1::ControlRepr::Start)
+                    .to_vec();
+            assert!(matches!(
+                b.on_packet(&v1_start, 0),
+                Err(BoardError::Wire(_))
+            ));
+            let d = [0u8; wire::DATA_LEN];
+            let pkt = Repr::Data(DataRepr {
+                flushed: false,
+                seq: 0,
+                packet_number: 7,
+                delay: 0,
+                response: wire::CommandResponse::NONE,
+                data: &d,
+            })
+            .to_vec();
+            assert_eq!(
+                b.on_packet(&pkt, 0),
+                Err(BoardError::UnexpectedTenGData { packet_number: 7 })
+            );
+            let resp = Repr::Response(wire::CommandResponse {
+                code: 0x100,
+                seq: 1,
+                data: [0; 8],
+            })
+            .to_vec();
+            assert_eq!(
+                b.on_packet(&resp, 0),
+                Err(BoardError::UnexpectedResponse { code: 0x100 })
+            );
+            assert_eq!(b.counters().rejected, 3);
+            assert!(!b.is_running());
         }
     }
 }

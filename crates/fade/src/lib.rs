@@ -7,26 +7,34 @@
 //! board emulator and the host receiver share tested logic and only the I/O
 //! differs. The packet layouts live in `linerate_wire::fade`.
 //!
-//! Present now (FADE v1):
-//! * [`board`]: the board's descriptor manager (a ring of 32 packet
+//! Both wire versions, FADE v1 and FADE-10G, run on the same state machines,
+//! generic over [`version::Version`]:
+//! * [`version`]: what differs (packet and window sizes, how packets and
+//!   commands look on the wire), as [`version::V1`] and [`version::TenG`];
+//! * [`board`]: the board's descriptor manager (a ring of 32 or 16 packet
 //!   buffers with V/S/C flags and head/tail/retr pointers, retransmission
-//!   after a timeout, START/STOP/RESET), which the board emulator runs;
+//!   after a timeout, START/STOP/RESET, FADE-10G's numbered commands
+//!   answered in the DATA packets), which the board emulator runs;
 //! * [`adaptive_delay`]: the board's inter-packet delay controller from seed
 //!   004 (retransmit ratio above `T_high` slows down, below `T_low` speeds up);
 //! * [`fair`]: linerate's fair sharing, the host's side: max-min shares of
 //!   the link among the boards, sent to each board as a pacing gap in its
 //!   ACKs (the board keeps the gap, see [`board::Controller`]);
 //! * [`window`]: the host's receive window per board (ACK, re-ACK,
-//!   in-order delivery, an impossible set is a fatal stream error);
+//!   in-order delivery, an impossible set or packet number is a fatal
+//!   stream error);
+//! * [`command`]: the host's FADE-10G command channel (START, STOP, RESET
+//!   and user commands, resent with the same seq until answered, with a
+//!   timeout);
 //! * [`ring`]: the per-board ring buffer with the FADE host API's
 //!   semantics (wakeup threshold, read pointers, commit), read in place;
 //! * [`stream`]: the verifiable counter stream the emulator sends.
-//!
-//! FADE-10G's window of 16 and user commands follow.
 
 pub mod adaptive_delay;
 pub mod board;
+pub mod command;
 pub mod fair;
 pub mod ring;
 pub mod stream;
+pub mod version;
 pub mod window;

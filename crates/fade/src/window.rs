@@ -1,46 +1,46 @@
-//! The host's side of FADE v1 for one board: the receive window, as a
-//! sans-IO state machine.
+//! The host's side of FADE for one board: the receive window, as a
+//! sans-IO state machine, for both wire versions ([`Window`] speaks v1,
+//! [`TenGWindow`] FADE-10G; see [`crate::version`]).
 //!
-//! A board has at most [`WINDOW`] packets in flight, starting at its oldest
-//! unconfirmed one, and the host has received everything before its own
-//! `low` (the first packet it is missing). Hence every DATA packet a
-//! working board can send falls in one of two ranges, counted in stream
-//! packets:
+//! A board has at most a window of packets in flight (v1: 32, 10G: 16),
+//! starting at its oldest unconfirmed one, and the host has received
+//! everything before its own `low` (the first packet it is missing). Hence
+//! every DATA packet a working board can send falls in one of two ranges,
+//! counted in stream packets, with `W` the window:
 //!
-//! * `low .. low + 32`: new, or a repeat of one received out of order;
-//! * `low - 32 .. low`: a retransmission whose ACK was lost (the host
-//!   tolerates `low - 64 .. low`, for copies overtaken on the way).
+//! * `low .. low + W`: new, or a repeat of one received out of order;
+//! * `low - W .. low`: a retransmission whose ACK was lost (the host
+//!   tolerates `low - 2W .. low`, for copies overtaken on the way).
 //!
-//! The set number (16 bits) and packet number (5 of its 6 bits) locate a
-//! packet modulo 2^21 stream packets, which is plenty to tell the two
-//! ranges apart. Anything else (a packet number of 32 or more, a set the
-//! board cannot be sending) means the board and host disagree about the
-//! stream, for example because the board restarted: that is fatal, and the
-//! caller must send STOP and report the error to the application, as seed
-//! 004's driver does.
+//! v1 names a packet by its set number (16 bits) and packet number (5 of
+//! its 6 bits), which locates it modulo 2^21 stream packets; FADE-10G by a
+//! 32-bit packet number, modulo 2^32. Both are plenty to tell the two
+//! ranges apart. Anything else (a v1 packet number of 32 or more, a set or
+//! packet number the board cannot be sending) means the board and host
+//! disagree about the stream, for example because the board restarted:
+//! that is fatal, and the caller must send STOP and report the error to the
+//! application, as seed 004's driver does.
 //!
 //! The host ACKs a packet as soon as it is accepted and re-ACKs every
 //! duplicate. A new packet that does not fit the caller's ring buffer (the
 //! application has not consumed enough) is dropped without an ACK, so the
 //! board sends it again later: the ring is the flow control.
+//!
+//! FADE-10G DATA packets also carry the answer to the host's last command;
+//! the window hands each new answer to the caller ([`FadeWindow::take_response`]).
 
-use linerate_wire::fade::v1::{self, ControlRepr, DataPacket, DataRepr, Tag, DATA_LEN};
+use std::marker::PhantomData;
 
-use crate::board::{PACKET_BYTES, WINDOW};
+use linerate_wire::fade::ten_g::CommandResponse;
+use linerate_wire::fade::v1::{self, ControlRepr, Tag};
+use linerate_wire::fade::CONTROL_LEN;
 
-/// How far behind `low` a packet may be and still count as a late
-/// duplicate: a copy overtaken on the way by the copy that was ACKed can
-/// arrive a little after the board moved on, so, like seed 004's driver,
-/// the host tolerates the whole set before the window.
-const LATE_WINDOW: u64 = 2 * WINDOW;
-
-/// Stream packets the 21 bits of (set, packet) can tell apart.
-const INDEX_MODULUS: u64 = 1 << 21;
+use crate::version::{TenG, Version, V1};
 
 /// A packet that proves the board and host disagree about the stream.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StreamError {
-    /// A packet from a set the board cannot be sending now.
+    /// A packet from a set the board cannot be sending now (v1).
     #[error("packet {packet} of set {set} is impossible: expected set {expected_set} (or the one before or after); did the board restart?")]
     ImpossibleSet {
         /// Its set number.
@@ -50,7 +50,7 @@ pub enum StreamError {
         /// The set of the first missing packet.
         expected_set: u16,
     },
-    /// A packet number beyond the 32 packets of a set.
+    /// A packet number beyond the 32 packets of a set (v1).
     #[error("packet number {packet} of set {set} is beyond the 32 packets of a set")]
     PacketNumber {
         /// Its set number.
@@ -58,32 +58,41 @@ pub enum StreamError {
         /// Its packet number.
         packet: u8,
     },
+    /// A FADE-10G packet number outside the window of 16 (and the 32
+    /// before it, for late copies): impossible for a working board.
+    #[error("packet number {packet_number} is impossible: outside the window of 16 from packet {expected} (and the 32 before it); did the board restart?")]
+    OutOfWindow {
+        /// Its packet number.
+        packet_number: u32,
+        /// The first missing packet number.
+        expected: u32,
+    },
 }
 
 /// What the caller must do with one received DATA payload.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict<'a> {
     /// A new packet: copy `data` to stream offset `offset` in the board's
-    /// ring, then send `ack`. Publish [`Window::delivered_bytes`] only after
-    /// the copy.
+    /// ring, then send `ack`. Publish [`FadeWindow::delivered_bytes`] only
+    /// after the copy.
     New {
         /// Stream packet index.
         index: u64,
         /// Stream byte offset of its data.
         offset: u64,
-        /// Its 1024 data bytes, in the received frame.
-        data: &'a [u8; DATA_LEN],
+        /// Its data bytes (1024 or 8192), in the received frame.
+        data: &'a [u8],
         /// The ACK payload to send.
-        ack: [u8; 64],
+        ack: [u8; CONTROL_LEN],
     },
     /// A packet received before: send `ack` again, store nothing.
     Duplicate {
         /// The ACK payload to send.
-        ack: [u8; 64],
+        ack: [u8; CONTROL_LEN],
     },
     /// A new packet beyond the ring's free space: dropped, no ACK.
     NoRoom,
-    /// Not a FADE v1 DATA packet: ignored.
+    /// Not a DATA packet of this version: ignored.
     Rejected(linerate_wire::Error),
     /// The stream is broken: send STOP to the board and report the error.
     /// Once fatal, a window stays fatal.
@@ -97,34 +106,78 @@ pub struct WindowCounters {
     pub received: u64,
     /// New packets accepted (stored and ACKed).
     pub packets: u64,
-    /// Data bytes accepted (`packets * 1024`).
+    /// Data bytes accepted (`packets` times the packet size, but only the
+    /// valid words of a FADE-10G flushed packet).
     pub bytes: u64,
     /// Packets received again after they had been accepted.
     pub duplicates: u64,
     /// ACKs sent again for duplicates.
     pub reacks: u64,
-    /// DATA packets whose retry field says the board sent them before.
+    /// DATA packets the board sent before: v1's retry field says so; in
+    /// FADE-10G, whose DATA has no retry field, a packet older than the
+    /// newest one seen (boards send new packets in order, so an older one
+    /// is a resend, or reordered on the way).
     pub retransmitted: u64,
     /// New packets dropped without ACK because the ring was full.
     pub no_room: u64,
-    /// Payloads that were not valid FADE v1 DATA packets.
+    /// Payloads that were not valid DATA packets of this version.
     pub rejected: u64,
+    /// Command responses seen in DATA packets (FADE-10G), each new answer
+    /// counted once.
+    pub responses: u64,
 }
 
-/// The receive window of one FADE v1 board.
+/// The receive window of one board speaking wire version `W`.
 #[derive(Debug, Clone, Default)]
-pub struct Window {
+pub struct FadeWindow<W: Version> {
     low: u64,
     /// Bit i: packet `low + i` has been received.
     have: u32,
+    /// One past the newest stream index seen.
+    newest: u64,
     counters: WindowCounters,
     fatal: Option<StreamError>,
+    last_response: CommandResponse,
+    response: Option<CommandResponse>,
+    /// Where the stream ends, once a FADE-10G flushed packet said so.
+    end: Option<u64>,
+    version: PhantomData<W>,
 }
 
-impl Window {
-    /// A window expecting packet 0 of set 0.
-    pub fn new() -> Window {
-        Window::default()
+/// The receive window of one FADE v1 board.
+pub type Window = FadeWindow<V1>;
+
+/// The receive window of one FADE-10G board.
+pub type TenGWindow = FadeWindow<TenG>;
+
+// The received-packet bitmap holds one window.
+const _: () = assert!(V1::WINDOW <= 32 && TenG::WINDOW <= 32);
+
+impl<W: Version> FadeWindow<W> {
+    /// A window expecting stream packet 0.
+    pub fn new() -> Self {
+        FadeWindow {
+            low: 0,
+            have: 0,
+            newest: 0,
+            counters: WindowCounters::default(),
+            fatal: None,
+            last_response: CommandResponse::NONE,
+            response: None,
+            end: None,
+            version: PhantomData,
+        }
+    }
+
+    /// A window whose first missing packet is `low`, as if everything
+    /// before had arrived: lets tests reach the 32-bit wrap.
+    #[cfg(test)]
+    fn starting_at(low: u64) -> Self {
+        FadeWindow {
+            low,
+            newest: low,
+            ..Self::new()
+        }
     }
 
     /// Counters so far.
@@ -144,15 +197,33 @@ impl Window {
 
     /// Stream bytes received in order: what may be published to the reader.
     pub fn delivered_bytes(&self) -> u64 {
-        self.low * PACKET_BYTES
+        let whole = self.low * W::PACKET_BYTES;
+        self.end.map_or(whole, |e| whole.min(e))
+    }
+
+    /// The stream's length, once its flushed last packet (FADE-10G) has
+    /// arrived: no data follows. `None` while the stream may go on.
+    pub fn end_bytes(&self) -> Option<u64> {
+        self.end
+    }
+
+    /// Whether the stream ended and every byte of it was delivered.
+    pub fn is_ended(&self) -> bool {
+        self.end.is_some_and(|e| self.delivered_bytes() >= e)
+    }
+
+    /// The command response the last DATA packets brought, once per new
+    /// answer (FADE-10G; always `None` in v1).
+    pub fn take_response(&mut self) -> Option<CommandResponse> {
+        self.response.take()
     }
 
     /// Judges one FADE payload from the board. `room_bytes` is the stream
     /// offset the ring can hold data up to (the reader's tail plus the ring
     /// length); a new packet ending beyond it gets [`Verdict::NoRoom`].
     pub fn on_data<'a>(&mut self, payload: &'a [u8], room_bytes: u64) -> Verdict<'a> {
-        let repr = match DataPacket::new_checked(payload).and_then(|p| DataRepr::parse(&p)) {
-            Ok(r) => r,
+        let d = match W::parse_data(payload) {
+            Ok(d) => d,
             Err(e) => {
                 self.counters.rejected += 1;
                 return Verdict::Rejected(e);
@@ -161,60 +232,65 @@ impl Window {
         if let Some(e) = &self.fatal {
             return Verdict::Fatal(e.clone());
         }
-        let tag = repr.tag;
-        let packet = tag.packet_retry.packet();
-        if u64::from(packet) >= WINDOW {
-            return self.fail(StreamError::PacketNumber {
-                set: tag.set,
-                packet,
-            });
-        }
+        let Some(wire) = d.wire_index else {
+            return self.fail(W::impossible(d.label, self.low));
+        };
         self.counters.received += 1;
-        if tag.packet_retry.retry() > 0 {
+        if let Some(r) = d.response {
+            if r != self.last_response {
+                self.last_response = r;
+                self.response = Some(r);
+                self.counters.responses += 1;
+            }
+        }
+        let ahead = wire.wrapping_sub(self.low) % W::INDEX_MODULUS;
+        let behind = self.low.wrapping_sub(wire) % W::INDEX_MODULUS;
+        let index = if ahead < W::WINDOW {
+            self.low + ahead
+        } else if (1..=2 * W::WINDOW).contains(&behind) && behind <= self.low {
+            self.low - behind
+        } else {
+            return self.fail(W::impossible(d.label, self.low));
+        };
+        let resent = d.retransmitted.unwrap_or(index + 1 < self.newest);
+        self.newest = self.newest.max(index + 1);
+        if resent {
             self.counters.retransmitted += 1;
         }
-        let wire = u64::from(tag.set) * WINDOW + u64::from(packet);
-        let ahead = wire.wrapping_sub(self.low) % INDEX_MODULUS;
-        let behind = self.low.wrapping_sub(wire) % INDEX_MODULUS;
-        if ahead < WINDOW {
-            let bit = 1u32 << ahead;
-            if self.have & bit != 0 {
-                return self.duplicate(tag);
-            }
-            let index = self.low + ahead;
-            let offset = index * PACKET_BYTES;
-            if offset + PACKET_BYTES > room_bytes {
-                self.counters.no_room += 1;
-                return Verdict::NoRoom;
-            }
-            self.have |= bit;
-            while self.have & 1 != 0 {
-                self.have >>= 1;
-                self.low += 1;
-            }
-            self.counters.packets += 1;
-            self.counters.bytes += PACKET_BYTES;
-            return Verdict::New {
-                index,
-                offset,
-                data: repr.data,
-                ack: ack(tag),
-            };
+        if index < self.low {
+            return self.duplicate(d.ack);
         }
-        if (1..=LATE_WINDOW).contains(&behind) && behind <= self.low {
-            return self.duplicate(tag);
+        let bit = 1u32 << ahead;
+        if self.have & bit != 0 {
+            return self.duplicate(d.ack);
         }
-        self.fail(StreamError::ImpossibleSet {
-            set: tag.set,
-            packet,
-            expected_set: crate::board::set_of(self.low),
-        })
+        let offset = index * W::PACKET_BYTES;
+        if offset + W::PACKET_BYTES > room_bytes {
+            self.counters.no_room += 1;
+            return Verdict::NoRoom;
+        }
+        if d.last {
+            self.end = Some(offset + d.data.len() as u64);
+        }
+        self.have |= bit;
+        while self.have & 1 != 0 {
+            self.have >>= 1;
+            self.low += 1;
+        }
+        self.counters.packets += 1;
+        self.counters.bytes += d.data.len() as u64;
+        Verdict::New {
+            index,
+            offset,
+            data: d.data,
+            ack: d.ack,
+        }
     }
 
-    fn duplicate(&mut self, tag: Tag) -> Verdict<'static> {
+    fn duplicate(&mut self, ack: [u8; CONTROL_LEN]) -> Verdict<'static> {
         self.counters.duplicates += 1;
         self.counters.reacks += 1;
-        Verdict::Duplicate { ack: ack(tag) }
+        Verdict::Duplicate { ack }
     }
 
     fn fail(&mut self, e: StreamError) -> Verdict<'static> {
@@ -223,12 +299,13 @@ impl Window {
     }
 }
 
-/// The ACK payload confirming `tag` (bytes 2..6 of the DATA, echoed).
+/// The v1 ACK payload confirming `tag` (bytes 2..6 of the DATA, echoed).
 pub fn ack(tag: Tag) -> [u8; 64] {
     control(ControlRepr::Ack(tag))
 }
 
-/// A control payload (START, STOP, RESET...), 64 bytes as the driver sends.
+/// A v1 control payload (START, STOP, RESET...), 64 bytes as the driver
+/// sends. For either version, see [`Version::command`].
 pub fn control(c: ControlRepr) -> [u8; 64] {
     let mut out = [0u8; 64];
     // A 64-byte buffer always holds a control packet.
@@ -241,6 +318,7 @@ mod tests {
     use super::*;
     use crate::board::{Board, BoardConfig, Transmit};
     use crate::stream;
+    use linerate_wire::fade::v1::{DataRepr, DATA_LEN};
     use proptest::prelude::*;
 
     fn pkt(set: u16, packet: u8, retry: u16) -> Vec<u8> {
@@ -421,6 +499,282 @@ mod tests {
             prop_assert!(board.is_done());
             prop_assert_eq!(w.delivered_packets(), packets);
             prop_assert_eq!(stream::mismatches(0, &ring), 0);
+        }
+    }
+
+    mod ten_g {
+        use super::super::*;
+        use crate::board::{BoardConfig, TenGBoard, Transmit};
+        use crate::stream;
+        use linerate_wire::fade::ten_g::{self as wire, CommandResponse, DataRepr, Repr};
+        use proptest::prelude::*;
+
+        fn pkt(number: u32, seq: u16) -> Vec<u8> {
+            pkt_with(number, seq, CommandResponse::NONE)
+        }
+
+        fn pkt_with(number: u32, seq: u16, response: CommandResponse) -> Vec<u8> {
+            let d = [(number % 251) as u8; wire::DATA_LEN];
+            Repr::Data(DataRepr {
+                flushed: false,
+                seq,
+                packet_number: number,
+                delay: 0,
+                response,
+                data: &d,
+            })
+            .to_vec()
+        }
+
+        fn kind(v: &Verdict<'_>) -> &'static str {
+            match v {
+                Verdict::New { .. } => "new",
+                Verdict::Duplicate { .. } => "dup",
+                Verdict::NoRoom => "noroom",
+                Verdict::Rejected(_) => "rejected",
+                Verdict::Fatal(_) => "fatal",
+            }
+        }
+
+        #[test]
+        fn a_window_of_16_acks_by_packet_number_and_reacks_duplicates() {
+            let mut w = TenGWindow::new();
+            // Packets 1..=15 ahead of the missing 0: all inside the window.
+            for n in 1..16 {
+                assert_eq!(kind(&w.on_data(&pkt(n, n as u16), u64::MAX)), "new", "{n}");
+            }
+            assert_eq!(w.delivered_packets(), 0);
+            // 16 ahead of the first missing packet: beyond the window.
+            let mut w2 = w.clone();
+            match w2.on_data(&pkt(16, 16), u64::MAX) {
+                Verdict::Fatal(StreamError::OutOfWindow {
+                    packet_number: 16,
+                    expected: 0,
+                }) => {}
+                v => panic!("{v:?}"),
+            }
+            // A duplicate inside the window is ACKed again, echoing its seq.
+            match w.on_data(&pkt(3, 99), u64::MAX) {
+                Verdict::Duplicate { ack } => {
+                    assert_eq!(&ack[..14], &[1, 0, 0, 3, 0, 99, 0, 0, 0, 3, 0, 0, 0, 0]);
+                }
+                v => panic!("{v:?}"),
+            }
+            match w.on_data(&pkt(0, 16), u64::MAX) {
+                Verdict::New {
+                    index,
+                    offset,
+                    data,
+                    ack,
+                } => {
+                    assert_eq!((index, offset, data.len()), (0, 0, 8192));
+                    assert_eq!(&ack[4..10], &[0, 16, 0, 0, 0, 0]);
+                }
+                v => panic!("{v:?}"),
+            }
+            assert_eq!(w.delivered_bytes(), 16 * 8192);
+            // Late copies of delivered packets are re-ACKed, up to 32 back.
+            assert_eq!(kind(&w.on_data(&pkt(0, 17), u64::MAX)), "dup");
+            assert_eq!(kind(&w.on_data(&pkt(15, 18), u64::MAX)), "dup");
+            let c = w.counters();
+            assert_eq!((c.packets, c.duplicates, c.reacks), (16, 3, 3));
+            // Packets older than the newest seen count as resends: the
+            // duplicate 3, packet 0 after 15, and its late copy.
+            assert_eq!(c.retransmitted, 3);
+        }
+
+        #[test]
+        fn packet_numbers_wrap_at_2_pow_32() {
+            let start = (1u64 << 32) - 8;
+            let mut w = TenGWindow::starting_at(start);
+            for i in start..start + 40 {
+                let p = pkt(i as u32, 0);
+                match w.on_data(&p, u64::MAX) {
+                    Verdict::New { index, offset, .. } => {
+                        assert_eq!(index, i);
+                        assert_eq!(offset, i * 8192);
+                    }
+                    v => panic!("packet {i}: {v:?}"),
+                }
+            }
+            assert_eq!(w.delivered_packets(), start + 40);
+            // Packet numbers 2 and 0 (after the wrap, 30 and 32 behind the
+            // window): late duplicates.
+            assert_eq!(kind(&w.on_data(&pkt(2, 1), u64::MAX)), "dup");
+            assert_eq!(kind(&w.on_data(&pkt(0, 1), u64::MAX)), "dup");
+            // 0xffff_ffff, before the wrap, is 33 behind: impossible.
+            match w.on_data(&pkt(0xffff_ffff, 1), u64::MAX) {
+                Verdict::Fatal(StreamError::OutOfWindow {
+                    packet_number: 0xffff_ffff,
+                    expected: 32,
+                }) => {}
+                v => panic!("{v:?}"),
+            }
+        }
+
+        #[test]
+        fn a_restarted_board_is_fatal_and_stays_fatal() {
+            let mut w = TenGWindow::new();
+            for n in 0..100 {
+                assert_eq!(kind(&w.on_data(&pkt(n, n as u16), u64::MAX)), "new");
+            }
+            match w.on_data(&pkt(0, 0), u64::MAX) {
+                Verdict::Fatal(e @ StreamError::OutOfWindow { .. }) => {
+                    let text = e.to_string();
+                    assert!(
+                        text.contains("packet number 0") && text.contains("restart"),
+                        "{text}"
+                    );
+                }
+                v => panic!("{v:?}"),
+            }
+            assert_eq!(kind(&w.on_data(&pkt(100, 100), u64::MAX)), "fatal");
+            // Version mismatch or garbage is rejected, not fatal.
+            let mut w = TenGWindow::new();
+            assert_eq!(kind(&w.on_data(&[0, 1, 0, 0], u64::MAX)), "rejected");
+            assert_eq!(w.error(), None);
+        }
+
+        #[test]
+        fn responses_are_handed_over_once_each() {
+            let mut w = TenGWindow::new();
+            let r = CommandResponse {
+                code: 0x100,
+                seq: 3,
+                data: [1; 8],
+            };
+            assert_eq!(kind(&w.on_data(&pkt(0, 0), u64::MAX)), "new");
+            assert_eq!(w.take_response(), None);
+            assert_eq!(kind(&w.on_data(&pkt_with(1, 1, r), u64::MAX)), "new");
+            // Carried by later packets (and duplicates) too: reported once.
+            assert_eq!(kind(&w.on_data(&pkt_with(1, 2, r), u64::MAX)), "dup");
+            assert_eq!(kind(&w.on_data(&pkt_with(2, 3, r), u64::MAX)), "new");
+            assert_eq!(w.take_response(), Some(r));
+            assert_eq!(w.take_response(), None);
+            assert_eq!(w.counters().responses, 1);
+        }
+
+        #[test]
+        fn a_flushed_packet_ends_the_stream_at_its_word_count() {
+            let mut w = TenGWindow::new();
+            assert_eq!(kind(&w.on_data(&pkt(0, 0), u64::MAX)), "new");
+            // Packet 2 is flushed with 5 valid words; packet 1 still missing.
+            let mut last = pkt(2, 2);
+            last[3] = 0xa6;
+            let n = last.len();
+            last[n - 8..].copy_from_slice(&5u64.to_be_bytes());
+            match w.on_data(&last, u64::MAX) {
+                Verdict::New { offset, data, .. } => {
+                    assert_eq!((offset, data.len()), (2 * 8192, 40));
+                }
+                v => panic!("{v:?}"),
+            }
+            assert_eq!(w.end_bytes(), Some(2 * 8192 + 40));
+            assert!(!w.is_ended(), "packet 1 is missing");
+            assert_eq!(w.delivered_bytes(), 8192);
+            assert_eq!(kind(&w.on_data(&pkt(1, 3), u64::MAX)), "new");
+            assert!(w.is_ended());
+            assert_eq!(w.delivered_bytes(), 2 * 8192 + 40);
+            assert_eq!(w.counters().bytes, 2 * 8192 + 40);
+            // A count that leaves no room for itself is refused, not stored.
+            let mut bad = pkt(3, 4);
+            bad[3] = 0xa6;
+            bad[n - 8..].copy_from_slice(&1024u64.to_be_bytes());
+            let mut w = TenGWindow::new();
+            assert_eq!(kind(&w.on_data(&bad, u64::MAX)), "rejected");
+        }
+
+        #[test]
+        fn a_full_ring_drops_without_ack() {
+            let mut w = TenGWindow::new();
+            assert_eq!(kind(&w.on_data(&pkt(0, 0), 8192)), "new");
+            assert_eq!(kind(&w.on_data(&pkt(1, 1), 8192)), "noroom");
+            assert_eq!(kind(&w.on_data(&pkt(1, 2), 16384)), "new");
+            assert_eq!(w.counters().no_room, 1);
+        }
+
+        proptest! {
+            /// No payload panics a FADE-10G window; the counters add up.
+            #[test]
+            fn any_bytes_are_judged(
+                bytes in proptest::collection::vec(any::<u8>(), 0..8300),
+                number in any::<u32>(), low in 0u64..200,
+            ) {
+                let mut w = TenGWindow::new();
+                for i in 0..low {
+                    let p = pkt(i as u32, 0);
+                    let _ = w.on_data(&p, u64::MAX);
+                }
+                let _ = w.on_data(&bytes, u64::MAX);
+                let p = pkt(number, 0);
+                let _ = w.on_data(&p, u64::MAX);
+                let c = w.counters();
+                prop_assert!(c.packets + c.duplicates <= c.received);
+                prop_assert!(c.bytes <= c.packets * 8192);
+            }
+
+            /// A FADE-10G board and window on a lossy, reordering link,
+            /// starting just before the 32-bit wrap: every byte is
+            /// delivered once, in order, and the stream verifies.
+            #[test]
+            fn board_and_window_agree_through_loss_and_the_wrap(seed in any::<u64>(), loss in 0u32..30) {
+                let mut rng = seed | 1;
+                let mut next = move || { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; rng };
+                let packets = 120u64;
+                let first = (1u64 << 32) - 50;
+                // The stream ends 1000 bytes short of a whole packet: its
+                // last packet is flushed, with 899 valid words.
+                let limit = (first + packets) * 8192 - 1000;
+                let mut board = TenGBoard::new(BoardConfig { limit_bytes: Some(limit), ..BoardConfig::default() }).expect("board");
+                board.start_at(first);
+                let start = TenG::command(wire::Command::Start, 1, 0).expect("start");
+                board.on_packet(&start, 0).expect("start");
+                let mut w = TenGWindow::starting_at(first);
+                let mut ring = vec![0u8; (packets * 8192) as usize];
+                let mut now = 0;
+                let mut buf = vec![0u8; 9000];
+                let mut in_flight: Vec<(u64, Vec<u8>)> = Vec::new();
+                let mut sent = 0u64;
+                for _ in 0..200_000 {
+                    if board.is_done() { break; }
+                    match board.poll_transmit(now, &mut buf) {
+                        Transmit::Send(n) => {
+                            sent += 1;
+                            if (next() % 100) as u32 >= loss { in_flight.push((sent, buf[..n].to_vec())); }
+                        }
+                        Transmit::WakeAt(t) => now = t,
+                        Transmit::Idle => prop_assert!(false, "idle before done"),
+                    }
+                    while !in_flight.is_empty() {
+                        let overdue = in_flight.first().is_some_and(|(at, _)| at + 4 <= sent);
+                        if !overdue && next() % 3 == 0 { break; }
+                        let pick = if overdue { 0 } else { (next() % in_flight.len() as u64) as usize };
+                        let (_, p) = in_flight.remove(pick);
+                        let ack = match w.on_data(&p, u64::MAX) {
+                            Verdict::New { offset, data, ack, .. } => {
+                                let at = (offset - first * 8192) as usize;
+                                ring[at..at + data.len()].copy_from_slice(data);
+                                Some(ack)
+                            }
+                            Verdict::Duplicate { ack } => Some(ack),
+                            Verdict::Rejected(_) => None, // the START answer, in a response packet
+                            v => { prop_assert!(false, "{:?}", v); None }
+                        };
+                        if let Some(a) = ack {
+                            if (next() % 100) as u32 >= loss { board.on_packet(&a, now).expect("ack"); }
+                        }
+                        if !overdue { break; }
+                    }
+                }
+                prop_assert!(board.is_done());
+                prop_assert_eq!(w.delivered_packets(), first + packets);
+                prop_assert!(w.is_ended());
+                prop_assert_eq!(w.end_bytes(), Some(limit));
+                prop_assert_eq!(w.delivered_bytes(), limit);
+                let valid = (limit - first * 8192) as usize;
+                prop_assert_eq!(stream::mismatches(first * 8192, &ring[..valid]), 0);
+                prop_assert!(ring[valid..].iter().all(|&b| b == 0), "nothing stored past the end");
+            }
         }
     }
 }

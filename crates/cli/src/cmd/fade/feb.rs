@@ -1,6 +1,6 @@
-//! `linerate fade feb`: an emulated FADE v1 front-end board on a raw
-//! socket. The protocol logic is `linerate_fade::board`; this module only
-//! moves its packets and keeps time.
+//! `linerate fade feb`: an emulated FADE front-end board (v1 or FADE-10G)
+//! on a raw socket. The protocol logic is `linerate_fade::board`; this
+//! module only moves its packets and keeps time.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -8,14 +8,13 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use linerate_fade::adaptive_delay;
-use linerate_fade::board::{Board, BoardConfig, Controller, Event, Transmit};
+use linerate_fade::board::{BoardConfig, Controller, Event, FadeBoard, Transmit};
+use linerate_fade::version::{self, TenG, V1};
 use linerate_io::raw::{RawSocket, ETH_HEADER_LEN};
 use linerate_testbed::Rate;
-use linerate_wire::fade::v1::DATA_PACKET_LEN;
 
 use super::{
-    controller_name, parse_bytes, parse_controller, parse_seconds, parse_version, require_v1,
-    Version,
+    controller_name, parse_bytes, parse_controller, parse_seconds, parse_version, Version,
 };
 
 /// Ethernet bytes a frame costs on the wire beyond what the host sees:
@@ -35,11 +34,17 @@ pub struct FebArgs {
     /// Interface to send and receive on.
     #[arg(long, value_name = "IF")]
     interface: String,
-    /// FADE wire version: 1 (10g is not implemented yet).
+    /// FADE wire version: 1 (1024-byte packets, sets of 32) or 10g
+    /// (FADE-10G: 8192-byte packets in jumbo frames, a window of 16,
+    /// numbered commands answered in the DATA packets; needs an MTU of at
+    /// least 8218).
     #[arg(long, default_value = "1", value_parser = parse_version)]
     version: Version,
-    /// Stream bytes to send in all (rounded up to 1024-byte packets), e.g.
-    /// 1GiB; the board exits once all are acknowledged.
+    /// Stream bytes to send in all, e.g. 1GiB; the board exits once all
+    /// are acknowledged. v1 rounds up to whole 1024-byte packets; 10g
+    /// rounds up to 8-byte words and, when the stream ends part-way through
+    /// an 8192-byte packet, sends that last packet flushed (type 0xa5a6,
+    /// the count of valid words in its last 8 bytes).
     #[arg(long, value_parser = parse_bytes, conflicts_with = "duration")]
     bytes: Option<u64>,
     /// Stop filling new packets after this many seconds of streaming.
@@ -94,9 +99,16 @@ pub struct FebArgs {
 /// Runs the emulated board until its stream is acknowledged, a RESET
 /// arrives after streaming began, or Ctrl-C.
 pub fn run(args: FebArgs) -> Result<()> {
-    require_v1(args.version)?;
+    match args.version {
+        Version::V1 => run_version::<V1>(args),
+        Version::TenG => run_version::<TenG>(args),
+    }
+}
+
+/// [`run`] for wire version `W`.
+fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
     let min_gap_ns = args.rate.map_or(0, |r| {
-        let bits = (ETH_HEADER_LEN as u64 + DATA_PACKET_LEN as u64 + WIRE_OVERHEAD) * 8;
+        let bits = (ETH_HEADER_LEN as u64 + W::DATA_PACKET_LEN as u64 + WIRE_OVERHEAD) * 8;
         bits.saturating_mul(1_000_000_000) / r.bits_per_sec().max(1)
     });
     let config = BoardConfig {
@@ -116,19 +128,19 @@ pub fn run(args: FebArgs) -> Result<()> {
         controller: args.controller,
         limit_bytes: args.bytes,
     };
-    let mut board = Board::new(config).context("adaptive delay parameters")?;
+    let mut board = FadeBoard::<W>::new(config).context("adaptive delay parameters")?;
     let spin_ns = args.spin_us.saturating_mul(1000);
     // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only
     // this thread's timers; a failure just leaves the default slack.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0);
     }
-    let mut sock = super::open_socket(&args.interface)?;
+    let mut sock = super::open_socket(&args.interface, args.version)?;
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
 
     let clock = Instant::now();
     let now_ns = || clock.elapsed().as_nanos() as u64;
-    let mut frames = vec![vec![0u8; ETH_HEADER_LEN + DATA_PACKET_LEN]; SEND_BATCH];
+    let mut frames = vec![vec![0u8; ETH_HEADER_LEN + W::DATA_PACKET_LEN]; SEND_BATCH];
     let mut link = Link::default();
     let mut finished_filling = false;
     let mut send_failures = 0u64;
@@ -177,7 +189,7 @@ pub fn run(args: FebArgs) -> Result<()> {
                 let sent = sock.send_batch(&refs)?;
                 send_failures += (n - sent) as u64;
                 for f in &mut frames[..n] {
-                    f.resize(ETH_HEADER_LEN + DATA_PACKET_LEN, 0);
+                    f.resize(ETH_HEADER_LEN + W::DATA_PACKET_LEN, 0);
                 }
                 continue;
             }
@@ -193,6 +205,7 @@ pub fn run(args: FebArgs) -> Result<()> {
         println!(
             "{}",
             serde_json::json!({
+                "version": W::NAME,
                 "sent": c.sent,
                 "resent": c.resent,
                 "acks": c.acks,
@@ -200,6 +213,8 @@ pub fn run(args: FebArgs) -> Result<()> {
                 "rejected": c.rejected,
                 "send_refused": send_failures,
                 "confirmed_packets": c.confirmed,
+                "commands": c.commands,
+                "response_packets": c.response_packets,
                 "delay_ns": board.delay_ns(),
                 "controller": controller_name(args.controller),
                 "hint_gap_ns": board.hint_gap_ns(),
@@ -225,7 +240,12 @@ struct Link {
 
 impl Link {
     /// Feeds the frames of the last `recv` to the board.
-    fn absorb(&mut self, board: &mut Board, sock: &RawSocket, now: u64) {
+    fn absorb<W: version::Version>(
+        &mut self,
+        board: &mut FadeBoard<W>,
+        sock: &RawSocket,
+        now: u64,
+    ) {
         for f in sock.frames() {
             let (Some(dst), Some(src), Some(payload)) = (
                 f.data.get(..6),
@@ -237,14 +257,19 @@ impl Link {
             if dst != sock.mac() && dst != [0xff; 6] {
                 continue;
             }
+            let mut mac = [0u8; 6];
+            mac.copy_from_slice(src);
             match board.on_packet(payload, now) {
                 Ok(Event::Started) => {
-                    let mut mac = [0u8; 6];
-                    mac.copy_from_slice(src);
                     self.host = Some(mac);
                     self.streaming_since.get_or_insert(now);
                 }
                 Ok(Event::Reset) => self.reset_after_start |= self.streaming_since.is_some(),
+                // A FADE-10G command before any START: its answer goes
+                // back to whoever asked.
+                Ok(Event::Stopped | Event::User { .. }) => {
+                    self.host.get_or_insert(mac);
+                }
                 _ => {}
             }
         }

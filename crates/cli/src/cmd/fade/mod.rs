@@ -1,9 +1,10 @@
 //! `linerate fade`: the FADE board emulator and host receiver on raw
 //! Ethernet (ethertype 0xfade).
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 
+pub mod command;
 pub mod feb;
 pub mod recv;
 pub mod report;
@@ -22,18 +23,38 @@ enum FadeCommand {
     Feb(feb::FebArgs),
     /// Receive, acknowledge and verify the streams of one or more boards.
     Recv(recv::RecvArgs),
+    /// Send one command to a FADE-10G board (START, STOP, RESET or a user
+    /// command) and wait for its answer, resending until it comes.
+    Command(command::CommandArgs),
 }
 
-/// The raw socket both ends use: ethertype 0xfade on `interface`, batches
-/// of 32 frames of up to 2048 bytes (a v1 DATA frame is 1072).
-fn open_socket(interface: &str) -> Result<linerate_io::raw::RawSocket> {
+/// The raw socket every FADE tool uses: ethertype 0xfade on `interface`,
+/// batches of 32 frames of up to 2048 bytes for v1 (a DATA frame is 1072)
+/// or 9216 for FADE-10G (8232).
+fn open_socket(interface: &str, version: Version) -> Result<linerate_io::raw::RawSocket> {
     use anyhow::Context;
+    if version == Version::TenG {
+        // Without jumbo frames every DATA send fails and the run just
+        // stalls: say so up front.
+        let need = linerate_wire::fade::ten_g::DATA_PACKET_LEN as u32;
+        let mtu = linerate_io::netdev::offloads(interface)
+            .with_context(|| format!("reading the MTU of {interface}"))?
+            .mtu;
+        if mtu < need {
+            anyhow::bail!(
+                "FADE-10G needs an MTU of at least {need} on {interface} (8218-byte DATA packets), but it is {mtu}: use jumbo frames (e.g. ip link set {interface} mtu 9000)"
+            );
+        }
+    }
     linerate_io::raw::RawSocket::open(
         interface,
         linerate_wire::fade::ETHERTYPE,
         &linerate_io::raw::RawConfig {
             batch: 32,
-            frame_len: 2048,
+            frame_len: match version {
+                Version::V1 => 2048,
+                Version::TenG => 9216,
+            },
             ..linerate_io::raw::RawConfig::default()
         },
     )
@@ -45,6 +66,7 @@ pub fn run(args: FadeArgs) -> Result<()> {
     match args.command {
         FadeCommand::Feb(a) => feb::run(a),
         FadeCommand::Recv(a) => recv::run(a),
+        FadeCommand::Command(a) => command::run(a),
     }
 }
 
@@ -53,7 +75,7 @@ pub fn run(args: FadeArgs) -> Result<()> {
 pub enum Version {
     /// FADE v1: 1024-byte packets in sets of 32.
     V1,
-    /// FADE-10G: 8192-byte packets, window of 16 (not implemented yet).
+    /// FADE-10G: 8192-byte packets, window of 16, numbered commands.
     TenG,
 }
 
@@ -64,14 +86,6 @@ pub fn parse_version(s: &str) -> std::result::Result<Version, String> {
         "10g" => Ok(Version::TenG),
         _ => Err(format!("unknown FADE version {s:?}: expected 1 or 10g")),
     }
-}
-
-/// Refuses versions this build cannot speak yet.
-pub fn require_v1(v: Version) -> Result<()> {
-    if v == Version::TenG {
-        bail!("FADE-10G is not implemented yet: only --version 1 works for now");
-    }
-    Ok(())
 }
 
 /// Parses `--controller`: `seed` (seed 004's adaptive delay only) or

@@ -2,7 +2,8 @@
 //! in the socket only after a moment of silence) receives
 //! every board's DATA on a raw socket, copies each new packet into its
 //! board's ring and ACKs it at once; one reader thread per board consumes
-//! its ring in place (verifying and writing it out if asked).
+//! its ring in place (verifying and writing it out if asked). Both wire
+//! versions run the same loop, generic over `linerate_fade::version`.
 
 use std::fs::File;
 use std::io::Write;
@@ -13,20 +14,23 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hdrhistogram::Histogram;
-use linerate_fade::board::{Controller, PACKET_BYTES};
+use linerate_fade::board::Controller;
+use linerate_fade::command::{CommandClient, CommandConfig, CommandPoll};
 use linerate_fade::fair::{FairConfig, FairShare};
 use linerate_fade::ring::{ring, RingReader, RingWriter};
 use linerate_fade::stream;
-use linerate_fade::window::{self, Verdict, Window};
+use linerate_fade::version::{self as fade_version, TenG, V1};
+use linerate_fade::window::{FadeWindow, Verdict};
 use linerate_io::raw::{realtime_ns, RawSocket, ETH_HEADER_LEN};
 use linerate_testbed::Rate;
-use linerate_wire::fade::pacing;
-use linerate_wire::fade::v1::ControlRepr;
+use linerate_wire::fade::ten_g::{Command, CommandResponse};
+use linerate_wire::fade::CONTROL_LEN;
 
+use super::command::{completion_json, first_seq, parse_user_command, UserCommandArg};
 use super::report::{self, BoardReport};
 use super::{
     controller_name, mac_text, parse_bytes, parse_controller, parse_mac, parse_seconds,
-    parse_version, require_v1, Version,
+    parse_version, Version,
 };
 
 /// How long a board may stay silent before START is sent again (START can
@@ -48,9 +52,20 @@ pub struct RecvArgs {
     /// MAC address of a board (repeat for several boards).
     #[arg(long = "feb", value_name = "MAC", required = true, value_parser = parse_mac)]
     febs: Vec<[u8; 6]>,
-    /// FADE wire version: 1 (10g is not implemented yet).
+    /// FADE wire version: 1 or 10g (FADE-10G: 8192-byte packets in jumbo
+    /// frames, a window of 16; needs an MTU of at least 8218).
     #[arg(long, default_value = "1", value_parser = parse_version)]
     version: Version,
+    /// FADE-10G only: once a board streams, send it this user command
+    /// (CODE 0x0100-0xffff, ARG a u32; decimal or 0x hex, ARG 0 if left
+    /// out), resend it until the answer arrives in its DATA packets, and
+    /// report the answer in the board's `command` JSON object. No answer
+    /// within --command-tries sends fails the run.
+    #[arg(long, value_name = "CODE[:ARG]", value_parser = parse_user_command)]
+    command: Option<UserCommandArg>,
+    /// Sends of --command before giving up, 10 ms apart.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    command_tries: u32,
     /// Bytes to receive from each board (e.g. 1GiB); the run succeeds only
     /// if all arrive.
     #[arg(long, value_parser = parse_bytes, conflicts_with = "duration")]
@@ -111,9 +126,16 @@ pub struct RecvArgs {
 }
 
 /// One board as the receive thread sees it.
-struct Board {
+struct Board<W: fade_version::Version> {
     mac: [u8; 6],
-    window: Window,
+    window: FadeWindow<W>,
+    /// Seq of the host's START/STOP/RESET (FADE-10G; a START resent
+    /// because the board is silent keeps its seq).
+    seq: u16,
+    /// The --command channel, once the board streams.
+    client: Option<CommandClient>,
+    /// The --command's outcome: its answer as JSON, or why it failed.
+    command: Option<std::result::Result<serde_json::Value, String>>,
     writer: RingWriter,
     latency: Histogram<u64>,
     /// Bytes wanted from this board, if limited.
@@ -125,7 +147,7 @@ struct Board {
     error: Option<String>,
 }
 
-impl Board {
+impl<W: fade_version::Version> Board<W> {
     fn finished(&self) -> bool {
         self.done_at.is_some() || self.error.is_some()
     }
@@ -139,19 +161,31 @@ impl Board {
 /// Runs the receiver; an error means some board did not deliver all it
 /// was asked for, broke its stream, or failed to verify.
 pub fn run(args: RecvArgs) -> Result<()> {
-    require_v1(args.version)?;
     if args.bytes.is_none() && args.duration.is_none() {
         bail!("say how much to receive: --bytes N or --duration S");
     }
-    let unit = (PACKET_BYTES * linerate_fade::board::WINDOW) as usize;
+    match args.version {
+        Version::V1 if args.command.is_some() => {
+            bail!("--command needs --version 10g: FADE v1 has no user commands")
+        }
+        Version::V1 => run_version::<V1>(args),
+        Version::TenG => run_version::<TenG>(args),
+    }
+}
+
+/// [`run`] for wire version `W`.
+fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
+    let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
     let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
-    let mut sock = super::open_socket(&args.interface)?;
+    let mut sock = super::open_socket(&args.interface, args.version)?;
+    let seq0 = first_seq();
 
     let mut fair = match args.controller {
         Controller::Fair => Some(FairShare::new(
             FairConfig {
                 link_bits_per_sec: args.link_rate.bits_per_sec(),
                 overbook_percent: args.overbook,
+                frame_bits: (ETH_HEADER_LEN as u64 + W::DATA_PACKET_LEN as u64 + 24) * 8,
                 ..FairConfig::default()
             },
             args.febs.len(),
@@ -179,9 +213,12 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 .spawn(move || consume(reader, verify, file))
                 .context("starting a reader thread")?,
         );
-        boards.push(Board {
+        boards.push(Board::<W> {
             mac,
-            window: Window::new(),
+            window: FadeWindow::new(),
+            seq: seq0,
+            client: None,
+            command: None,
             writer,
             latency: report::latency_histogram(),
             limit: args.bytes,
@@ -200,13 +237,13 @@ pub fn run(args: RecvArgs) -> Result<()> {
     }
     let started = Instant::now();
     for b in &mut boards {
-        send_control(&sock, b.mac, ControlRepr::Start)?;
+        send_control::<W>(&sock, b.mac, Command::Start, b.seq)?;
         b.last_progress = started;
         b.last_start = started;
     }
     let deadline = args.duration.map(|d| started + d);
     let idle = Duration::from_millis(args.idle_timeout_ms);
-    let mut pending: Vec<([u8; ETH_HEADER_LEN + 64], u64, usize)> = Vec::new();
+    let mut pending: Vec<([u8; ETH_HEADER_LEN + CONTROL_LEN], u64, usize)> = Vec::new();
     let mut last_frame = Instant::now();
     let spin = Duration::from_micros(args.spin_us);
 
@@ -240,9 +277,14 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 // A board we are done with still sending: all our RESETs
                 // were lost. Say it again, at most once per START_RETRY.
                 if b.error.is_none() && b.last_start.elapsed() >= START_RETRY {
-                    send_control(&sock, b.mac, ControlRepr::Reset)?;
+                    send_control::<W>(&sock, b.mac, Command::Reset, b.seq)?;
                     b.last_start = Instant::now();
                 }
+                continue;
+            }
+            // A FADE-10G answer the board sent on its own (not streaming).
+            if let Some(r) = W::parse_response(payload) {
+                b.answered(&r);
                 continue;
             }
             let room = b.writer.room_until();
@@ -257,8 +299,9 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 Verdict::Duplicate { ack } => (Some(ack), None),
                 Verdict::NoRoom | Verdict::Rejected(_) => (None, None),
                 Verdict::Fatal(e) => {
+                    b.seq = b.seq.wrapping_add(1);
                     for _ in 0..FAREWELLS {
-                        send_control(&sock, b.mac, ControlRepr::Stop)?;
+                        send_control::<W>(&sock, b.mac, Command::Stop, b.seq)?;
                     }
                     let why = format!("board {}: {e}", mac_text(b.mac));
                     b.writer.publish(b.delivered())?;
@@ -268,11 +311,11 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 }
             };
             if let Some(a) = reply {
-                let mut frame = [0u8; ETH_HEADER_LEN + 64];
+                let mut frame = [0u8; ETH_HEADER_LEN + CONTROL_LEN];
                 sock.write_header(&mut frame, b.mac);
                 frame[ETH_HEADER_LEN..].copy_from_slice(&a);
                 if let Some(fair) = &fair {
-                    pacing::write_hint(&mut frame[ETH_HEADER_LEN..], fair.gap_ns(i));
+                    W::write_hint(&mut frame[ETH_HEADER_LEN..], fair.gap_ns(i));
                 }
                 if args.batch_acks {
                     pending.push((frame, f.timestamp_ns, i));
@@ -293,6 +336,9 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 // this write cannot be refused.
                 b.writer.write_at(offset, data)?;
             }
+            if let Some(r) = b.window.take_response() {
+                b.answered(&r);
+            }
             if b.error.is_none() {
                 let before = b.writer.room_until();
                 let head = b.delivered();
@@ -302,11 +348,14 @@ pub fn run(args: RecvArgs) -> Result<()> {
                     b.first_data.get_or_insert(t);
                     b.last_progress = t;
                 }
-                if b.limit.is_some_and(|l| head >= l) {
+                // Done: every byte asked for, or the board's stream ended
+                // (a FADE-10G flushed packet) and all of it arrived.
+                if b.limit.is_some_and(|l| head >= l) || b.window.is_ended() {
                     b.done_at = Some(t);
                     b.writer.finish();
+                    b.seq = b.seq.wrapping_add(1);
                     for _ in 0..FAREWELLS {
-                        send_control(&sock, b.mac, ControlRepr::Reset)?;
+                        send_control::<W>(&sock, b.mac, Command::Reset, b.seq)?;
                     }
                 }
             }
@@ -322,16 +371,20 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 }
             }
         }
-        // Timers: START retries, idle boards, the duration.
+        // Timers: START retries, idle boards, the duration, --command.
         let t = Instant::now();
         for b in boards.iter_mut().filter(|b| !b.finished()) {
             if deadline.is_some_and(|d| t >= d) {
                 b.done_at = Some(t);
                 b.writer.finish();
+                b.seq = b.seq.wrapping_add(1);
                 for _ in 0..FAREWELLS {
-                    send_control(&sock, b.mac, ControlRepr::Reset)?;
+                    send_control::<W>(&sock, b.mac, Command::Reset, b.seq)?;
                 }
                 continue;
+            }
+            if let Some(c) = &args.command {
+                b.drive_command(&sock, c, args.command_tries, seq0)?;
             }
             let silent = t - b.last_progress;
             if silent >= idle {
@@ -343,7 +396,7 @@ pub fn run(args: RecvArgs) -> Result<()> {
                 b.writer.fail(why.clone());
                 b.error = Some(why);
             } else if silent >= START_RETRY && t - b.last_start >= START_RETRY {
-                send_control(&sock, b.mac, ControlRepr::Start)?;
+                send_control::<W>(&sock, b.mac, Command::Start, b.seq)?;
                 b.last_start = t;
             }
         }
@@ -361,7 +414,19 @@ pub fn run(args: RecvArgs) -> Result<()> {
         let complete = b.error.is_none()
             && b.limit.map_or(true, |l| delivered >= l)
             && (!args.verify || verified_bytes >= delivered);
+        let command = match (&args.command, b.command) {
+            (None, _) => None,
+            (Some(_), Some(Ok(v))) => Some(v),
+            (Some(_), Some(Err(e))) => Some(serde_json::json!({ "error": e })),
+            (Some(_), None) if b.client.is_some() => Some(serde_json::json!({
+                "error": "no answer before the stream ended"
+            })),
+            (Some(_), None) => Some(serde_json::json!({
+                "error": "never sent: the board did not stream"
+            })),
+        };
         reports.push(BoardReport {
+            command,
             mac: mac_text(b.mac),
             bytes: delivered,
             seconds,
@@ -376,6 +441,7 @@ pub fn run(args: RecvArgs) -> Result<()> {
     let seconds = (ended - started).as_secs_f64();
     let mut value = report::json(&reports, seconds);
     value["controller"] = controller_name(args.controller).into();
+    value["version"] = W::NAME.into();
     if let Some(f) = &fair {
         value["fair_rounds"] = f.rounds().into();
         value["fair_capacity_bps"] = f.capacity_bps().into();
@@ -388,8 +454,11 @@ pub fn run(args: RecvArgs) -> Result<()> {
     let failed: Vec<String> = reports
         .iter()
         .filter_map(|r| {
+            let command_error = r.command.as_ref().and_then(|c| c["error"].as_str());
             if let Some(e) = &r.error {
                 Some(e.clone())
+            } else if let Some(e) = command_error {
+                Some(format!("board {}: --command: {e}", r.mac))
             } else if !r.complete {
                 Some(format!("board {}: only {} bytes arrived", r.mac, r.bytes))
             } else if r.verify_errors > 0 {
@@ -448,11 +517,79 @@ fn consume(
     }
 }
 
-/// Sends one FADE control packet to `mac`.
-fn send_control(sock: &RawSocket, mac: [u8; 6], c: ControlRepr) -> Result<()> {
-    let mut frame = [0u8; ETH_HEADER_LEN + 64];
+impl<W: fade_version::Version> Board<W> {
+    /// Hands an answer from the board to the --command channel.
+    fn answered(&mut self, r: &CommandResponse) {
+        let Some(client) = self.client.as_mut() else {
+            return;
+        };
+        if let Some(done) = client.on_response(r, realtime_ns()) {
+            self.command = Some(Ok(completion_json(&done)));
+        }
+    }
+
+    /// Sends --command once the board streams, resends it while it is
+    /// unanswered, and gives up after the last try.
+    fn drive_command(
+        &mut self,
+        sock: &RawSocket,
+        c: &UserCommandArg,
+        tries: u32,
+        seq0: u16,
+    ) -> Result<()> {
+        if self.command.is_some() || self.first_data.is_none() {
+            return Ok(());
+        }
+        let now = realtime_ns();
+        let payload = match self.client.as_mut() {
+            None => {
+                // Far from the seqs of START/STOP/RESET, which the board
+                // would take for a repeat.
+                let mut client = CommandClient::new(
+                    CommandConfig {
+                        max_tries: tries,
+                        ..CommandConfig::default()
+                    },
+                    seq0.wrapping_add(0x8000),
+                );
+                let p = client.issue(c.command, c.arg, now)?;
+                self.client = Some(client);
+                Some(p)
+            }
+            Some(client) => match client.poll(now) {
+                CommandPoll::Resend(p) => Some(p),
+                CommandPoll::Failed(e) => {
+                    self.command = Some(Err(e.to_string()));
+                    None
+                }
+                CommandPoll::WakeAt(_) | CommandPoll::Idle => None,
+            },
+        };
+        if let Some(p) = payload {
+            send_payload(sock, self.mac, &p)?;
+        }
+        Ok(())
+    }
+}
+
+/// Sends one FADE control packet (START, STOP or RESET) to `mac`.
+fn send_control<W: fade_version::Version>(
+    sock: &RawSocket,
+    mac: [u8; 6],
+    c: Command,
+    seq: u16,
+) -> Result<()> {
+    let Some(payload) = W::command(c, seq, 0) else {
+        bail!("FADE version {} has no command {:#06x}", W::NAME, c.code());
+    };
+    send_payload(sock, mac, &payload)
+}
+
+/// Sends one 64-byte FADE control payload to `mac`.
+fn send_payload(sock: &RawSocket, mac: [u8; 6], payload: &[u8; CONTROL_LEN]) -> Result<()> {
+    let mut frame = [0u8; ETH_HEADER_LEN + CONTROL_LEN];
     sock.write_header(&mut frame, mac);
-    frame[ETH_HEADER_LEN..].copy_from_slice(&window::control(c));
+    frame[ETH_HEADER_LEN..].copy_from_slice(payload);
     sock.send(&frame)?;
     Ok(())
 }

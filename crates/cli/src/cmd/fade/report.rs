@@ -36,6 +36,8 @@ pub struct BoardReport {
     pub error: Option<String>,
     /// Every byte asked for arrived.
     pub complete: bool,
+    /// The `--command` outcome (FADE-10G): its answer, or `{"error": ...}`.
+    pub command: Option<Value>,
 }
 
 impl BoardReport {
@@ -52,7 +54,7 @@ impl BoardReport {
 
     fn json(&self) -> Value {
         let c = &self.counters;
-        json!({
+        let mut v = json!({
             "mac": self.mac,
             "bytes": self.bytes,
             "seconds": self.seconds,
@@ -71,9 +73,14 @@ impl BoardReport {
             "retransmitted": c.retransmitted,
             "no_room": c.no_room,
             "rejected": c.rejected,
+            "responses": c.responses,
             "complete": self.complete,
             "error": self.error,
-        })
+        });
+        if let Some(c) = &self.command {
+            v["command"] = c.clone();
+        }
+        v
     }
 }
 
@@ -166,6 +173,7 @@ mod tests {
             verified_bytes: 125_000_000,
             error: None,
             complete: true,
+            command: None,
         };
         let v = json(&[b.clone(), b], 2.0);
         assert_eq!(v["bytes"], 250_000_000);
