@@ -27,5 +27,6 @@ pub mod scatter;
 mod sockopt;
 pub mod tcp;
 pub mod udp;
+pub mod uring;
 
 pub use error::{Error, Result};
