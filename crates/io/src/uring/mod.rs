@@ -204,6 +204,8 @@ impl UringSender {
             .ledger
             .begin_send(client, slot, len)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::WouldBlock, e))?;
+        // MSG_WAITALL: the ring keeps sending until the whole range is
+        // taken (polling the socket itself), so one SQE carries a frame.
         let flags = libc::MSG_NOSIGNAL | libc::MSG_WAITALL | if more { libc::MSG_MORE } else { 0 };
         let mut op = opcode::SendZc::new(types::Fd(fd), data.as_ptr(), len32)
             .flags(flags)
@@ -343,7 +345,7 @@ mod tests {
     /// and every slot is released by notifications at the end.
     #[test]
     fn one_ring_sends_the_slots_to_every_client_and_releases_them() {
-        let mut frames = SharedFrames::anonymous(3, 300_000).expect("pool");
+        let mut frames = SharedFrames::new(3, 300_000).expect("pool");
         for i in 0..3 {
             let s = frames.slot_mut(i).expect("slot");
             for (j, b) in s.iter_mut().enumerate() {
@@ -435,7 +437,7 @@ mod tests {
     /// cancels the send, and after its socket is reset the slot is free.
     #[test]
     fn a_stalled_client_is_cancelled_and_its_slot_freed() {
-        let mut frames = SharedFrames::anonymous(2, 4 << 20).expect("pool");
+        let mut frames = SharedFrames::new(2, 4 << 20).expect("pool");
         frames.slot_mut(0).expect("slot").fill(7);
         let mut ring = UringSender::new(&frames, 2).expect("io_uring");
         let (server, client) = pair();
