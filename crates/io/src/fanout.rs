@@ -82,7 +82,9 @@ impl FromStr for Method {
         Method::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown send method {s:?} (write, sendfile, splice, zerocopy, uring)"))
+            .ok_or_else(|| {
+                format!("unknown send method {s:?} (write, sendfile, splice, zerocopy, uring)")
+            })
     }
 }
 

@@ -19,7 +19,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use linerate_io::fanout::{wait_ready, ClientSocket, Method, SharedFrames, SocketCounters};
 use linerate_io::udp::{UdpEndpoint, UdpOptions};
-use linerate_io::uring::{Completion, UringSender};
+use linerate_io::uring::{Completion, Piece, UringSender};
 use linerate_serve::datagram::piece_headers;
 use linerate_serve::frame::{slot_len, write_copied, PatternMaker};
 use linerate_serve::hub::{ClientCounters, ClientId, Hub, HubConfig, Release};
@@ -533,7 +533,14 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                 let events = r
                     .wait_slot_free(claim.slot, Duration::from_secs(2))
                     .context("waiting for io_uring to release a frame slot")?;
-                apply_uring(events, &mut hub, &mut conns, &mut reports, r, &mut syscalls_closed)?;
+                apply_uring(
+                    events,
+                    &mut hub,
+                    &mut conns,
+                    &mut reports,
+                    r,
+                    &mut syscalls_closed,
+                )?;
             }
             let slot = frames
                 .slot_mut(claim.slot)
@@ -597,7 +604,14 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         let (readable, _) = wait_ready(&listen, &fds, ms)?;
         if let Some(r) = ring.as_mut() {
             let events = r.reap();
-            apply_uring(events, &mut hub, &mut conns, &mut reports, r, &mut syscalls_closed)?;
+            apply_uring(
+                events,
+                &mut hub,
+                &mut conns,
+                &mut reports,
+                r,
+                &mut syscalls_closed,
+            )?;
         }
         if readable.contains(&1) {
             udp.poll(Instant::now());
@@ -724,16 +738,14 @@ fn queue_uring(
     }
     if let Some(p) = hub.pending(id) {
         let more = hub.queued(id) > 0;
-        ring.queue_send(
-            id,
-            conn.sock.raw_fd(),
-            frames,
-            p.frame.slot,
-            p.offset,
-            p.len,
+        let piece = Piece {
+            slot: p.frame.slot,
+            offset: p.offset,
+            len: p.len,
             more,
-        )
-        .with_context(|| format!("queueing a send to {}", conn.sock.peer()))?;
+        };
+        ring.queue_send(id, conn.sock.raw_fd(), frames, piece)
+            .with_context(|| format!("queueing a send to {}", conn.sock.peer()))?;
     }
     Ok(())
 }

@@ -269,12 +269,7 @@ impl SendLedger {
     /// returned position was taken by the socket and its pages released.
     pub fn released(&self, client: ClientId) -> Option<u64> {
         let c = self.clients.get(&client)?;
-        Some(
-            c.ops
-                .iter()
-                .find(|o| !o.done())
-                .map_or(c.pos, |o| o.start),
-        )
+        Some(c.ops.iter().find(|o| !o.done()).map_or(c.pos, |o| o.start))
     }
 
     /// Bytes `client`'s socket took so far.
@@ -427,7 +422,11 @@ mod tests {
         l.complete(a, 100, MORE);
         let b = l.begin_send(1, 1, 100).expect("send");
         let other = l.begin_send(2, 1, 100).expect("send");
-        assert_eq!(l.retire(1), Some(b), "the send in flight is to be cancelled");
+        assert_eq!(
+            l.retire(1),
+            Some(b),
+            "the send in flight is to be cancelled"
+        );
         assert!(!l.can_send(1));
         assert_eq!(
             l.begin_send(1, 2, 10),

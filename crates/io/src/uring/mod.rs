@@ -66,6 +66,20 @@ pub fn errno_name(e: &std::io::Error) -> String {
     format!("{name} (errno {n})")
 }
 
+/// Bytes of one frame slot to send: `len` bytes at `offset` in `slot`;
+/// `more` says another frame follows at once (MSG_MORE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    /// Slot in the pool.
+    pub slot: usize,
+    /// Offset in the slot.
+    pub offset: usize,
+    /// Bytes.
+    pub len: usize,
+    /// Another frame follows at once.
+    pub more: bool,
+}
+
 /// One io_uring sending zero-copy from a [`SharedFrames`] pool to many
 /// TCP sockets.
 pub struct UringSender {
@@ -119,15 +133,12 @@ impl UringSender {
                     iov_len: s.len(),
                 })
                 .collect();
+            // Failing is not fatal: plain SendZc works without it, and
+            // `fixed_buffers()` tells the caller.
             // SAFETY: the iovecs cover the pool's live mapping; the caller
             // keeps `frames` alive as long as the ring (registered pages stay
             // pinned by the kernel even if it were unmapped).
-            match unsafe { ring.submitter().register_buffers(&iov) } {
-                Ok(()) => fixed = true,
-                // Not fatal: plain SendZc works without it, and
-                // `fixed_buffers()` tells the caller.
-                Err(_) => {}
-            }
+            fixed = unsafe { ring.submitter().register_buffers(&iov) }.is_ok();
         }
         Ok(UringSender {
             ring,
@@ -181,20 +192,22 @@ impl UringSender {
         self.ledger.counters(client).unwrap_or_default()
     }
 
-    /// Queues a zero-copy send of `len` bytes at `offset` in `slot` to
-    /// `client`'s socket `fd` (submitted by [`UringSender::submit`]). `more`
-    /// says another frame follows at once (MSG_MORE). The socket must stay
-    /// open until the send completes or is cancelled.
+    /// Queues a zero-copy send of `piece` to `client`'s socket `fd`
+    /// (submitted by [`UringSender::submit`]). The socket must stay open
+    /// until the send completes or is cancelled.
     pub fn queue_send(
         &mut self,
         client: ClientId,
         fd: RawFd,
         frames: &SharedFrames,
-        slot: usize,
-        offset: usize,
-        len: usize,
-        more: bool,
+        piece: Piece,
     ) -> std::io::Result<()> {
+        let Piece {
+            slot,
+            offset,
+            len,
+            more,
+        } = piece;
         let data = frames
             .slot(slot)
             .and_then(|s| s.get(offset..offset + len))
@@ -377,16 +390,14 @@ mod tests {
             for (id, sock) in socks.iter().enumerate() {
                 let (slot, off) = at[id];
                 if slot < 3 && ring.can_send(id as u64) {
-                    ring.queue_send(
-                        id as u64,
-                        sock.raw_fd(),
-                        &frames,
+                    let piece = Piece {
                         slot,
-                        off,
-                        LEN - off,
-                        slot < 2,
-                    )
-                    .expect("queue");
+                        offset: off,
+                        len: LEN - off,
+                        more: slot < 2,
+                    };
+                    ring.queue_send(id as u64, sock.raw_fd(), &frames, piece)
+                        .expect("queue");
                 }
             }
             let before = ring.enters();
@@ -443,15 +454,19 @@ mod tests {
         let (server, client) = pair();
         let sock = ClientSocket::new(server, Method::Uring, 65536).expect("socket");
         ring.add_client(1);
-        ring.queue_send(1, sock.raw_fd(), &frames, 0, 0, 4 << 20, false)
+        let piece = Piece {
+            slot: 0,
+            offset: 0,
+            len: 4 << 20,
+            more: false,
+        };
+        ring.queue_send(1, sock.raw_fd(), &frames, piece)
             .expect("queue");
         ring.submit().expect("submit");
         std::thread::sleep(Duration::from_millis(50));
         let events = ring.reap();
         assert!(
-            !events
-                .iter()
-                .any(|e| matches!(e, Completion::Sent { .. })),
+            !events.iter().any(|e| matches!(e, Completion::Sent { .. })),
             "4 MiB cannot fit a 64 KiB send buffer of a peer that never reads: {events:?}"
         );
         assert!(ring.wait_slot_free(0, Duration::from_millis(50)).is_err());
