@@ -289,6 +289,58 @@ fn udp_subscribers_and_tcp_clients_share_one_stream() {
 }
 
 #[test]
+fn multicast_receivers_get_every_frame_sent_once() {
+    let bed = bed("urm");
+    let group = "239.255.77.1";
+    let server = start_server(
+        &bed,
+        5650,
+        &[
+            "--multicast",
+            group,
+            "--fps",
+            "100",
+            "--frame-size",
+            "200000",
+            "--datagram-size",
+            "8972",
+            "--duration",
+            "5",
+        ],
+    );
+    // Three receivers in one process join the group; none subscribes.
+    let out = watch_with(&bed, 5650, 3, 3, &["--multicast", group]);
+    let w = json(&out.stdout, "watch --multicast");
+    assert!(out.status.success(), "multicast watch failed: {w}");
+    assert_all_complete(&w, 3, 250);
+    let s = server_report(server);
+    assert_eq!(
+        s["udp_subscribers"].as_array().map(Vec::len),
+        Some(0),
+        "{s}"
+    );
+    let m = &s["multicast"];
+    assert_eq!(m["group"], format!("{group}:5650"), "{s}");
+    assert_eq!(m["frames_failed"], 0, "{s}");
+    // Each frame went out once, not once per receiver: 23 datagrams of
+    // 8932 payload bytes per 200000-byte frame, every frame published.
+    let frames = m["frames_sent"].as_u64().expect("frames");
+    assert_eq!(Some(frames), s["frames_published"].as_u64(), "{s}");
+    assert_eq!(m["datagrams"].as_u64(), Some(frames * 23), "{s}");
+}
+
+#[test]
+fn multicast_outside_239_is_refused() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["serve", "--bind", "127.0.0.1", "--multicast", "224.0.0.5"])
+        .output()
+        .expect("run serve");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("239.0.0.0/8"), "{err}");
+}
+
+#[test]
 fn clients_past_the_limit_are_refused_and_the_rest_served() {
     let bed = bed("svl");
     let server = start_server(

@@ -79,6 +79,12 @@ pub struct ServeArgs {
     /// Seconds a UDP subscriber stays subscribed without renewing.
     #[arg(long, default_value_t = 5.0)]
     udp_expiry: f64,
+    /// Also send every frame's UDP datagrams once to this multicast group
+    /// (at --port, out of the --bind address's interface, TTL 1), for any
+    /// number of `linerate watch --multicast GROUP` receivers. Must be an
+    /// administratively scoped group, 239.0.0.0/8 (e.g. 239.255.0.1).
+    #[arg(long)]
+    multicast: Option<Ipv4Addr>,
     /// Stop after this many seconds (default: run until Ctrl-C/SIGTERM).
     #[arg(long)]
     duration: Option<f64>,
@@ -163,6 +169,22 @@ pub struct ServeReport {
     pub udp_refused: u64,
     /// Every UDP subscriber, in order of joining.
     pub udp_subscribers: Vec<UdpReport>,
+    /// The multicast group's sends (with --multicast).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multicast: Option<MulticastReport>,
+}
+
+/// What was sent to the multicast group.
+#[derive(Debug, Clone, Serialize)]
+pub struct MulticastReport {
+    /// The group and port.
+    pub group: String,
+    /// Frames sent whole (each once, whatever the number of receivers).
+    pub frames_sent: u64,
+    /// Datagrams sent.
+    pub datagrams: u64,
+    /// Frames not sent whole (the socket was full, or an error).
+    pub frames_failed: u64,
 }
 
 /// One UDP subscriber's outcome.
@@ -196,6 +218,8 @@ struct UdpFanout {
     subs: HashMap<SocketAddrV4, Subscriber>,
     reports: Vec<UdpReport>,
     refused: u64,
+    /// The multicast group, sent every frame once (from the same socket).
+    multicast: Option<(SocketAddrV4, MulticastReport)>,
 }
 
 impl UdpFanout {
@@ -209,6 +233,28 @@ impl UdpFanout {
             },
         )?;
         ep.socket().set_nonblocking(true)?;
+        let multicast = match args.multicast {
+            Some(group) => {
+                // Out of the bind address's interface only, one hop, and
+                // not looped back to this host.
+                let s = socket2::SockRef::from(ep.socket());
+                s.set_multicast_if_v4(addr.ip())
+                    .with_context(|| format!("IP_MULTICAST_IF {}", addr.ip()))?;
+                s.set_multicast_ttl_v4(1)?;
+                s.set_multicast_loop_v4(false)?;
+                let dest = SocketAddrV4::new(group, addr.port());
+                Some((
+                    dest,
+                    MulticastReport {
+                        group: dest.to_string(),
+                        frames_sent: 0,
+                        datagrams: 0,
+                        frames_failed: 0,
+                    },
+                ))
+            }
+            None => None,
+        };
         Ok(UdpFanout {
             ep,
             datagram: args.datagram_size,
@@ -217,6 +263,7 @@ impl UdpFanout {
             subs: HashMap::new(),
             reports: Vec::new(),
             refused: 0,
+            multicast,
         })
     }
 
@@ -276,7 +323,7 @@ impl UdpFanout {
 
     /// Sends the frame in `slot` (`len` bytes, header first) to every subscriber.
     fn send_frame(&mut self, slot: &[u8], len: usize) -> Result<()> {
-        if self.subs.is_empty() {
+        if self.subs.is_empty() && self.multicast.is_none() {
             return Ok(());
         }
         let frame = FrameHeaderRepr::parse(&FrameHeader::new_checked(slot)?)?;
@@ -292,6 +339,23 @@ impl UdpFanout {
                 (&h[..], &payload[start..end])
             })
             .collect();
+        if let Some((group, r)) = self.multicast.as_mut() {
+            // Once for every receiver in the group.
+            match self.ep.send_gso(*group, self.datagram, &pairs) {
+                Ok(n) => {
+                    r.datagrams += n as u64;
+                    if n == pairs.len() {
+                        r.frames_sent += 1;
+                    } else {
+                        r.frames_failed += 1;
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!("UDP to {group}: {e}");
+                    r.frames_failed += 1;
+                }
+            }
+        }
         for (addr, s) in &self.subs {
             let r = &mut self.reports[s.report];
             match self.ep.send_gso(*addr, self.datagram, &pairs) {
@@ -385,6 +449,11 @@ pub fn run(args: ServeArgs) -> Result<()> {
             args.datagram_size
         );
     }
+    if let Some(g) = args.multicast {
+        if g.octets()[0] != 239 {
+            bail!("--multicast {g} must be an administratively scoped group in 239.0.0.0/8 (e.g. 239.255.0.1), which stays inside the site");
+        }
+    }
     if !(args.udp_expiry > 0.0 && args.udp_expiry.is_finite()) {
         bail!(
             "--udp-expiry {} must be a positive number of seconds",
@@ -418,6 +487,12 @@ fn print_report(r: &ServeReport) {
         r.cpu_seconds,
         r.max_rss_kib / 1024
     );
+    if let Some(m) = &r.multicast {
+        println!(
+            "  multicast {:<16} sent {:>7} failed {:>6} datagrams {:>9}",
+            m.group, m.frames_sent, m.frames_failed, m.datagrams
+        );
+    }
     for u in &r.udp_subscribers {
         println!(
             "  {:<22} UDP {:<10} sent {:>7} failed {:>6} datagrams {:>9}",
@@ -693,6 +768,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         frame_pool_bytes: frames.slots() * frames.slot_len(),
         clients: reports,
         udp_refused: udp.refused,
+        multicast: udp.multicast.map(|(_, r)| r),
         udp_subscribers: udp.reports,
     })
 }
