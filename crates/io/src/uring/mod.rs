@@ -26,7 +26,11 @@ use io_uring::{cqueue, opcode, squeue, types, IoUring, Probe};
 use crate::fanout::SharedFrames;
 pub use ledger::{ClientId, Completion, LedgerCounters, SendLedger};
 
-/// Sends per client the kernel may still hold the pages of.
+/// Sends per client the kernel may still hold the pages of (at most half
+/// the pool's slots: the kernel may post a socket's notifications only
+/// when its later sends are done too, so a client must pause before its
+/// unreleased frames reach the pool's age, or the server would take it for
+/// stalled).
 pub const MAX_UNRELEASED_PER_CLIENT: usize = 16;
 
 /// `IORING_SEND_ZC_REPORT_USAGE`: notifications tell whether the kernel copied.
@@ -124,6 +128,7 @@ impl UringSender {
         if !probe.is_supported(opcode::SendZc::CODE) {
             return Err(UringError::NoSendZc);
         }
+        let max_unreleased = MAX_UNRELEASED_PER_CLIENT.min(frames.slots() / 2).max(1);
         let mut fixed = false;
         if frames.slots() <= MAX_REG_BUFFERS {
             let iov: Vec<libc::iovec> = (0..frames.slots())
@@ -142,7 +147,7 @@ impl UringSender {
         }
         Ok(UringSender {
             ring,
-            ledger: SendLedger::new(frames.slots(), MAX_UNRELEASED_PER_CLIENT),
+            ledger: SendLedger::new(frames.slots(), max_unreleased),
             fixed,
             queued: 0,
             enters: 0,
