@@ -120,7 +120,7 @@ fn thirty_two_clients_get_every_frame_for_ten_seconds() {
 #[test]
 fn every_method_delivers_verified_frames() {
     let bed = bed("svm");
-    for (i, method) in ["write", "sendfile", "splice", "zerocopy"]
+    for (i, method) in ["write", "sendfile", "splice", "zerocopy", "uring"]
         .into_iter()
         .enumerate()
     {
@@ -146,18 +146,56 @@ fn every_method_delivers_verified_frames() {
         let s = server_report(server);
         assert_eq!(s["method"], method);
         assert_eq!(s["frames_dropped"], 0, "{method}: {s}");
+        if method == "uring" {
+            // The pool was registered, and sends were batched: fewer
+            // io_uring_enter calls than sends (4 clients per frame).
+            assert_eq!(s["uring_fixed_buffers"], true, "{s}");
+            let enters = s["syscalls"].as_u64().expect("syscalls");
+            let sends = s["uring_sends"].as_u64().expect("sends");
+            assert!(sends >= 4 * 300, "{s}");
+            assert!(enters * 2 < sends, "{enters} enters for {sends} sends: {s}");
+            for c in s["clients"].as_array().expect("clients") {
+                assert!(c["zc_completions"].as_u64().expect("notifs") > 0, "{c}");
+            }
+        }
     }
 }
 
 #[test]
 fn a_client_that_stops_reading_is_cut_loose_and_hurts_no_one() {
-    let bed = bed("svs");
-    let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), 5620);
+    let s = stalled_client_is_cut_loose(&bed("svs"), 5620, "zerocopy");
+    assert_eq!(s["method"], "zerocopy");
+}
+
+#[test]
+fn a_client_that_stops_reading_is_cut_loose_with_uring_too() {
+    let s = stalled_client_is_cut_loose(&bed("urs"), 5625, "uring");
+    assert_eq!(s["method"], "uring");
+    // The stalled client was cut while the kernel still held its pages:
+    // a send still in flight (cancelled) or sends whose notifications had
+    // not come. The server then waited for them before rewriting those
+    // slots (it stops with an error if they never come; it ended well).
+    let stalled = &s["clients"][0];
+    let sends = stalled["syscalls"].as_u64().expect("sends");
+    let notifs = stalled["zc_completions"].as_u64().expect("notifications");
+    assert!(
+        s["uring_cancels"].as_u64().expect("cancels") >= 1 || notifs < sends,
+        "the stalled client held nothing when cut: {s}"
+    );
+}
+
+/// Runs a server with `method`, a client that connects and never reads, and
+/// 4 watching clients; checks the stalled one is cut and the others get
+/// every frame in bounded memory; returns the server's report.
+fn stalled_client_is_cut_loose(bed: &Testbed, port: u16, method: &str) -> serde_json::Value {
+    let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
     // Small buffers and pool so the stalled client fills its share fast.
     let server = start_server(
-        &bed,
-        5620,
+        bed,
+        port,
         &[
+            "--method",
+            method,
             "--fps",
             "100",
             "--frame-size",
@@ -190,7 +228,7 @@ fn a_client_that_stops_reading_is_cut_loose_and_hurts_no_one() {
             }
         })
         .expect("namespace");
-    let out = watch(&bed, 5620, 4, 6);
+    let out = watch(bed, port, 4, 6);
     let w = json(&out.stdout, "watch");
     assert!(out.status.success(), "watch failed: {w}");
     assert_all_complete(&w, 4, 500);
@@ -213,6 +251,7 @@ fn a_client_that_stops_reading_is_cut_loose_and_hurts_no_one() {
     assert!(s["frame_pool_bytes"].as_u64().expect("pool") <= 12 * 69632);
     let rss = s["max_rss_kib"].as_u64().expect("rss");
     assert!(rss > 0 && rss < 64 * 1024, "server RSS {rss} KiB");
+    s
 }
 
 #[test]
@@ -251,6 +290,58 @@ fn udp_subscribers_and_tcp_clients_share_one_stream() {
         assert_eq!(u["end"], "left", "{u}");
         assert_eq!(u["frames_failed"], 0, "{u}");
     }
+}
+
+#[test]
+fn multicast_receivers_get_every_frame_sent_once() {
+    let bed = bed("urm");
+    let group = "239.255.77.1";
+    let server = start_server(
+        &bed,
+        5650,
+        &[
+            "--multicast",
+            group,
+            "--fps",
+            "100",
+            "--frame-size",
+            "200000",
+            "--datagram-size",
+            "8972",
+            "--duration",
+            "5",
+        ],
+    );
+    // Three receivers in one process join the group; none subscribes.
+    let out = watch_with(&bed, 5650, 3, 3, &["--multicast", group]);
+    let w = json(&out.stdout, "watch --multicast");
+    assert!(out.status.success(), "multicast watch failed: {w}");
+    assert_all_complete(&w, 3, 250);
+    let s = server_report(server);
+    assert_eq!(
+        s["udp_subscribers"].as_array().map(Vec::len),
+        Some(0),
+        "{s}"
+    );
+    let m = &s["multicast"];
+    assert_eq!(m["group"], format!("{group}:5650"), "{s}");
+    assert_eq!(m["frames_failed"], 0, "{s}");
+    // Each frame went out once, not once per receiver: 23 datagrams of
+    // 8932 payload bytes per 200000-byte frame, every frame published.
+    let frames = m["frames_sent"].as_u64().expect("frames");
+    assert_eq!(Some(frames), s["frames_published"].as_u64(), "{s}");
+    assert_eq!(m["datagrams"].as_u64(), Some(frames * 23), "{s}");
+}
+
+#[test]
+fn multicast_outside_239_is_refused() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["serve", "--bind", "127.0.0.1", "--multicast", "224.0.0.5"])
+        .output()
+        .expect("run serve");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("239.0.0.0/8"), "{err}");
 }
 
 #[test]

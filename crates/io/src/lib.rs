@@ -13,7 +13,8 @@
 //! stream in its own place, and an mmap-receive probe; raw Ethernet frames of one ethertype
 //! ([`raw`]: PF_PACKET with recvmmsg/sendmmsg and receive timestamps, for
 //! FADE); the fan-out of one frame stream to many TCP clients from a shared
-//! frame pool by write, sendfile, splice or MSG_ZEROCOPY ([`fanout`], for
+//! frame pool by write, sendfile, splice, MSG_ZEROCOPY or io_uring SEND_ZC
+//! ([`fanout`], [`uring`], for
 //! `linerate serve`); and the settings of an interface that decide a
 //! stream's cost ([`netdev`]). AF_XDP and pacing
 //! follow with the FADE work.
@@ -27,5 +28,6 @@ pub mod scatter;
 mod sockopt;
 pub mod tcp;
 pub mod udp;
+pub mod uring;
 
 pub use error::{Error, Result};

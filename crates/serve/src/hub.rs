@@ -285,6 +285,39 @@ impl Hub {
         Claim { slot, seq, cut }
     }
 
+    /// Cuts loose every client still holding a frame more than `max_age`
+    /// frames older than the next one to be made (its frame in progress, or
+    /// its oldest frame not yet released), and returns them for the caller
+    /// to close. For senders that keep only a frame or two in the kernel per
+    /// client (io_uring, one send in flight), a client that stopped reading
+    /// pins too few slots for [`Hub::claim_slot`] ever to need them; this
+    /// cuts it once it is hopelessly behind instead (`max_age` = the pool's
+    /// slots: the time the pool takes to wrap).
+    pub fn cut_stalled(&mut self, max_age: u64) -> Vec<(ClientId, ClientCounters)> {
+        let next = self.next_seq;
+        let stalled: Vec<ClientId> = self
+            .clients
+            .iter()
+            .filter(|c| {
+                let oldest = c
+                    .unacked
+                    .front()
+                    .map(|(f, _)| f.seq)
+                    .or(c.current.map(|(f, _)| f.seq));
+                oldest.is_some_and(|seq| next.saturating_sub(seq) > max_age)
+            })
+            .map(|c| c.id)
+            .collect();
+        let mut cut = Vec::with_capacity(stalled.len());
+        for id in stalled {
+            if let Ok(counters) = self.remove_client(id) {
+                self.counters.clients_cut += 1;
+                cut.push((id, counters));
+            }
+        }
+        cut
+    }
+
     /// Publishes the frame the caller wrote into `claim`'s slot (`len`
     /// bytes) to every client, dropping the oldest queued frame of a client
     /// whose queue is full.
@@ -517,6 +550,41 @@ mod tests {
         h.add_client().expect("room");
         assert_eq!(h.add_client(), Err(Error::TooManyClients { max: 1 }));
         assert_eq!(h.remove_client(7), Err(Error::NoClient(7)));
+    }
+
+    #[test]
+    fn a_client_stuck_on_an_old_frame_is_cut_after_max_age_frames() {
+        let mut h = hub(8, 2, Release::OnAck);
+        let stuck = h.add_client().expect("client");
+        let fine = h.add_client().expect("client");
+        for round in 0..6u64 {
+            let c = h.claim_slot();
+            assert!(c.cut.is_empty());
+            h.publish(&c, 100);
+            // The fine client sends and is acked at once; the stuck one
+            // took only part of the first frame.
+            send_all(&mut h, fine);
+            let pos = h.stream_pos(fine).expect("pos");
+            h.acked(fine, pos).expect("ack");
+            if round == 0 {
+                h.pending(stuck);
+                h.sent(stuck, 10).expect("sent");
+            }
+            let cut = h.cut_stalled(4);
+            if round < 4 {
+                assert!(cut.is_empty(), "round {round}");
+            } else {
+                assert_eq!(cut.len(), 1, "round {round}");
+                assert_eq!(cut[0].0, stuck);
+                assert_eq!(cut[0].1.bytes_sent, 10);
+                break;
+            }
+        }
+        assert_eq!(h.client_ids().collect::<Vec<_>>(), vec![fine]);
+        assert_eq!(h.counters().clients_cut, 1);
+        // Every slot the stuck client held was released.
+        let refs: u32 = (0..8).map(|s| h.slot_refs(s)).sum();
+        assert_eq!(refs, 0);
     }
 
     proptest! {

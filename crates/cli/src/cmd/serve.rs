@@ -1,7 +1,7 @@
 //! `linerate serve`: one frame stream to many TCP clients (docs/serve.md).
 //!
 //! Each frame is made once into a shared slot and sent to every client from
-//! there by the chosen method (write, sendfile, splice, zerocopy). One
+//! there by the chosen method (write, sendfile, splice, zerocopy, uring). One
 //! thread, non-blocking sockets and `poll`: a slow client only fills its own
 //! socket and queue; it loses its oldest queued frames (counted), and is cut
 //! loose when it pins the oldest slot a new frame needs. Memory is the slot
@@ -19,6 +19,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use linerate_io::fanout::{wait_ready, ClientSocket, Method, SharedFrames, SocketCounters};
 use linerate_io::udp::{UdpEndpoint, UdpOptions};
+use linerate_io::uring::{Completion, Piece, UringSender};
 use linerate_serve::datagram::piece_headers;
 use linerate_serve::frame::{slot_len, write_copied, PatternMaker};
 use linerate_serve::hub::{ClientCounters, ClientId, Hub, HubConfig, Release};
@@ -50,8 +51,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 256 * 1024)]
     frame_size: usize,
     /// How frames reach the sockets: zerocopy (MSG_ZEROCOPY, the cheapest in
-    /// docs/serve.md's measurements), write (the kernel copies), sendfile or
-    /// splice (memfd → pipe → socket).
+    /// docs/serve.md's measurements), write (the kernel copies), sendfile,
+    /// splice (memfd → pipe → socket), or uring (io_uring SEND_ZC from the
+    /// registered pool, all clients' sends of a frame in one syscall).
     #[arg(long, default_value = DEFAULT_METHOD)]
     method: Method,
     /// Most clients at once; more are refused (closed at once).
@@ -77,6 +79,12 @@ pub struct ServeArgs {
     /// Seconds a UDP subscriber stays subscribed without renewing.
     #[arg(long, default_value_t = 5.0)]
     udp_expiry: f64,
+    /// Also send every frame's UDP datagrams once to this multicast group
+    /// (at --port, out of the --bind address's interface, TTL 1), for any
+    /// number of `linerate watch --multicast GROUP` receivers. Must be an
+    /// administratively scoped group, 239.0.0.0/8 (e.g. 239.255.0.1).
+    #[arg(long)]
+    multicast: Option<Ipv4Addr>,
     /// Stop after this many seconds (default: run until Ctrl-C/SIGTERM).
     #[arg(long)]
     duration: Option<f64>,
@@ -101,9 +109,10 @@ pub struct ClientReport {
     pub frames_dropped: u64,
     /// Bytes handed to its socket.
     pub bytes_sent: u64,
-    /// Send syscalls.
+    /// Send syscalls (for uring: send SQEs queued for this client).
     pub syscalls: u64,
-    /// Send syscalls that found the socket full.
+    /// Send syscalls that found the socket full (for uring: sends that came
+    /// back short and were sent again).
     pub would_block: u64,
     /// MSG_ZEROCOPY completions and how many of them were copied anyway.
     pub zc_completions: u64,
@@ -136,8 +145,17 @@ pub struct ServeReport {
     pub frames_dropped: u64,
     /// Bytes handed to sockets, all clients.
     pub bytes_sent: u64,
-    /// Send syscalls, all clients.
+    /// Send syscalls, all clients (for uring: `io_uring_enter` calls).
     pub syscalls: u64,
+    /// uring: whether the frame pool was registered as fixed buffers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uring_fixed_buffers: Option<bool>,
+    /// uring: send SQEs queued, all clients.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uring_sends: Option<u64>,
+    /// uring: cancel requests for clients cut loose with a send in flight.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uring_cancels: Option<u64>,
     /// Process CPU seconds (user + system; softirq work it triggers may be
     /// charged elsewhere, see docs/serve.md).
     pub cpu_seconds: f64,
@@ -151,6 +169,22 @@ pub struct ServeReport {
     pub udp_refused: u64,
     /// Every UDP subscriber, in order of joining.
     pub udp_subscribers: Vec<UdpReport>,
+    /// The multicast group's sends (with --multicast).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multicast: Option<MulticastReport>,
+}
+
+/// What was sent to the multicast group.
+#[derive(Debug, Clone, Serialize)]
+pub struct MulticastReport {
+    /// The group and port.
+    pub group: String,
+    /// Frames sent whole (each once, whatever the number of receivers).
+    pub frames_sent: u64,
+    /// Datagrams sent.
+    pub datagrams: u64,
+    /// Frames not sent whole (the socket was full, or an error).
+    pub frames_failed: u64,
 }
 
 /// One UDP subscriber's outcome.
@@ -184,6 +218,8 @@ struct UdpFanout {
     subs: HashMap<SocketAddrV4, Subscriber>,
     reports: Vec<UdpReport>,
     refused: u64,
+    /// The multicast group, sent every frame once (from the same socket).
+    multicast: Option<(SocketAddrV4, MulticastReport)>,
 }
 
 impl UdpFanout {
@@ -197,6 +233,28 @@ impl UdpFanout {
             },
         )?;
         ep.socket().set_nonblocking(true)?;
+        let multicast = match args.multicast {
+            Some(group) => {
+                // Out of the bind address's interface only, one hop, and
+                // not looped back to this host.
+                let s = socket2::SockRef::from(ep.socket());
+                s.set_multicast_if_v4(addr.ip())
+                    .with_context(|| format!("IP_MULTICAST_IF {}", addr.ip()))?;
+                s.set_multicast_ttl_v4(1)?;
+                s.set_multicast_loop_v4(false)?;
+                let dest = SocketAddrV4::new(group, addr.port());
+                Some((
+                    dest,
+                    MulticastReport {
+                        group: dest.to_string(),
+                        frames_sent: 0,
+                        datagrams: 0,
+                        frames_failed: 0,
+                    },
+                ))
+            }
+            None => None,
+        };
         Ok(UdpFanout {
             ep,
             datagram: args.datagram_size,
@@ -205,6 +263,7 @@ impl UdpFanout {
             subs: HashMap::new(),
             reports: Vec::new(),
             refused: 0,
+            multicast,
         })
     }
 
@@ -264,7 +323,7 @@ impl UdpFanout {
 
     /// Sends the frame in `slot` (`len` bytes, header first) to every subscriber.
     fn send_frame(&mut self, slot: &[u8], len: usize) -> Result<()> {
-        if self.subs.is_empty() {
+        if self.subs.is_empty() && self.multicast.is_none() {
             return Ok(());
         }
         let frame = FrameHeaderRepr::parse(&FrameHeader::new_checked(slot)?)?;
@@ -280,6 +339,23 @@ impl UdpFanout {
                 (&h[..], &payload[start..end])
             })
             .collect();
+        if let Some((group, r)) = self.multicast.as_mut() {
+            // Once for every receiver in the group.
+            match self.ep.send_gso(*group, self.datagram, &pairs) {
+                Ok(n) => {
+                    r.datagrams += n as u64;
+                    if n == pairs.len() {
+                        r.frames_sent += 1;
+                    } else {
+                        r.frames_failed += 1;
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!("UDP to {group}: {e}");
+                    r.frames_failed += 1;
+                }
+            }
+        }
         for (addr, s) in &self.subs {
             let r = &mut self.reports[s.report];
             match self.ep.send_gso(*addr, self.datagram, &pairs) {
@@ -373,6 +449,11 @@ pub fn run(args: ServeArgs) -> Result<()> {
             args.datagram_size
         );
     }
+    if let Some(g) = args.multicast {
+        if g.octets()[0] != 239 {
+            bail!("--multicast {g} must be an administratively scoped group in 239.0.0.0/8 (e.g. 239.255.0.1), which stays inside the site");
+        }
+    }
     if !(args.udp_expiry > 0.0 && args.udp_expiry.is_finite()) {
         bail!(
             "--udp-expiry {} must be a positive number of seconds",
@@ -406,6 +487,12 @@ fn print_report(r: &ServeReport) {
         r.cpu_seconds,
         r.max_rss_kib / 1024
     );
+    if let Some(m) = &r.multicast {
+        println!(
+            "  multicast {:<16} sent {:>7} failed {:>6} datagrams {:>9}",
+            m.group, m.frames_sent, m.frames_failed, m.datagrams
+        );
+    }
     for u in &r.udp_subscribers {
         println!(
             "  {:<22} UDP {:<10} sent {:>7} failed {:>6} datagrams {:>9}",
@@ -440,8 +527,10 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     })?;
     // sendfile and splice read the memfd; write and zerocopy read the
     // mapping, best from huge pages (one pin per 2 MiB for MSG_ZEROCOPY).
+    // uring registers the pool as fixed buffers: from the memfd's 4 KiB
+    // pages, because registered huge pages stalled TCP here (docs/serve.md).
     let mut frames = match method {
-        Method::Sendfile | Method::Splice => {
+        Method::Sendfile | Method::Splice | Method::Uring => {
             SharedFrames::new(args.slots, slot_len(args.frame_size))
                 .context("creating the shared frame pool (memfd)")?
         }
@@ -449,6 +538,11 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
             SharedFrames::anonymous(args.slots, slot_len(args.frame_size))
                 .context("creating the shared frame pool")?
         }
+    };
+    // uring: one ring for all clients, the pool registered with it.
+    let mut ring = match method {
+        Method::Uring => Some(UringSender::new(&frames, args.max_clients)?),
+        _ => None,
     };
     let mut source = if args.source == "pattern" {
         let m = PatternMaker::new(args.frame_size)?;
@@ -485,15 +579,43 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         let now = Instant::now();
         // Make every frame that is due (a late loop skips ticks, counted).
         if now >= next_frame {
-            release_all(&mut hub, &mut conns)?;
+            release_all(&mut hub, &mut conns, ring.as_ref())?;
+            let mut cut = Vec::new();
+            if ring.is_some() {
+                // uring keeps one send in flight per client, so a client
+                // that stopped reading pins too few slots to be cut by the
+                // pool wrapping: cut it once its frame is a pool old.
+                cut = hub.cut_stalled(args.slots as u64);
+            }
             let claim = hub.claim_slot();
-            for (id, counters) in &claim.cut {
+            cut.extend(claim.cut.iter().copied());
+            for (id, counters) in &cut {
                 if let Some(c) = conns.remove(id) {
-                    let s = c.sock.counters();
+                    let s = sock_counters(&c, *id, ring.as_ref());
                     syscalls_closed += s.syscalls;
                     client_report(&mut reports[c.report], "cut", counters, &s);
+                    if let Some(r) = ring.as_mut() {
+                        // Cancel its send in flight before the reset; its
+                        // slots stay held until the notifications come.
+                        r.retire(*id)?;
+                    }
                     c.sock.abort();
                 }
+            }
+            if let Some(r) = ring.as_mut() {
+                // A client cut loose or closed may still have zero-copy
+                // sends reading this slot: wait for their notifications.
+                let events = r
+                    .wait_slot_free(claim.slot, Duration::from_secs(2))
+                    .context("waiting for io_uring to release a frame slot")?;
+                apply_uring(
+                    events,
+                    &mut hub,
+                    &mut conns,
+                    &mut reports,
+                    r,
+                    &mut syscalls_closed,
+                )?;
             }
             let slot = frames
                 .slot_mut(claim.slot)
@@ -512,24 +634,37 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         // Send what each client can take.
         let ids: Vec<ClientId> = conns.keys().copied().collect();
         for id in ids {
-            if let Err(e) = pump(&mut hub, &mut conns, &frames, id) {
+            let r = match ring.as_mut() {
+                Some(ring) => queue_uring(&mut hub, &conns, &frames, ring, id),
+                None => pump(&mut hub, &mut conns, &frames, id),
+            };
+            if let Err(e) = r {
                 tracing::debug!("client {id}: {e}");
                 if let Some(c) = conns.remove(&id) {
                     let counters = hub.remove_client(id)?;
-                    let s = c.sock.counters();
+                    let s = sock_counters(&c, id, ring.as_ref());
                     syscalls_closed += s.syscalls;
                     client_report(&mut reports[c.report], "closed", &counters, &s);
+                    if let Some(r) = ring.as_mut() {
+                        r.retire(id)?;
+                    }
                 }
             }
+        }
+        if let Some(r) = ring.as_mut() {
+            // Every client's sends of this round in one io_uring_enter.
+            r.submit().context("submitting io_uring sends")?;
         }
         // Wait for room in a socket that has something to send, a new
         // client, or the next frame.
         let mut waiting = Vec::new();
         let mut fds = Vec::new();
-        for (&id, c) in &conns {
-            if hub.pending(id).is_some() {
-                waiting.push(id);
-                fds.push(c.sock.raw_fd());
+        if ring.is_none() {
+            for (&id, c) in &conns {
+                if hub.pending(id).is_some() {
+                    waiting.push(id);
+                    fds.push(c.sock.raw_fd());
+                }
             }
         }
         let wait = next_frame.saturating_duration_since(Instant::now());
@@ -538,7 +673,21 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         } else {
             wait.as_millis().clamp(1, 50) as i32
         };
-        let (readable, _) = wait_ready(&[listener.as_raw_fd(), udp.raw_fd()], &fds, ms)?;
+        // uring: the ring's descriptor is readable when completions wait.
+        let mut listen = vec![listener.as_raw_fd(), udp.raw_fd()];
+        listen.extend(ring.as_ref().map(|r| r.raw_fd()));
+        let (readable, _) = wait_ready(&listen, &fds, ms)?;
+        if let Some(r) = ring.as_mut() {
+            let events = r.reap();
+            apply_uring(
+                events,
+                &mut hub,
+                &mut conns,
+                &mut reports,
+                r,
+                &mut syscalls_closed,
+            )?;
+        }
         if readable.contains(&1) {
             udp.poll(Instant::now());
         }
@@ -554,6 +703,9 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                 match hub.add_client() {
                     Ok(id) => {
                         accepted += 1;
+                        if let Some(r) = ring.as_mut() {
+                            r.add_client(id);
+                        }
                         reports.push(ClientReport {
                             peer: peer.to_string(),
                             end: "connected",
@@ -586,9 +738,13 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     let mut syscalls = syscalls_closed;
     for (id, c) in conns.drain() {
         let counters = hub.client_counters(id)?;
-        let s = c.sock.counters();
+        let s = sock_counters(&c, id, ring.as_ref());
         syscalls += s.syscalls;
         client_report(&mut reports[c.report], "connected", &counters, &s);
+    }
+    let uring_sends = ring.as_ref().map(|_| syscalls);
+    if let Some(r) = ring.as_ref() {
+        syscalls = r.enters();
     }
     let hc = hub.counters();
     Ok(ServeReport {
@@ -604,11 +760,15 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         frames_dropped: hc.frames_dropped,
         bytes_sent: reports.iter().map(|r| r.bytes_sent).sum(),
         syscalls,
+        uring_fixed_buffers: ring.as_ref().map(|r| r.fixed_buffers()),
+        uring_sends,
+        uring_cancels: ring.as_ref().map(|r| r.cancels()),
         cpu_seconds: process_cpu_seconds(),
         max_rss_kib: max_rss_kib(),
         frame_pool_bytes: frames.slots() * frames.slot_len(),
         clients: reports,
         udp_refused: udp.refused,
+        multicast: udp.multicast.map(|(_, r)| r),
         udp_subscribers: udp.reports,
     })
 }
@@ -637,11 +797,103 @@ fn pump(
     Ok(())
 }
 
+/// Queues one io_uring send to client `id` of what it has pending, if it
+/// has nothing in flight (submitted later with every other client's).
+fn queue_uring(
+    hub: &mut Hub,
+    conns: &HashMap<ClientId, Conn>,
+    frames: &SharedFrames,
+    ring: &mut UringSender,
+    id: ClientId,
+) -> Result<()> {
+    let Some(conn) = conns.get(&id) else {
+        return Ok(());
+    };
+    if !ring.can_send(id) {
+        return Ok(());
+    }
+    if let Some(p) = hub.pending(id) {
+        let more = hub.queued(id) > 0;
+        let piece = Piece {
+            slot: p.frame.slot,
+            offset: p.offset,
+            len: p.len,
+            more,
+        };
+        ring.queue_send(id, conn.sock.raw_fd(), frames, piece)
+            .with_context(|| format!("queueing a send to {}", conn.sock.peer()))?;
+    }
+    Ok(())
+}
+
+/// Applies io_uring completions: bytes taken advance the client's frame (a
+/// short send is queued again from there by the next round); an error
+/// closes the client with its errno. Notifications need nothing here: they
+/// show in [`UringSender::released`].
+fn apply_uring(
+    events: Vec<Completion>,
+    hub: &mut Hub,
+    conns: &mut HashMap<ClientId, Conn>,
+    reports: &mut [ClientReport],
+    ring: &mut UringSender,
+    syscalls_closed: &mut u64,
+) -> Result<()> {
+    for e in events {
+        match e {
+            Completion::Sent { client, bytes, .. } => {
+                if conns.contains_key(&client) {
+                    hub.sent(client, bytes)?;
+                }
+            }
+            Completion::Failed { client, errno } => {
+                tracing::debug!(
+                    "client {client}: {}",
+                    std::io::Error::from_raw_os_error(errno)
+                );
+                if let Some(c) = conns.remove(&client) {
+                    let counters = hub.remove_client(client)?;
+                    let s = sock_counters(&c, client, Some(ring));
+                    *syscalls_closed += s.syscalls;
+                    client_report(&mut reports[c.report], "closed", &counters, &s);
+                    ring.retire(client)?;
+                }
+            }
+            Completion::Released { .. } | Completion::Ignored => {}
+        }
+    }
+    Ok(())
+}
+
+/// A client's socket counters; for uring, from the ring's books (sends
+/// queued, notifications, copied).
+fn sock_counters(c: &Conn, id: ClientId, ring: Option<&UringSender>) -> SocketCounters {
+    match ring {
+        Some(r) => {
+            let k = r.counters(id);
+            SocketCounters {
+                syscalls: k.sends,
+                would_block: k.short_sends,
+                zc_completions: k.notifs,
+                zc_copied: k.copied,
+            }
+        }
+        None => c.sock.counters(),
+    }
+}
+
 /// Tells the hub how far each client's kernel is done with its stream.
-fn release_all(hub: &mut Hub, conns: &mut HashMap<ClientId, Conn>) -> Result<()> {
+fn release_all(
+    hub: &mut Hub,
+    conns: &mut HashMap<ClientId, Conn>,
+    ring: Option<&UringSender>,
+) -> Result<()> {
     for (&id, c) in conns.iter_mut() {
         if hub.has_unacked(id) {
-            if let Ok(pos) = c.sock.released() {
+            let pos = match ring {
+                Some(r) => r.released(id),
+                None => c.sock.released().ok(),
+            };
+            if let Some(pos) = pos {
                 hub.acked(id, pos)?;
             }
         }

@@ -42,6 +42,12 @@ pub struct WatchArgs {
     /// puts frames together from their datagrams.
     #[arg(long)]
     udp: bool,
+    /// Receive the server's multicast stream instead (`serve --multicast
+    /// GROUP`): each client is a UDP socket bound to GROUP at the server's
+    /// port that joins GROUP on the interface that reaches the server; no
+    /// subscription is sent.
+    #[arg(long, conflicts_with = "udp")]
+    multicast: Option<std::net::Ipv4Addr>,
     /// Receive buffer per connection in bytes (0: the kernel autotunes).
     #[arg(long, default_value_t = 0)]
     recv_buffer: usize,
@@ -163,9 +169,10 @@ pub fn watch(args: &WatchArgs) -> Result<WatchReport> {
         .map(|i| {
             let server = args.connect;
             let (quickack, recv_buffer, udp) = (args.quickack, args.recv_buffer, args.udp);
+            let multicast = args.multicast;
             std::thread::spawn(move || {
-                if udp {
-                    udp_client(i, server, deadline, recv_buffer)
+                if udp || multicast.is_some() {
+                    udp_client(i, server, multicast, deadline, recv_buffer)
                 } else {
                     client(i, server, deadline, quickack, recv_buffer)
                 }
@@ -300,10 +307,12 @@ fn is_timeout(e: &std::io::Error) -> bool {
     )
 }
 
-/// A UDP subscriber: joins, renews every second, reassembles and verifies.
+/// A UDP subscriber: joins, renews every second, reassembles and verifies;
+/// or, with `multicast`, a member of the server's multicast group.
 fn udp_client(
     i: usize,
     server: SocketAddrV4,
+    multicast: Option<std::net::Ipv4Addr>,
     deadline: Instant,
     recv_buffer: usize,
 ) -> ClientResult {
@@ -332,19 +341,36 @@ fn udp_client(
             // Not root: as much as rmem_max allows.
             sock.set_recv_buffer_size(want)?;
         }
-        sock.bind(&SocketAddr::from(([0, 0, 0, 0], 0)).into())?;
+        if let Some(group) = multicast {
+            // Every client binds the group at the server's port (shared
+            // with SO_REUSEADDR: each socket gets every datagram) and joins
+            // on the interface whose address reaches the server.
+            let probe = std::net::UdpSocket::bind("0.0.0.0:0")?;
+            probe.connect(server)?;
+            let std::net::SocketAddr::V4(local) = probe.local_addr()? else {
+                return Err(std::io::ErrorKind::InvalidInput.into());
+            };
+            sock.set_reuse_address(true)?;
+            sock.bind(&SocketAddr::from((group, server.port())).into())?;
+            sock.join_multicast_v4(&group, local.ip())?;
+        } else {
+            sock.bind(&SocketAddr::from(([0, 0, 0, 0], 0)).into())?;
+        }
         let sock: std::net::UdpSocket = sock.into();
         sock.set_read_timeout(Some(Duration::from_millis(100)))?;
+        let subscribe = multicast.is_none();
         let mut reasm = Reassembler::new();
         let mut buf = vec![0u8; 65_536];
         let mut renewed = Instant::now();
         let mut heard = false;
-        sock.send_to(&Subscribe::Join.to_bytes(), server)?;
+        if subscribe {
+            sock.send_to(&Subscribe::Join.to_bytes(), server)?;
+        }
         while Instant::now() < deadline {
             // Renew every second; until the server is heard from (it may
             // not be up yet), every 100 ms.
             let every = Duration::from_millis(if heard { 1000 } else { 100 });
-            if renewed.elapsed() >= every {
+            if subscribe && renewed.elapsed() >= every {
                 sock.send_to(&Subscribe::Join.to_bytes(), server)?;
                 renewed = Instant::now();
             }
@@ -361,7 +387,9 @@ fn udp_client(
                 record_latency(&mut hist, f.header.capture_ns);
             }
         }
-        let _ = sock.send_to(&Subscribe::Leave.to_bytes(), server);
+        if subscribe {
+            let _ = sock.send_to(&Subscribe::Leave.to_bytes(), server);
+        }
         Ok(())
     })();
     finish(empty(i), &verifier, hist.as_ref(), started, outcome)
