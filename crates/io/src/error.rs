@@ -97,6 +97,78 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A `bpf(2)` command was refused for lack of privilege.
+    #[error("{op} needs CAP_BPF and CAP_NET_ADMIN (run as root): {source}")]
+    NeedsCapBpf {
+        /// The bpf command, e.g. "BPF_PROG_LOAD".
+        op: &'static str,
+        /// The OS error (EPERM or EACCES).
+        #[source]
+        source: std::io::Error,
+    },
+    /// A `bpf(2)` command failed.
+    #[error("{op} ({what}): {source}")]
+    Bpf {
+        /// The bpf command.
+        op: &'static str,
+        /// The object concerned.
+        what: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The kernel's verifier refused an XDP program; `log` says why.
+    #[error("the kernel refused XDP program {program}: {source}; verifier log:\n{log}")]
+    BpfVerifier {
+        /// The program's name.
+        program: String,
+        /// The verifier's log (may be empty on old kernels).
+        log: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Attaching an XDP program to an interface failed.
+    #[error(
+        "attaching XDP program {program} to {interface} in {mode} mode: {source}{}",
+        attach_hint(source)
+    )]
+    XdpAttach {
+        /// The program's name.
+        program: String,
+        /// The interface.
+        interface: String,
+        /// "native" or "generic".
+        mode: &'static str,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A call on an AF_XDP socket failed.
+    #[error("{op} on the AF_XDP socket of {interface} queue {queue}: {source}")]
+    Xsk {
+        /// What was attempted, e.g. "XDP_UMEM_REG".
+        op: &'static str,
+        /// The interface.
+        interface: String,
+        /// The receive queue.
+        queue: u32,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What to do about a failed XDP attach, by errno.
+fn attach_hint(source: &std::io::Error) -> &'static str {
+    match source.raw_os_error() {
+        Some(libc::EBUSY) | Some(libc::EEXIST) => {
+            " (another XDP program is attached: see `ip link show dev IF`)"
+        }
+        Some(libc::EOPNOTSUPP) => " (the driver has no native XDP: use generic mode)",
+        Some(libc::EINVAL) => " (the kernel refused the mode or the interface's MTU for XDP)",
+        _ => "",
+    }
 }
 
 /// Result alias of this crate.

@@ -15,9 +15,10 @@
 //! FADE); the fan-out of one frame stream to many TCP clients from a shared
 //! frame pool by write, sendfile, splice, MSG_ZEROCOPY or io_uring SEND_ZC
 //! ([`fanout`], [`uring`], for
-//! `linerate serve`); and the settings of an interface that decide a
-//! stream's cost ([`netdev`]). AF_XDP and pacing
-//! follow with the FADE work.
+//! `linerate serve`); the settings of an interface that decide a
+//! stream's cost ([`netdev`]); and AF_XDP ([`xdp`]: an XDP program sorts
+//! frames of one ethertype into a socket whose ring is polled without
+//! syscalls, for FADE's per-packet ACKs).
 
 pub mod error;
 pub mod fanout;
@@ -29,5 +30,6 @@ mod sockopt;
 pub mod tcp;
 pub mod udp;
 pub mod uring;
+pub mod xdp;
 
 pub use error::{Error, Result};
