@@ -107,21 +107,23 @@ fn test_bytes() -> u64 {
 
 /// Moves `bytes` from one board (`version` 1 or 10g, `packet` data bytes
 /// per DATA packet) through nftables rules dropping 5 % of FADE frames on
-/// the host's link in each direction, and checks that everything arrived,
-/// verified, with exactly one stored packet per `packet` bytes. Extra
-/// receiver arguments in `recv_args`; returns the receiver's report.
+/// `loss_host`'s side of the link in each direction, and checks that
+/// everything arrived, verified, with exactly one stored packet per
+/// `packet` bytes. Extra receiver arguments in `recv_args`; returns the
+/// receiver's report.
 fn lossy_transfer(
     bed: &Testbed,
+    loss_host: &str,
     version: &str,
     packet: u64,
     bytes: u64,
     recv_args: &[&str],
 ) -> Value {
-    // 5 % of FADE frames dropped on the host's link in each direction:
-    // DATA on the way in, ACKs on the way out (netdev family, by ethertype).
-    bed.set_loss(&LossRule::new("pc", 5.0).ingress().ethertype(0xfade))
+    // 5 % of FADE frames dropped in each direction (netdev family, by
+    // ethertype): DATA and ACKs alike.
+    bed.set_loss(&LossRule::new(loss_host, 5.0).ingress().ethertype(0xfade))
         .expect("ingress loss");
-    bed.set_loss(&LossRule::new("pc", 5.0).egress().ethertype(0xfade))
+    bed.set_loss(&LossRule::new(loss_host, 5.0).egress().ethertype(0xfade))
         .expect("egress loss");
     let size = bytes.to_string();
     let _feb = feb(bed, "feb", &["--version", version, "--bytes", &size]);
@@ -155,7 +157,7 @@ fn lossy_transfer(
     assert!(v["retransmit_ratio"].as_f64().unwrap_or(0.0) > 0.0);
     assert!(v["ack_latency_us_p50"].as_f64().unwrap_or(0.0) > 0.0);
     // The loss rules really dropped frames both ways.
-    let rules = bed.loss_rules("pc").expect("rules");
+    let rules = bed.loss_rules(loss_host).expect("rules");
     for dir in ["ingress", "egress"] {
         let dropped: u64 = rules
             .iter()
@@ -171,8 +173,58 @@ fn lossy_transfer(
 fn one_gib_through_five_percent_loss_both_ways_arrives_complete_and_verified() {
     let _s = serial();
     let bed = bed("fadeloss", &["feb", "pc"]);
-    let v = lossy_transfer(&bed, "1", 1024, test_bytes(), &[]);
+    let v = lossy_transfer(&bed, "pc", "1", 1024, test_bytes(), &[]);
     assert_eq!(v["version"], "1");
+    assert_eq!(v["backend"]["name"], "raw");
+}
+
+/// Checks the AF_XDP receive path's own account: every frame the program
+/// saw reached the receive thread, none was dropped for want of room.
+fn xdp_accounted(v: &Value) {
+    let x = &v["backend"];
+    assert_eq!(x["name"], "xdp", "{x}");
+    assert_eq!(
+        x["attach_mode"], "native",
+        "veth runs XDP in its driver: {x}"
+    );
+    assert!(n(x, "received") > 0, "{x}");
+    assert_eq!(n(x, "dropped") + n(x, "fill_ring_empty"), 0, "{x}");
+    // Every frame the program saw was taken, passed to the kernel, or
+    // still waiting on the ring when the run ended.
+    assert_eq!(
+        n(x, "seen"),
+        n(x, "received") + n(x, "passed_to_kernel") + n(x, "pending"),
+        "{x}"
+    );
+    // DATA frames reached the window through XDP, not the raw socket.
+    assert!(n(x, "received") >= n(&v["boards"][0], "received"), "{x}");
+}
+
+#[test]
+fn one_gib_through_five_percent_loss_arrives_complete_through_af_xdp() {
+    let _s = serial();
+    let bed = bed("fadexdp", &["feb", "pc"]);
+    // XDP takes the frames before the PC's netfilter ingress hook, so the
+    // loss is made on the board's side of the link, both ways.
+    let v = lossy_transfer(&bed, "feb", "1", 1024, test_bytes(), &["--backend", "xdp"]);
+    xdp_accounted(&v);
+}
+
+#[test]
+fn ten_g_jumbo_frames_through_five_percent_loss_arrive_complete_through_af_xdp() {
+    let _s = serial();
+    let bed = jumbo_bed("f10xdp", &["feb", "pc"]);
+    let v = lossy_transfer(
+        &bed,
+        "feb",
+        "10g",
+        8192,
+        test_bytes() / 4 - 1000,
+        &["--backend", "xdp"],
+    );
+    xdp_accounted(&v);
+    // Every 8232-byte DATA frame spans several UMEM frames.
+    assert!(n(&v["backend"], "multi_buffer") > 0, "{}", v["backend"]);
 }
 
 #[test]
@@ -185,6 +237,7 @@ fn ten_g_moves_256_mib_through_five_percent_loss_and_answers_a_user_command() {
     // is flushed and the receiver must stop exactly at its word count.
     let v = lossy_transfer(
         &bed,
+        "pc",
         "10g",
         8192,
         test_bytes() / 4 - 1000,

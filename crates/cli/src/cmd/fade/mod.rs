@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 
 pub mod command;
 pub mod feb;
+pub mod link;
 pub mod recv;
 pub mod report;
 

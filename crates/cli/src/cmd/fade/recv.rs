@@ -22,6 +22,8 @@ use linerate_fade::stream;
 use linerate_fade::version::{self as fade_version, TenG, V1};
 use linerate_fade::window::{FadeWindow, Verdict};
 use linerate_io::raw::{realtime_ns, RawSocket, ETH_HEADER_LEN};
+
+use super::link::{parse_backend, Backend, FrameLink};
 use linerate_testbed::Rate;
 use linerate_wire::fade::ten_g::{Command, CommandResponse};
 use linerate_wire::fade::CONTROL_LEN;
@@ -108,7 +110,22 @@ pub struct RecvArgs {
     /// link, with a short queue at the bottleneck that their windows bound.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(0..=100))]
     overbook: u64,
-    /// Pin the receive thread to this CPU.
+    /// How DATA frames come in: `raw` (a PF_PACKET socket, recvmmsg with
+    /// kernel timestamps) or `xdp` (linerate's XDP program puts them in an
+    /// AF_XDP socket that the receive thread polls without syscalls; needs
+    /// root and an interface with XDP). ACKs always leave through the raw
+    /// socket, past the interface's qdisc and netfilter egress hooks.
+    #[arg(long, default_value = "raw", value_parser = parse_backend)]
+    backend: Backend,
+    /// `--backend xdp`: busy-poll the driver with this budget (frames per
+    /// poll): while the receive thread spins it runs the interface's
+    /// receive processing itself, on its own core, instead of leaving it
+    /// to whichever core the frame arrived on.
+    #[arg(long, value_name = "FRAMES")]
+    busy_poll_budget: Option<u16>,
+    /// Pin the receive thread to this CPU, and keep the reader threads off
+    /// it (on every other online CPU), so that a reader waking up never
+    /// preempts the thread whose every microsecond is ACK latency.
     #[arg(long)]
     cpu: Option<usize>,
     /// How long the receive thread busy-polls after the last frame before
@@ -177,7 +194,12 @@ pub fn run(args: RecvArgs) -> Result<()> {
 fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
     let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
-    let mut sock = super::open_socket(&args.interface, args.version)?;
+    let mut link = FrameLink::open(
+        &args.interface,
+        args.version,
+        args.backend,
+        args.busy_poll_budget,
+    )?;
     let seq0 = first_seq();
 
     let mut fair = match args.controller {
@@ -196,6 +218,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let now = Instant::now();
     let mut boards = Vec::new();
     let mut readers = Vec::new();
+    let receive_cpu = args.cpu;
     for (i, &mac) in args.febs.iter().enumerate() {
         let (writer, reader) = ring(capacity, unit).context("ring buffer")?;
         let out = match &args.out {
@@ -210,7 +233,12 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         readers.push(
             std::thread::Builder::new()
                 .name(format!("fade-read-{i}"))
-                .spawn(move || consume(reader, verify, file))
+                .spawn(move || {
+                    if let Some(c) = receive_cpu {
+                        keep_off(c);
+                    }
+                    consume(reader, verify, file)
+                })
                 .context("starting a reader thread")?,
         );
         boards.push(Board::<W> {
@@ -237,7 +265,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     }
     let started = Instant::now();
     for b in &mut boards {
-        send_control::<W>(&sock, b.mac, Command::Start, b.seq)?;
+        send_control::<W>(link.sender(), b.mac, Command::Start, b.seq)?;
         b.last_progress = started;
         b.last_start = started;
     }
@@ -262,10 +290,11 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         } else {
             Duration::from_millis(1)
         };
-        if sock.recv(Some(wait))? > 0 {
+        if link.recv(Some(wait))? > 0 {
             last_frame = Instant::now();
         }
-        for f in sock.frames() {
+        let sock = link.sender();
+        for f in link.frames() {
             let (Some(src), Some(payload)) = (f.data.get(6..12), f.data.get(ETH_HEADER_LEN..))
             else {
                 continue;
@@ -277,7 +306,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 // A board we are done with still sending: all our RESETs
                 // were lost. Say it again, at most once per START_RETRY.
                 if b.error.is_none() && b.last_start.elapsed() >= START_RETRY {
-                    send_control::<W>(&sock, b.mac, Command::Reset, b.seq)?;
+                    send_control::<W>(sock, b.mac, Command::Reset, b.seq)?;
                     b.last_start = Instant::now();
                 }
                 continue;
@@ -301,7 +330,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 Verdict::Fatal(e) => {
                     b.seq = b.seq.wrapping_add(1);
                     for _ in 0..FAREWELLS {
-                        send_control::<W>(&sock, b.mac, Command::Stop, b.seq)?;
+                        send_control::<W>(sock, b.mac, Command::Stop, b.seq)?;
                     }
                     let why = format!("board {}: {e}", mac_text(b.mac));
                     b.writer.publish(b.delivered())?;
@@ -321,7 +350,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                     pending.push((frame, f.timestamp_ns, i));
                 } else {
                     sock.send(&frame)?;
-                    let sent = realtime_ns();
+                    let sent = link.now_ns();
                     if f.timestamp_ns > 0 {
                         let _ = b.latency.record(sent.saturating_sub(f.timestamp_ns).max(1));
                     }
@@ -355,7 +384,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                     b.writer.finish();
                     b.seq = b.seq.wrapping_add(1);
                     for _ in 0..FAREWELLS {
-                        send_control::<W>(&sock, b.mac, Command::Reset, b.seq)?;
+                        send_control::<W>(sock, b.mac, Command::Reset, b.seq)?;
                     }
                 }
             }
@@ -364,7 +393,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         if !pending.is_empty() {
             let frames: Vec<&[u8]> = pending.iter().map(|(f, _, _)| f.as_slice()).collect();
             sock.send_batch(&frames)?;
-            let sent = realtime_ns();
+            let sent = link.now_ns();
             for (_, stamp, i) in pending.drain(..) {
                 if stamp > 0 {
                     let _ = boards[i].latency.record(sent.saturating_sub(stamp).max(1));
@@ -379,12 +408,12 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 b.writer.finish();
                 b.seq = b.seq.wrapping_add(1);
                 for _ in 0..FAREWELLS {
-                    send_control::<W>(&sock, b.mac, Command::Reset, b.seq)?;
+                    send_control::<W>(sock, b.mac, Command::Reset, b.seq)?;
                 }
                 continue;
             }
             if let Some(c) = &args.command {
-                b.drive_command(&sock, c, args.command_tries, seq0)?;
+                b.drive_command(sock, c, args.command_tries, seq0)?;
             }
             let silent = t - b.last_progress;
             if silent >= idle {
@@ -396,7 +425,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 b.writer.fail(why.clone());
                 b.error = Some(why);
             } else if silent >= START_RETRY && t - b.last_start >= START_RETRY {
-                send_control::<W>(&sock, b.mac, Command::Start, b.seq)?;
+                send_control::<W>(sock, b.mac, Command::Start, b.seq)?;
                 b.last_start = t;
             }
         }
@@ -442,6 +471,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let mut value = report::json(&reports, seconds);
     value["controller"] = controller_name(args.controller).into();
     value["version"] = W::NAME.into();
+    value["backend"] = link.report();
     if let Some(f) = &fair {
         value["fair_rounds"] = f.rounds().into();
         value["fair_capacity_bps"] = f.capacity_bps().into();
@@ -622,6 +652,21 @@ fn pin(cpu: usize) -> Result<()> {
     nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
         .with_context(|| format!("pinning the receive thread to CPU {cpu}"))?;
     Ok(())
+}
+
+/// Moves the calling thread to every online CPU but `cpu` (if there is
+/// another one); a failure leaves it where it was.
+fn keep_off(cpu: usize) {
+    // SAFETY: sysconf has no memory effects.
+    let online = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).unwrap_or(1);
+    let mut set = nix::sched::CpuSet::new();
+    let mut any = false;
+    for c in (0..online.max(cpu + 1)).filter(|&c| c != cpu) {
+        any |= set.set(c).is_ok();
+    }
+    if any {
+        let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
+    }
 }
 
 fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
