@@ -51,13 +51,6 @@ pub struct XdpConfig {
     pub max_frame: usize,
     /// Where the program runs; `None` tries native, then generic.
     pub mode: Option<AttachMode>,
-    /// Busy polling (`SO_PREFER_BUSY_POLL`, this `SO_BUSY_POLL_BUDGET`):
-    /// when the RX ring is empty, a zero-timeout [`XdpReceiver::recv`]
-    /// runs the driver's receive poll itself with one non-blocking
-    /// `recvfrom`, so the driver's work for these frames happens on the
-    /// receiving thread's core instead of wherever the interrupt (or on
-    /// veth, the sender) happened to be. `None`: never.
-    pub busy_poll_budget: Option<u16>,
 }
 
 impl Default for XdpConfig {
@@ -69,7 +62,6 @@ impl Default for XdpConfig {
             batch: 64,
             max_frame: 9216,
             mode: None,
-            busy_poll_budget: None,
         }
     }
 }
@@ -104,11 +96,6 @@ pub struct XdpStats {
     pub pending: u64,
     /// Frames joined from several descriptors.
     pub multi_buffer: u64,
-    /// `recvfrom` calls that ran the driver's poll (busy polling).
-    pub busy_polls: u64,
-    /// The NAPI instance the socket's frames came from (0: none known, so
-    /// busy polling cannot reach the driver).
-    pub napi_id: u32,
 }
 
 /// Where a frame of the current batch lies.
@@ -205,8 +192,6 @@ pub struct XdpReceiver {
     staging: Vec<u8>,
     received: u64,
     multi_buffer: u64,
-    busy_poll: bool,
-    busy_polls: u64,
 }
 
 impl XdpReceiver {
@@ -298,16 +283,6 @@ impl XdpReceiver {
         }
         fill.submit(n);
 
-        if let Some(budget) = config.busy_poll_budget {
-            let on: libc::c_int = 1;
-            let usec: libc::c_int = 50;
-            let budget = libc::c_int::from(budget);
-            let so =
-                |name, v: &libc::c_int| crate::sockopt::set_option(fd, libc::SOL_SOCKET, name, v);
-            so(libc::SO_PREFER_BUSY_POLL, &on).map_err(fail("SO_PREFER_BUSY_POLL"))?;
-            so(libc::SO_BUSY_POLL, &usec).map_err(fail("SO_BUSY_POLL"))?;
-            so(libc::SO_BUSY_POLL_BUDGET, &budget).map_err(fail("SO_BUSY_POLL_BUDGET"))?;
-        }
         bind(fd, ifindex, queue).map_err(fail("bind"))?;
         let zero_copy = is_zero_copy(fd);
 
@@ -349,8 +324,6 @@ impl XdpReceiver {
             staging: vec![0; config.max_frame.saturating_mul(batch as usize)],
             received: 0,
             multi_buffer: 0,
-            busy_poll: config.busy_poll_budget.is_some(),
-            busy_polls: 0,
         })
     }
 
@@ -377,10 +350,6 @@ impl XdpReceiver {
     pub fn recv(&mut self, timeout: Option<Duration>) -> Result<usize> {
         self.give_back();
         let mut ready = self.rx.ready();
-        if ready == 0 && self.busy_poll && timeout == Some(Duration::ZERO) {
-            self.drive_driver()?;
-            ready = self.rx.ready();
-        }
         if ready == 0 && timeout != Some(Duration::ZERO) {
             self.wait(timeout)?;
             ready = self.rx.ready();
@@ -492,57 +461,7 @@ impl XdpReceiver {
             received: self.received,
             pending: u64::from(self.rx.ready().saturating_sub(self.held_entries)),
             multi_buffer: self.multi_buffer,
-            busy_polls: self.busy_polls,
-            napi_id: self.napi_id(),
         })
-    }
-
-    fn napi_id(&self) -> u32 {
-        let mut id: libc::c_uint = 0;
-        let mut len = size_of::<libc::c_uint>() as libc::socklen_t;
-        // SAFETY: passes a live integer and its size.
-        let r = unsafe {
-            libc::getsockopt(
-                self.socket.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_INCOMING_NAPI_ID,
-                (&mut id as *mut libc::c_uint).cast(),
-                &mut len,
-            )
-        };
-        if r == 0 {
-            id
-        } else {
-            0
-        }
-    }
-
-    /// One non-blocking `recvfrom`: with busy polling on, the kernel runs
-    /// the driver's receive poll for this socket's queue in our context.
-    fn drive_driver(&mut self) -> Result<()> {
-        self.busy_polls += 1;
-        // SAFETY: a zero-length receive with no buffer and no address.
-        let r = unsafe {
-            libc::recvfrom(
-                self.socket.as_raw_fd(),
-                std::ptr::null_mut(),
-                0,
-                libc::MSG_DONTWAIT,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            )
-        };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            if !matches!(
-                e.kind(),
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
-            ) && e.raw_os_error() != Some(libc::ENOBUFS)
-            {
-                return Err(self.error("recvfrom (busy poll)", e));
-            }
-        }
-        Ok(())
     }
 
     fn error(&self, op: &'static str, source: std::io::Error) -> Error {

@@ -70,12 +70,7 @@ pub struct FrameLink {
 impl FrameLink {
     /// Opens the raw socket on `interface` and, for [`Backend::Xdp`], the
     /// AF_XDP receiver beside it.
-    pub fn open(
-        interface: &str,
-        version: Version,
-        backend: Backend,
-        busy_poll_budget: Option<u16>,
-    ) -> Result<FrameLink> {
+    pub fn open(interface: &str, version: Version, backend: Backend) -> Result<FrameLink> {
         let raw = super::open_socket(interface, version)?;
         let xdp = match backend {
             Backend::Raw => None,
@@ -83,10 +78,7 @@ impl FrameLink {
                 XdpReceiver::open(
                     interface,
                     linerate_wire::fade::ETHERTYPE,
-                    &XdpConfig {
-                        busy_poll_budget,
-                        ..XdpConfig::default()
-                    },
+                    &XdpConfig::default(),
                 )
                 .with_context(|| format!("opening the AF_XDP receiver on {interface}"))?,
             ),
@@ -169,8 +161,6 @@ impl FrameLink {
                 v["dropped"] = s.dropped.into();
                 v["fill_ring_empty"] = s.fill_ring_empty.into();
                 v["multi_buffer"] = s.multi_buffer.into();
-                v["busy_polls"] = s.busy_polls.into();
-                v["napi_id"] = s.napi_id.into();
             }
             Err(e) => v["stats_error"] = e.to_string().into(),
         }

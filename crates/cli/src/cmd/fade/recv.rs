@@ -117,12 +117,6 @@ pub struct RecvArgs {
     /// socket, past the interface's qdisc and netfilter egress hooks.
     #[arg(long, default_value = "raw", value_parser = parse_backend)]
     backend: Backend,
-    /// `--backend xdp`: busy-poll the driver with this budget (frames per
-    /// poll): while the receive thread spins it runs the interface's
-    /// receive processing itself, on its own core, instead of leaving it
-    /// to whichever core the frame arrived on.
-    #[arg(long, value_name = "FRAMES")]
-    busy_poll_budget: Option<u16>,
     /// Pin the receive thread to this CPU, and keep the reader threads off
     /// it (on every other online CPU), so that a reader waking up never
     /// preempts the thread whose every microsecond is ACK latency.
@@ -194,12 +188,7 @@ pub fn run(args: RecvArgs) -> Result<()> {
 fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
     let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
-    let mut link = FrameLink::open(
-        &args.interface,
-        args.version,
-        args.backend,
-        args.busy_poll_budget,
-    )?;
+    let mut link = FrameLink::open(&args.interface, args.version, args.backend)?;
     let seq0 = first_seq();
 
     let mut fair = match args.controller {
