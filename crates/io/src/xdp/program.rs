@@ -99,6 +99,39 @@ pub fn ethertype_to_xsk(
     a.finish()
 }
 
+/// `XDP_DROP`: free the frame in the driver.
+const XDP_DROP: i32 = 1;
+
+/// Builds a program that drops IPv4 UDP datagrams (without IP options) to
+/// `port` in the driver and passes everything else on. It is the cheapest
+/// possible receiver of a stream: what an interface costs per packet before
+/// any protocol work or copy, the floor every receive path sits on
+/// (`scripts/bench-floor`).
+pub fn udp_port_drop(port: u16) -> Result<Vec<Insn>, LabelError> {
+    let ipv4 = i32::from(u16::from_ne_bytes(0x0800u16.to_be_bytes()));
+    let port = i32::from(u16::from_ne_bytes(port.to_be_bytes()));
+    let mut a = Asm::new();
+    a.load(Size::W, Reg::R2, Reg::R1, ctx::DATA)
+        .load(Size::W, Reg::R3, Reg::R1, ctx::DATA_END)
+        .mov(Reg::R4, Reg::R2)
+        .add_imm(Reg::R4, 14 + 20 + 8)
+        .jump_reg(Cond::Gt, Reg::R4, Reg::R3, "pass")
+        .load(Size::H, Reg::R5, Reg::R2, 12)
+        .jump_imm(Cond::Ne, Reg::R5, ipv4, "pass")
+        .load(Size::B, Reg::R5, Reg::R2, 14)
+        .jump_imm(Cond::Ne, Reg::R5, 0x45, "pass")
+        .load(Size::B, Reg::R5, Reg::R2, 14 + 9)
+        .jump_imm(Cond::Ne, Reg::R5, 17, "pass")
+        .load(Size::H, Reg::R5, Reg::R2, 14 + 20 + 2)
+        .jump_imm(Cond::Ne, Reg::R5, port, "pass")
+        .mov_imm(Reg::R0, XDP_DROP)
+        .exit()
+        .label("pass")
+        .mov_imm(Reg::R0, XDP_PASS)
+        .exit();
+    a.finish()
+}
+
 /// Reads the stamp the program left in the `META_LEN` bytes before a
 /// frame, if the check word confirms it.
 pub fn read_stamp(meta: &[u8; META_LEN]) -> Option<u64> {
@@ -124,6 +157,14 @@ mod tests {
         // Both map references name the given descriptors.
         let maps: Vec<i32> = p.iter().filter(|i| i.code == 0x18).map(|i| i.imm).collect();
         assert_eq!(maps, vec![4, 3]);
+    }
+
+    #[test]
+    fn the_floor_program_compares_the_port_as_the_frame_reads_it() {
+        let p = udp_port_drop(20202).expect("labels resolve");
+        let port = i32::from(u16::from_ne_bytes(20202u16.to_be_bytes()));
+        assert!(p.iter().any(|i| i.code == 0x55 && i.imm == port));
+        assert_eq!(p.iter().filter(|i| i.code == 0x95).count(), 2);
     }
 
     #[test]
