@@ -20,6 +20,7 @@
 //! frames of one ethertype into a socket whose ring is polled without
 //! syscalls, for FADE's per-packet ACKs).
 
+pub mod clock;
 pub mod error;
 pub mod fanout;
 pub mod netdev;

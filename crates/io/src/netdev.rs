@@ -8,6 +8,24 @@ use std::os::fd::AsRawFd;
 
 use crate::error::{Error, Result};
 
+/// The index of the interface named `name` (`if_nametoindex`), which
+/// sockets bind to and XDP programs attach by.
+pub fn if_index(name: &str) -> std::io::Result<u32> {
+    let c = std::ffi::CString::new(name).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("interface name {name:?} contains a NUL byte"),
+        )
+    })?;
+    // SAFETY: a valid NUL-terminated string.
+    let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if i == 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(i)
+    }
+}
+
 /// A network interface, found by one of its IPv4 addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {

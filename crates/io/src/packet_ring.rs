@@ -515,20 +515,13 @@ impl PacketRing {
             tp_drops: 0,
             tp_freeze_q_cnt: 0,
         };
-        let mut len = size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
-        // SAFETY: `st` and `len` are live out-parameters of the sizes given.
-        let r = unsafe {
-            libc::getsockopt(
-                self.fd.as_raw_fd(),
-                libc::SOL_PACKET,
-                libc::PACKET_STATISTICS,
-                (&mut st as *mut libc::tpacket_stats_v3).cast(),
-                &mut len,
-            )
-        };
-        if r != 0 {
-            return Err(self.error("PACKET_STATISTICS", std::io::Error::last_os_error()));
-        }
+        crate::sockopt::get_option(
+            self.fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            libc::PACKET_STATISTICS,
+            &mut st,
+        )
+        .map_err(|e| self.error("PACKET_STATISTICS", e))?;
         self.stats.packets += u64::from(st.tp_packets);
         self.stats.drops += u64::from(st.tp_drops);
         self.stats.queue_freezes += u64::from(st.tp_freeze_q_cnt);

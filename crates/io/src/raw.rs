@@ -27,6 +27,7 @@ use std::mem::size_of;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
 
+pub use crate::clock::realtime_ns;
 use crate::error::{Error, Result};
 use crate::sockopt::{set_option, set_recv_buffer};
 
@@ -104,17 +105,9 @@ impl RawSocket {
         };
         let batch = config.batch.clamp(1, MAX_BATCH);
         let frame_len = config.frame_len.max(ETH_HEADER_LEN);
-        let name = CString::new(interface).map_err(|_| {
-            fail("if_nametoindex")(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "interface name contains a NUL byte",
-            ))
-        })?;
-        // SAFETY: `name` is a valid NUL-terminated string.
-        let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
-        if ifindex == 0 {
-            return Err(fail("if_nametoindex")(std::io::Error::last_os_error()));
-        }
+        let ifindex = crate::netdev::if_index(interface).map_err(fail("if_nametoindex"))?;
+        // No NUL inside: if_index checked.
+        let name = CString::new(interface).unwrap_or_default();
         // SAFETY: a plain syscall; the descriptor is checked and owned below.
         let raw = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
         if raw < 0 {
@@ -376,44 +369,9 @@ impl RawSocket {
 
     /// Waits in ppoll for a frame; false on timeout.
     fn wait_readable(&self, timeout: Option<Duration>) -> Result<bool> {
-        let mut pfd = libc::pollfd {
-            fd: self.fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let ts = timeout.map(|d| libc::timespec {
-            tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
-            tv_nsec: d.subsec_nanos() as libc::c_long,
-        });
-        let ts_ptr = ts
-            .as_ref()
-            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-        // SAFETY: `pfd` and `ts` outlive the call; a null timeout means no
-        // limit and a null mask leaves the signal mask unchanged.
-        let r = unsafe { libc::ppoll(&mut pfd, 1, ts_ptr, std::ptr::null()) };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                return Ok(false);
-            }
-            return Err(self.error("ppoll", e));
-        }
-        Ok(r > 0)
+        crate::sockopt::wait_readable(self.fd.as_raw_fd(), timeout)
+            .map_err(|e| self.error("ppoll", e))
     }
-}
-
-/// The current CLOCK_REALTIME time in nanoseconds, the clock of
-/// [`RawFrame::timestamp_ns`].
-pub fn realtime_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a live out-parameter.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
-    (ts.tv_sec as u64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(ts.tv_nsec as u64)
 }
 
 /// The SCM_TIMESTAMPNS time of a received message, 0 if absent.

@@ -1,7 +1,9 @@
-//! `setsockopt` for the options socket2 does not wrap, and the forced
-//! buffer sizes every socket kind here wants, in one place.
+//! `setsockopt` and `getsockopt` for the options socket2 does not wrap,
+//! the forced buffer sizes every socket kind here wants, and the wait for
+//! a readable descriptor, in one place.
 
 use std::os::fd::RawFd;
+use std::time::Duration;
 
 /// `setsockopt` with a value of type `T` (a C struct or integer).
 pub(crate) fn set_option<T>(
@@ -26,6 +28,54 @@ pub(crate) fn set_option<T>(
     } else {
         Err(std::io::Error::last_os_error())
     }
+}
+
+/// `getsockopt` into `value` (a C struct or integer the caller has
+/// initialised); returns the length the kernel wrote, which tells an
+/// older kernel's shorter struct from the current one.
+pub(crate) fn get_option<T>(
+    fd: RawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: &mut T,
+) -> std::io::Result<usize> {
+    let mut len = std::mem::size_of::<T>() as libc::socklen_t;
+    // SAFETY: passes a pointer to a live `T` and its exact size; the kernel
+    // writes at most `len` bytes into it.
+    let r = unsafe { libc::getsockopt(fd, level, name, (value as *mut T).cast(), &mut len) };
+    if r == 0 {
+        Ok(len as usize)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Waits until `fd` is readable: `None` without limit, otherwise up to
+/// `timeout`. False on timeout or when a signal interrupted the wait.
+pub(crate) fn wait_readable(fd: RawFd, timeout: Option<Duration>) -> std::io::Result<bool> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ts = timeout.map(|d| libc::timespec {
+        tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
+        tv_nsec: d.subsec_nanos() as libc::c_long,
+    });
+    let ts_ptr = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `pfd` and `ts` outlive the call; a null timeout means no
+    // limit and a null mask leaves the signal mask unchanged.
+    let r = unsafe { libc::ppoll(&mut pfd, 1, ts_ptr, std::ptr::null()) };
+    if r < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() == std::io::ErrorKind::Interrupted {
+            return Ok(false);
+        }
+        return Err(e);
+    }
+    Ok(r > 0)
 }
 
 /// Sets an integer option; values past `c_int` are clamped to its maximum.

@@ -5,22 +5,13 @@
 
 use std::time::{Duration, Instant};
 
+use linerate_io::clock::monotonic_ns;
 use linerate_io::raw::{RawConfig, RawSocket};
 use linerate_io::xdp::{AttachMode, XdpConfig, XdpReceiver};
 use linerate_testbed::Testbed;
 
 const FADE: u16 = 0xfade;
 const OTHER: u16 = 0x88b5;
-
-fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a live timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
 
 /// Frame `i` of `len` bytes: header, then the index and a byte pattern.
 fn frame(tx: &RawSocket, to: [u8; 6], i: u32, len: usize) -> Vec<u8> {

@@ -16,7 +16,6 @@
 //! Frames longer than one UMEM frame (jumbo frames) arrive in several
 //! descriptors and are joined in a staging buffer.
 
-use std::ffi::CString;
 use std::mem::size_of;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
@@ -226,7 +225,7 @@ impl XdpReceiver {
                 "UMEM frame size {chunk} is not a power of two from 2048 to the page size {page}"
             )));
         }
-        let ifindex = if_index(interface).map_err(fail("if_nametoindex"))?;
+        let ifindex = crate::netdev::if_index(interface).map_err(fail("if_nametoindex"))?;
         let frames = ring_size * 2;
         let umem = Umem::new(frames as usize * chunk as usize).map_err(fail("mmap UMEM"))?;
 
@@ -435,24 +434,15 @@ impl XdpReceiver {
 
     /// The socket's and the program's counters.
     pub fn stats(&mut self) -> Result<XdpStats> {
-        let mut s: libc::xdp_statistics =
-            // SAFETY: plain integers; all-zero is valid.
-            unsafe { std::mem::zeroed() };
-        let mut len = size_of::<libc::xdp_statistics>() as libc::socklen_t;
-        // SAFETY: passes a live struct and its size; the kernel writes at
-        // most `len` bytes.
-        let r = unsafe {
-            libc::getsockopt(
-                self.socket.as_raw_fd(),
-                libc::SOL_XDP,
-                libc::XDP_STATISTICS,
-                (&mut s as *mut libc::xdp_statistics).cast(),
-                &mut len,
-            )
-        };
-        if r != 0 {
-            return Err(self.error("XDP_STATISTICS", std::io::Error::last_os_error()));
-        }
+        // SAFETY: plain integers; all-zero is valid.
+        let mut s: libc::xdp_statistics = unsafe { std::mem::zeroed() };
+        crate::sockopt::get_option(
+            self.socket.as_raw_fd(),
+            libc::SOL_XDP,
+            libc::XDP_STATISTICS,
+            &mut s,
+        )
+        .map_err(|e| self.error("XDP_STATISTICS", e))?;
         Ok(XdpStats {
             seen: self.counters.read_u64(program::COUNTER_SEEN)?,
             dropped: s.rx_dropped + s.rx_ring_full,
@@ -509,22 +499,8 @@ impl XdpReceiver {
     }
 
     fn wait(&self, timeout: Option<Duration>) -> Result<()> {
-        let ms = timeout.map_or(-1, |t| {
-            i32::try_from(t.as_millis().max(1)).unwrap_or(i32::MAX)
-        });
-        let mut pfd = libc::pollfd {
-            fd: self.socket.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one live pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(self.error("poll", e));
-            }
-        }
+        crate::sockopt::wait_readable(self.socket.as_raw_fd(), timeout)
+            .map_err(|e| self.error("ppoll", e))?;
         Ok(())
     }
 }
@@ -536,18 +512,6 @@ fn page_size() -> usize {
     usize::try_from(p).unwrap_or(4096)
 }
 
-fn if_index(interface: &str) -> std::io::Result<u32> {
-    let name = CString::new(interface)
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in name"))?;
-    // SAFETY: a valid NUL-terminated string.
-    let i = unsafe { libc::if_nametoindex(name.as_ptr()) };
-    if i == 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(i)
-    }
-}
-
 fn set<T>(fd: RawFd, name: libc::c_int, value: &T) -> std::io::Result<()> {
     crate::sockopt::set_option(fd, libc::SOL_XDP, name, value)
 }
@@ -555,21 +519,8 @@ fn set<T>(fd: RawFd, name: libc::c_int, value: &T) -> std::io::Result<()> {
 fn mmap_offsets(fd: RawFd) -> std::io::Result<libc::xdp_mmap_offsets> {
     // SAFETY: plain integers; all-zero is valid.
     let mut o: libc::xdp_mmap_offsets = unsafe { std::mem::zeroed() };
-    let mut len = size_of::<libc::xdp_mmap_offsets>() as libc::socklen_t;
-    // SAFETY: passes a live struct and its size.
-    let r = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::SOL_XDP,
-            libc::XDP_MMAP_OFFSETS,
-            (&mut o as *mut libc::xdp_mmap_offsets).cast(),
-            &mut len,
-        )
-    };
-    if r != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    if len as usize != size_of::<libc::xdp_mmap_offsets>() {
+    let len = crate::sockopt::get_option(fd, libc::SOL_XDP, libc::XDP_MMAP_OFFSETS, &mut o)?;
+    if len != size_of::<libc::xdp_mmap_offsets>() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::Unsupported,
             format!("kernel gave {len}-byte ring offsets (pre-5.4 layout); need the flags field"),
@@ -611,18 +562,8 @@ fn bind(fd: RawFd, ifindex: u32, queue: u32) -> std::io::Result<()> {
 
 fn is_zero_copy(fd: RawFd) -> bool {
     let mut o = libc::xdp_options { flags: 0 };
-    let mut len = size_of::<libc::xdp_options>() as libc::socklen_t;
-    // SAFETY: passes a live struct and its size.
-    let r = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::SOL_XDP,
-            libc::XDP_OPTIONS,
-            (&mut o as *mut libc::xdp_options).cast(),
-            &mut len,
-        )
-    };
-    r == 0 && o.flags & libc::XDP_OPTIONS_ZEROCOPY != 0
+    crate::sockopt::get_option(fd, libc::SOL_XDP, libc::XDP_OPTIONS, &mut o)
+        .is_ok_and(|_| o.flags & libc::XDP_OPTIONS_ZEROCOPY != 0)
 }
 
 #[cfg(test)]

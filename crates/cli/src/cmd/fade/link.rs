@@ -6,7 +6,8 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use linerate_io::raw::{realtime_ns, RawSocket};
+use linerate_io::clock::{monotonic_ns, realtime_ns};
+use linerate_io::raw::RawSocket;
 use linerate_io::xdp::{XdpConfig, XdpReceiver};
 use serde_json::{json, Value};
 
@@ -166,19 +167,6 @@ impl FrameLink {
         }
         v
     }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds: the clock of the XDP program's stamps.
-fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    (ts.tv_sec as u64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(ts.tv_nsec as u64)
 }
 
 #[cfg(test)]
