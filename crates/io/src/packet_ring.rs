@@ -611,29 +611,9 @@ impl PacketRing {
     /// Sleeps in ppoll until the kernel hands over a block, `timeout`
     /// passes (`None`: no limit) or a signal arrives.
     fn wait(&self, timeout: Option<Duration>) -> Result<()> {
-        let mut pfd = libc::pollfd {
-            fd: self.fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let ts = timeout.map(|d| libc::timespec {
-            tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
-            tv_nsec: d.subsec_nanos() as libc::c_long,
-        });
-        let ts_ptr = ts
-            .as_ref()
-            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-        // SAFETY: `pfd` and `ts` outlive the call; a null timeout means no
-        // limit and a null signal mask leaves the mask unchanged.
-        let r = unsafe { libc::ppoll(&mut pfd, 1, ts_ptr, std::ptr::null()) };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                return Ok(());
-            }
-            return Err(self.error("ppoll", e));
-        }
-        if pfd.revents & (libc::POLLERR | libc::POLLNVAL) != 0 {
+        let revents = crate::sockopt::wait_readable(self.fd.as_raw_fd(), timeout)
+            .map_err(|e| self.error("ppoll", e))?;
+        if revents & (libc::POLLERR | libc::POLLNVAL) != 0 {
             return Err(self.error("ppoll", self.take_socket_error()));
         }
         Ok(())

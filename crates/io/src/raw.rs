@@ -370,6 +370,7 @@ impl RawSocket {
     /// Waits in ppoll for a frame; false on timeout.
     fn wait_readable(&self, timeout: Option<Duration>) -> Result<bool> {
         crate::sockopt::wait_readable(self.fd.as_raw_fd(), timeout)
+            .map(|revents| revents != 0)
             .map_err(|e| self.error("ppoll", e))
     }
 }

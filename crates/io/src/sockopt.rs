@@ -50,9 +50,13 @@ pub(crate) fn get_option<T>(
     }
 }
 
-/// Waits until `fd` is readable: `None` without limit, otherwise up to
-/// `timeout`. False on timeout or when a signal interrupted the wait.
-pub(crate) fn wait_readable(fd: RawFd, timeout: Option<Duration>) -> std::io::Result<bool> {
+/// Waits until `fd` is readable (or in error): `None` without limit,
+/// otherwise up to `timeout`. Returns poll's `revents`: 0 on timeout or
+/// when a signal interrupted the wait.
+pub(crate) fn wait_readable(
+    fd: RawFd,
+    timeout: Option<Duration>,
+) -> std::io::Result<libc::c_short> {
     let mut pfd = libc::pollfd {
         fd,
         events: libc::POLLIN,
@@ -71,11 +75,11 @@ pub(crate) fn wait_readable(fd: RawFd, timeout: Option<Duration>) -> std::io::Re
     if r < 0 {
         let e = std::io::Error::last_os_error();
         if e.kind() == std::io::ErrorKind::Interrupted {
-            return Ok(false);
+            return Ok(0);
         }
         return Err(e);
     }
-    Ok(r > 0)
+    Ok(if r > 0 { pfd.revents } else { 0 })
 }
 
 /// Sets an integer option; values past `c_int` are clamped to its maximum.
