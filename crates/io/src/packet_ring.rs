@@ -72,14 +72,14 @@
 
 use std::mem::{offset_of, size_of};
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::netdev::Link;
-use crate::sockopt::set_option;
+use crate::sockopt::{raw_socket, set_option};
 
 /// Which UDP packets the ring keeps: everything else is dropped in the
 /// kernel by a classic BPF filter, before it costs a copy.
@@ -380,21 +380,11 @@ impl PacketRing {
                 hatype: link.hatype,
             });
         }
-        // SAFETY: a plain syscall; the descriptor is checked and owned below.
-        let raw = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
-        if raw < 0 {
-            let source = std::io::Error::last_os_error();
-            return Err(match source.raw_os_error() {
-                Some(libc::EPERM | libc::EACCES) => Error::NeedsCapNetRaw { source },
-                _ => Error::PacketSocket {
-                    op: "socket",
-                    interface: link.name,
-                    source,
-                },
-            });
-        }
-        // SAFETY: `raw` is a fresh descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let fd = raw_socket(libc::AF_PACKET, |source| Error::PacketSocket {
+            op: "socket",
+            interface: link.name.clone(),
+            source,
+        })?;
         let raw_fd = fd.as_raw_fd();
         let fail = |op: &'static str| {
             let interface = link.name.clone();

@@ -24,12 +24,12 @@
 
 use std::ffi::CString;
 use std::mem::size_of;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Duration;
 
 pub use crate::clock::realtime_ns;
 use crate::error::{Error, Result};
-use crate::sockopt::{set_option, set_recv_buffer};
+use crate::sockopt::{raw_socket, set_option, set_recv_buffer};
 
 /// Most frames one batched call moves.
 pub const MAX_BATCH: usize = 64;
@@ -108,17 +108,7 @@ impl RawSocket {
         let ifindex = crate::netdev::if_index(interface).map_err(fail("if_nametoindex"))?;
         // No NUL inside: if_index checked.
         let name = CString::new(interface).unwrap_or_default();
-        // SAFETY: a plain syscall; the descriptor is checked and owned below.
-        let raw = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
-        if raw < 0 {
-            let source = std::io::Error::last_os_error();
-            return Err(match source.raw_os_error() {
-                Some(libc::EPERM | libc::EACCES) => Error::NeedsCapNetRaw { source },
-                _ => fail("socket")(source),
-            });
-        }
-        // SAFETY: `raw` is a fresh descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let fd = raw_socket(libc::AF_PACKET, fail("socket"))?;
         let raw_fd = fd.as_raw_fd();
         let (mac, hatype) = hardware_address(&fd, &name).map_err(fail("SIOCGIFHWADDR"))?;
         if hatype != libc::ARPHRD_ETHER {

@@ -2,8 +2,30 @@
 //! the forced buffer sizes every socket kind here wants, and the wait for
 //! a readable descriptor, in one place.
 
-use std::os::fd::RawFd;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
+
+use crate::error::Error;
+
+/// Opens a `SOCK_RAW` socket of `family` (AF_PACKET, AF_XDP). Refusal for
+/// lack of privilege becomes [`Error::NeedsCapNetRaw`]; any other failure
+/// is given to `other` to name the interface it was for.
+pub(crate) fn raw_socket(
+    family: libc::c_int,
+    other: impl FnOnce(std::io::Error) -> Error,
+) -> Result<OwnedFd, Error> {
+    // SAFETY: a plain syscall; the descriptor is checked and owned below.
+    let raw = unsafe { libc::socket(family, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+    if raw < 0 {
+        let source = std::io::Error::last_os_error();
+        return Err(match source.raw_os_error() {
+            Some(libc::EPERM | libc::EACCES) => Error::NeedsCapNetRaw { source },
+            _ => other(source),
+        });
+    }
+    // SAFETY: `raw` is a fresh descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
 
 /// `setsockopt` with a value of type `T` (a C struct or integer).
 pub(crate) fn set_option<T>(

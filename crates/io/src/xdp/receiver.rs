@@ -17,7 +17,7 @@
 //! descriptors and are joined in a staging buffer.
 
 use std::mem::size_of;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
 use super::bpf::{AttachMode, Link, Map, MapType, Program};
@@ -229,17 +229,7 @@ impl XdpReceiver {
         let frames = ring_size * 2;
         let umem = Umem::new(frames as usize * chunk as usize).map_err(fail("mmap UMEM"))?;
 
-        // SAFETY: a plain syscall; the descriptor is checked and owned below.
-        let raw = unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
-        if raw < 0 {
-            let source = std::io::Error::last_os_error();
-            return Err(match source.raw_os_error() {
-                Some(libc::EPERM | libc::EACCES) => Error::NeedsCapNetRaw { source },
-                _ => fail("socket(AF_XDP)")(source),
-            });
-        }
-        // SAFETY: `raw` is a fresh descriptor nothing else owns.
-        let socket = unsafe { OwnedFd::from_raw_fd(raw) };
+        let socket = crate::sockopt::raw_socket(libc::AF_XDP, fail("socket(AF_XDP)"))?;
         let fd = socket.as_raw_fd();
         let reg = libc::xdp_umem_reg {
             addr: umem.ptr as u64,

@@ -22,13 +22,12 @@ use linerate_fade::stream;
 use linerate_fade::version::{self as fade_version, TenG, V1};
 use linerate_fade::window::{FadeWindow, Verdict};
 use linerate_io::raw::{realtime_ns, RawSocket, ETH_HEADER_LEN};
-
-use super::link::{parse_backend, Backend, FrameLink};
 use linerate_testbed::Rate;
 use linerate_wire::fade::ten_g::{Command, CommandResponse};
 use linerate_wire::fade::CONTROL_LEN;
 
 use super::command::{completion_json, first_seq, parse_user_command, UserCommandArg};
+use super::link::{parse_backend, Backend, FrameLink};
 use super::report::{self, BoardReport};
 use super::{
     controller_name, mac_text, parse_bytes, parse_controller, parse_mac, parse_seconds,
