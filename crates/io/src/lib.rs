@@ -18,7 +18,8 @@
 //! `linerate serve`); the settings of an interface that decide a
 //! stream's cost ([`netdev`]); and AF_XDP ([`xdp`]: an XDP program sorts
 //! frames of one ethertype into a socket whose ring is polled without
-//! syscalls, for FADE's per-packet ACKs).
+//! syscalls, for FADE's per-packet ACKs); and driver transmit stamps
+//! ([`tx_stamp`]), which time when a frame really left.
 
 pub mod clock;
 pub mod error;
@@ -29,6 +30,7 @@ pub mod raw;
 pub mod scatter;
 mod sockopt;
 pub mod tcp;
+pub mod tx_stamp;
 pub mod udp;
 pub mod uring;
 pub mod xdp;

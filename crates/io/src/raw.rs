@@ -145,7 +145,15 @@ impl RawSocket {
             stamps: vec![0; batch],
             truncated: vec![false; batch],
             names: (0..batch).map(|_| link_address(0, 0, None)).collect(),
-            control: vec![0; cmsg_space(size_of::<libc::timespec>()).div_ceil(8) * batch],
+            // Room for SO_TIMESTAMPNS and, should transmit stamps be on in
+            // a kernel without their RX filter, an SCM_TIMESTAMPING too.
+            control: vec![
+                0;
+                (cmsg_space(size_of::<libc::timespec>())
+                    + cmsg_space(3 * size_of::<libc::timespec>()))
+                .div_ceil(8)
+                    * batch
+            ],
             count: 0,
         })
     }
@@ -286,6 +294,51 @@ impl RawSocket {
             Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR) => Ok(false),
             _ => Err(self.error("send", e)),
         }
+    }
+
+    /// Turns on the driver's transmit stamps for frames sent with
+    /// [`Self::send_stamped`] (see [`crate::tx_stamp`]): the honest "frame
+    /// sent" moment, where the return of `send` on a virtual link also
+    /// includes the peer's receive path. Fails if the kernel refuses.
+    pub fn enable_tx_stamps(&mut self) -> Result<()> {
+        crate::tx_stamp::enable(self.fd.as_raw_fd()).map_err(|e| self.error("SO_TIMESTAMPING", e))
+    }
+
+    /// Sends one whole frame like [`Self::send`], asking for its driver
+    /// transmit stamp under `key` (read it with [`Self::take_tx_stamps`]).
+    /// A kernel that cannot key stamps (before 6.13) or a socket without
+    /// [`Self::enable_tx_stamps`] answers EINVAL, as an error.
+    pub fn send_stamped(&self, frame: &[u8], key: u32) -> Result<bool> {
+        let mut request = crate::tx_stamp::StampRequest::new(key);
+        let (control, control_len) = request.control();
+        let mut iov = libc::iovec {
+            iov_base: frame.as_ptr().cast_mut().cast(),
+            iov_len: frame.len(),
+        };
+        // SAFETY: an all-zero msghdr is valid; fields are set below.
+        let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
+        h.msg_iov = &mut iov;
+        h.msg_iovlen = 1;
+        h.msg_control = control;
+        h.msg_controllen = control_len;
+        // SAFETY: the message points to a live iovec over `frame`, which
+        // the kernel only reads, and to the request's control buffer.
+        let r = unsafe { libc::sendmsg(self.fd.as_raw_fd(), &h, 0) };
+        if r >= 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR) => Ok(false),
+            _ => Err(self.error("sendmsg (stamped)", e)),
+        }
+    }
+
+    /// Reads the transmit stamps that have come back, without blocking,
+    /// into `out` (cleared first). Returns how many.
+    pub fn take_tx_stamps(&self, out: &mut Vec<crate::tx_stamp::TxStamp>) -> Result<usize> {
+        crate::tx_stamp::drain(self.fd.as_raw_fd(), out)
+            .map_err(|e| self.error("recvmmsg (error queue)", e))
     }
 
     /// Sends whole frames with one `sendmmsg` (at most [`MAX_BATCH`] per

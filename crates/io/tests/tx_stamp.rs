@@ -1,0 +1,110 @@
+//! Driver transmit stamps on a raw socket across a real veth pair between
+//! two namespaces: every stamped frame's stamp comes back under its own
+//! key, taken between the send's start and its return; unstamped frames
+//! produce none; received frames keep their receive stamps. Needs root.
+
+use linerate_io::clock::realtime_ns;
+use linerate_io::raw::{RawConfig, RawSocket};
+use linerate_io::tx_stamp::TxStamp;
+use linerate_testbed::Testbed;
+
+const FADE: u16 = 0xfade;
+
+#[test]
+fn stamped_frames_come_back_under_their_keys() {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "raw socket tests need root"
+    );
+    let bed = Testbed::builder("txstamp")
+        .hosts(["feb", "pc"])
+        .link("feb", "pc")
+        .build()
+        .expect("bed");
+    let feb_if = bed.iface("feb").expect("iface").name.clone();
+    let pc_if = bed.iface("pc").expect("iface").name.clone();
+    let mut pc = bed
+        .run_in("pc", None, move || {
+            RawSocket::open(&pc_if, FADE, &RawConfig::default())
+        })
+        .expect("netns")
+        .expect("pc socket");
+    let mut feb = bed
+        .run_in("feb", None, move || {
+            RawSocket::open(&feb_if, FADE, &RawConfig::default())
+        })
+        .expect("netns")
+        .expect("feb socket");
+    pc.enable_tx_stamps().expect("enable stamps");
+
+    let mut frame = vec![0u8; 60];
+    assert!(pc.write_header(&mut frame, feb.mac()));
+    let mut stamps: Vec<TxStamp> = Vec::new();
+    let mut got = Vec::new();
+    for i in 0..200u32 {
+        frame[14..18].copy_from_slice(&i.to_be_bytes());
+        let key = i.wrapping_mul(2_654_435_761); // keys need not be in order
+        let before = realtime_ns();
+        if i % 4 == 3 {
+            // Unstamped: must not produce a stamp.
+            assert!(pc.send(&frame).expect("send"));
+        } else {
+            assert!(pc.send_stamped(&frame, key).expect("stamped send"));
+        }
+        let after = realtime_ns();
+        pc.take_tx_stamps(&mut stamps).expect("drain");
+        for s in &stamps {
+            got.push((i, key, before, after, *s));
+        }
+    }
+    let stamped: Vec<u32> = (0..200u32).filter(|i| i % 4 != 3).collect();
+    assert_eq!(got.len(), stamped.len(), "one stamp per stamped frame");
+    for (i, key, before, after, s) in got {
+        assert_eq!(s.key, key, "frame {i}: its own key");
+        assert!(
+            before <= s.ns && s.ns <= after,
+            "frame {i}: stamp {} outside its send [{before}, {after}]",
+            s.ns
+        );
+    }
+    // The frames arrived, with receive stamps, and nothing more is queued.
+    let mut arrived = 0;
+    while feb
+        .recv(Some(std::time::Duration::from_millis(100)))
+        .expect("recv")
+        > 0
+    {
+        for f in feb.frames() {
+            assert!(f.timestamp_ns > 0, "receive stamp kept");
+            arrived += 1;
+        }
+    }
+    assert_eq!(arrived, 200);
+    assert_eq!(pc.take_tx_stamps(&mut stamps).expect("drain"), 0);
+}
+
+#[test]
+fn stamped_send_without_enabling_is_an_error() {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "raw socket tests need root"
+    );
+    let bed = Testbed::builder("txstamp0")
+        .hosts(["feb", "pc"])
+        .link("feb", "pc")
+        .build()
+        .expect("bed");
+    let pc_if = bed.iface("pc").expect("iface").name.clone();
+    let pc = bed
+        .run_in("pc", None, move || {
+            RawSocket::open(&pc_if, FADE, &RawConfig::default())
+        })
+        .expect("netns")
+        .expect("pc socket");
+    let mut frame = vec![0u8; 60];
+    assert!(pc.write_header(&mut frame, [0x02, 0, 0, 0, 0, 1]));
+    let e = pc.send_stamped(&frame, 1).expect_err("keys need enabling");
+    assert!(e.to_string().contains("stamped"), "{e}");
+}
