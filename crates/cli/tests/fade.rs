@@ -156,6 +156,7 @@ fn lossy_transfer(
     );
     assert!(v["retransmit_ratio"].as_f64().unwrap_or(0.0) > 0.0);
     assert!(v["ack_latency_us_p50"].as_f64().unwrap_or(0.0) > 0.0);
+    ack_timing_is_consistent(&v);
     // The loss rules really dropped frames both ways.
     let rules = bed.loss_rules(loss_host).expect("rules");
     for dir in ["ingress", "egress"] {
@@ -167,6 +168,28 @@ fn lossy_transfer(
         assert!(dropped > 0, "no {dir} drops: {rules:?}");
     }
     v
+}
+
+/// The ACK latency's parts agree: where the driver stamps ACKs, the
+/// stamped latency ends before the send returns and stamps came back;
+/// without stamps the two figures are one. The pickup (receive stamp to
+/// the receive thread holding the frame) precedes both.
+fn ack_timing_is_consistent(v: &Value) {
+    let f = |k: &str| v[k].as_f64().unwrap_or(-1.0);
+    let (latency, returned, pickup) = (
+        f("ack_latency_us_p50"),
+        f("ack_return_us_p50"),
+        f("pickup_us_p50"),
+    );
+    assert!(pickup > 0.0 && pickup <= returned, "{v}");
+    match v["ack_sent_at"].as_str() {
+        Some("driver_tx_stamp") => {
+            assert!(n(&v["ack_stamps"], "stamps") > 0, "no stamp came back: {v}");
+            assert!(latency <= returned, "a stamp after the send returned: {v}");
+        }
+        Some("send_return") => assert_eq!(latency, returned, "{v}"),
+        other => panic!("ack_sent_at is {other:?}: {v}"),
+    }
 }
 
 #[test]

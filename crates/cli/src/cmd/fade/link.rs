@@ -98,6 +98,21 @@ impl FrameLink {
         &self.raw
     }
 
+    /// The socket every frame leaves through, for settings.
+    pub fn sender_mut(&mut self) -> &mut RawSocket {
+        &mut self.raw
+    }
+
+    /// CLOCK_REALTIME minus [`Self::now_ns`]'s clock, now: converts the
+    /// kernel's transmit stamps (realtime) to the frames' clock.
+    pub fn realtime_minus_now_ns(&self) -> i64 {
+        if self.xdp.is_some() {
+            realtime_ns() as i64 - monotonic_ns() as i64
+        } else {
+            0
+        }
+    }
+
     /// Takes the next batch (zero `wait`: look only; otherwise wait up to
     /// that long for the first frame). Returns the frames [`Self::frames`]
     /// yields.

@@ -4,6 +4,7 @@
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
+pub mod ack_clock;
 pub mod command;
 pub mod feb;
 pub mod link;

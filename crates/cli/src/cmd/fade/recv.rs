@@ -26,6 +26,7 @@ use linerate_testbed::Rate;
 use linerate_wire::fade::ten_g::{Command, CommandResponse};
 use linerate_wire::fade::CONTROL_LEN;
 
+use super::ack_clock::{AckClock, SentAt};
 use super::command::{completion_json, first_seq, parse_user_command, UserCommandArg};
 use super::link::{parse_backend, Backend, FrameLink};
 use super::report::{self, BoardReport};
@@ -93,6 +94,16 @@ pub struct RecvArgs {
     /// after the batch, instead of one send right after each packet.
     #[arg(long)]
     batch_acks: bool,
+    /// Ask the driver for the software transmit stamp of one ACK in this
+    /// many (Linux 6.13+): the moment the ACK was handed to the interface,
+    /// where the reported ACK latency then ends, over that sample. With 0,
+    /// or when the kernel gives no stamps, it ends at each ACK's send
+    /// returning, which on veth also includes the peer's receive path
+    /// (always reported too, as ack_return). The JSON says which
+    /// (`ack_sent_at`). Each stamp costs an error-queue read on the
+    /// receive thread.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    tx_stamp_every: u32,
     /// `fair`: divide the link among the boards and put each board's
     /// pacing gap in its ACKs (a linerate extension in the ACK padding,
     /// which a published board ignores). `seed`: plain ACKs, every board
@@ -148,6 +159,11 @@ struct Board<W: fade_version::Version> {
     command: Option<std::result::Result<serde_json::Value, String>>,
     writer: RingWriter,
     latency: Histogram<u64>,
+    /// Receive timestamp to the return of the ACK's send.
+    returned: Histogram<u64>,
+    /// Receive timestamp to the receive thread holding the frame: the part
+    /// of `latency` spent before linerate had the frame.
+    pickup: Histogram<u64>,
     /// Bytes wanted from this board, if limited.
     limit: Option<u64>,
     first_data: Option<Instant>,
@@ -188,6 +204,14 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
     let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
     let mut link = FrameLink::open(&args.interface, args.version, args.backend)?;
+    let mut ack_clock = AckClock::new(
+        link.sender_mut(),
+        if args.batch_acks {
+            0
+        } else {
+            args.tx_stamp_every
+        },
+    );
     let seq0 = first_seq();
 
     let mut fair = match args.controller {
@@ -237,6 +261,8 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             command: None,
             writer,
             latency: report::latency_histogram(),
+            returned: report::latency_histogram(),
+            pickup: report::latency_histogram(),
             limit: args.bytes,
             first_data: None,
             last_progress: now,
@@ -304,6 +330,10 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 b.answered(&r);
                 continue;
             }
+            if f.timestamp_ns > 0 {
+                let held = link.now_ns();
+                let _ = b.pickup.record(held.saturating_sub(f.timestamp_ns).max(1));
+            }
             let room = b.writer.room_until();
             let retransmitted = b.window.counters().retransmitted;
             let verdict = b.window.on_data(payload, room);
@@ -337,10 +367,14 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 if args.batch_acks {
                     pending.push((frame, f.timestamp_ns, i));
                 } else {
-                    sock.send(&frame)?;
+                    ack_clock.send(sock, &frame, f.timestamp_ns, i)?;
                     let sent = link.now_ns();
                     if f.timestamp_ns > 0 {
-                        let _ = b.latency.record(sent.saturating_sub(f.timestamp_ns).max(1));
+                        let t = sent.saturating_sub(f.timestamp_ns).max(1);
+                        let _ = b.returned.record(t);
+                        if ack_clock.sent_at() == SentAt::SendReturn {
+                            let _ = b.latency.record(t);
+                        }
                     }
                 }
                 if let Some(fair) = fair.as_mut() {
@@ -384,10 +418,18 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             let sent = link.now_ns();
             for (_, stamp, i) in pending.drain(..) {
                 if stamp > 0 {
-                    let _ = boards[i].latency.record(sent.saturating_sub(stamp).max(1));
+                    let t = sent.saturating_sub(stamp).max(1);
+                    let _ = boards[i].latency.record(t);
+                    let _ = boards[i].returned.record(t);
                 }
             }
         }
+        // The driver's stamps of this batch's ACKs, now back.
+        ack_clock.collect(link.sender(), link.realtime_minus_now_ns(), |i, t| {
+            if let Some(b) = boards.get_mut(i) {
+                let _ = b.latency.record(t);
+            }
+        })?;
         // Timers: START retries, idle boards, the duration, --command.
         let t = Instant::now();
         for b in boards.iter_mut().filter(|b| !b.finished()) {
@@ -449,6 +491,8 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             seconds,
             counters: b.window.counters(),
             latency: b.latency,
+            returned: b.returned,
+            pickup: b.pickup,
             verify_errors,
             verified_bytes,
             error: b.error.or(io_error),
@@ -460,6 +504,8 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     value["controller"] = controller_name(args.controller).into();
     value["version"] = W::NAME.into();
     value["backend"] = link.report();
+    value["ack_sent_at"] = ack_clock.sent_at().name().into();
+    value["ack_stamps"] = ack_clock.report();
     if let Some(f) = &fair {
         value["fair_rounds"] = f.rounds().into();
         value["fair_capacity_bps"] = f.capacity_bps().into();

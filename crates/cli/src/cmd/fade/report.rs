@@ -28,6 +28,14 @@ pub struct BoardReport {
     pub counters: WindowCounters,
     /// Receive timestamp to ACK sent, nanoseconds.
     pub latency: Histogram<u64>,
+    /// Receive timestamp to the return of the ACK's send, nanoseconds
+    /// (on veth this includes the peer's receive path).
+    pub returned: Histogram<u64>,
+    /// Receive timestamp to the receive thread holding the frame,
+    /// nanoseconds: how much of `latency` passed before linerate saw the
+    /// frame (the kernel's or the XDP ring's share, and any time the
+    /// thread was not running).
+    pub pickup: Histogram<u64>,
     /// Words of the stream that did not verify (0 when not verifying).
     pub verify_errors: u64,
     /// Bytes the reader checked.
@@ -64,6 +72,10 @@ impl BoardReport {
             "ack_latency_us_p99": us(&self.latency, 99.0),
             "ack_latency_us_max": self.latency.max() as f64 / 1000.0,
             "acks": self.latency.len(),
+            "ack_return_us_p50": us(&self.returned, 50.0),
+            "ack_return_us_p99": us(&self.returned, 99.0),
+            "pickup_us_p50": us(&self.pickup, 50.0),
+            "pickup_us_p99": us(&self.pickup, 99.0),
             "verify_errors": self.verify_errors,
             "verified_bytes": self.verified_bytes,
             "packets": c.packets,
@@ -90,10 +102,14 @@ pub fn json(boards: &[BoardReport], seconds: f64) -> Value {
     let received: u64 = boards.iter().map(|b| b.counters.received).sum();
     let retransmitted: u64 = boards.iter().map(|b| b.counters.retransmitted).sum();
     let mut all = latency_histogram();
+    let mut pickup = latency_histogram();
+    let mut returned = latency_histogram();
     for b in boards {
         // Same bounds on both sides: adding cannot fail; if it did, the
         // totals would just miss that board's samples.
         let _ = all.add(&b.latency);
+        let _ = pickup.add(&b.pickup);
+        let _ = returned.add(&b.returned);
     }
     let rates: Vec<f64> = boards.iter().map(BoardReport::mbit_per_s).collect();
     json!({
@@ -103,6 +119,10 @@ pub fn json(boards: &[BoardReport], seconds: f64) -> Value {
         "retransmit_ratio": ratio(retransmitted, received),
         "ack_latency_us_p50": us(&all, 50.0),
         "ack_latency_us_p99": us(&all, 99.0),
+        "ack_return_us_p50": us(&returned, 50.0),
+        "ack_return_us_p99": us(&returned, 99.0),
+        "pickup_us_p50": us(&pickup, 50.0),
+        "pickup_us_p99": us(&pickup, 99.0),
         "verify_errors": boards.iter().map(|b| b.verify_errors).sum::<u64>(),
         "jain_fairness": jain(&rates),
         "complete": boards.iter().all(|b| b.complete && b.error.is_none()),
@@ -168,7 +188,9 @@ mod tests {
                 retransmitted: 1,
                 ..WindowCounters::default()
             },
-            latency: h,
+            latency: h.clone(),
+            returned: h.clone(),
+            pickup: h,
             verify_errors: 0,
             verified_bytes: 125_000_000,
             error: None,

@@ -1,0 +1,181 @@
+//! When each ACK left the host: the driver's transmit stamp where the
+//! kernel gives one (keyed software stamps, Linux 6.13+), otherwise the
+//! return of the ACK's send.
+//!
+//! The difference matters on the bench: on veth the send only returns
+//! after the ACK has crossed the bridge and reached the board's socket,
+//! work a NIC does on the wire, not on the host. The driver stamp is the
+//! moment the host handed the ACK to its interface, which is what "receive
+//! timestamp to ACK sent" means. Both are kept: the report shows the
+//! driver figure as the ACK latency and the send's return beside it.
+//!
+//! A stamp costs the kernel a small message and the receive thread an
+//! error-queue read, which on a saturated core shows up as latency for the
+//! ACKs behind it; so one ACK in `every` (by count, whatever its place in
+//! a receive batch, so the sample is not biased toward quiet moments)
+//! asks for one.
+
+use anyhow::Result;
+use linerate_io::raw::RawSocket;
+use linerate_io::tx_stamp::TxStamp;
+use linerate_io::Error as IoError;
+
+/// ACKs whose stamps may be outstanding at once; older ones are given up.
+const PENDING: usize = 4096;
+
+/// Where the ACK latency ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SentAt {
+    /// The driver's software transmit stamp.
+    DriverStamp,
+    /// The return of the ACK's send (no stamps on this kernel or link).
+    SendReturn,
+}
+
+impl SentAt {
+    /// The name the JSON report uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            SentAt::DriverStamp => "driver_tx_stamp",
+            SentAt::SendReturn => "send_return",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Pending {
+    key: u32,
+    received_ns: u64,
+    board: usize,
+    live: bool,
+}
+
+/// Sends ACKs with a stamp request and matches the stamps that come back.
+#[derive(Debug)]
+pub struct AckClock {
+    sent_at: SentAt,
+    /// One ACK in this many is stamped.
+    every: u32,
+    /// ACKs sent since the last stamped one.
+    since: u32,
+    next_key: u32,
+    pending: Vec<Pending>,
+    live: usize,
+    stamps: Vec<TxStamp>,
+    /// Stamped ACKs whose stamp never came back.
+    missing: u64,
+    matched: u64,
+}
+
+impl AckClock {
+    /// Turns stamps on for `sock`, for one ACK in `every` (0: none), if
+    /// the kernel agrees; otherwise ACKs are timed by their send's return.
+    pub fn new(sock: &mut RawSocket, every: u32) -> AckClock {
+        let stamps = every > 0 && sock.enable_tx_stamps().is_ok();
+        AckClock {
+            sent_at: if stamps {
+                SentAt::DriverStamp
+            } else {
+                SentAt::SendReturn
+            },
+            every: every.max(1),
+            since: 0,
+            next_key: 0,
+            pending: vec![Pending::default(); PENDING],
+            live: 0,
+            stamps: Vec::new(),
+            missing: 0,
+            matched: 0,
+        }
+    }
+
+    /// Where ACK latency ends in this run.
+    pub fn sent_at(&self) -> SentAt {
+        self.sent_at
+    }
+
+    /// Sends `frame`, the ACK of a frame received at `received_ns` from
+    /// `board`, stamped if stamps are on. Returns whether the interface
+    /// took it. A kernel that refuses keyed stamps (EINVAL on the first
+    /// one) turns them off and the ACK goes unstamped.
+    pub fn send(
+        &mut self,
+        sock: &RawSocket,
+        frame: &[u8],
+        received_ns: u64,
+        board: usize,
+    ) -> Result<bool> {
+        if self.sent_at == SentAt::SendReturn || received_ns == 0 {
+            return Ok(sock.send(frame)?);
+        }
+        self.since += 1;
+        if self.since < self.every {
+            return Ok(sock.send(frame)?);
+        }
+        self.since = 0;
+        let key = self.next_key;
+        match sock.send_stamped(frame, key) {
+            Ok(taken) => {
+                if taken {
+                    self.next_key = key.wrapping_add(1);
+                    let slot = &mut self.pending[key as usize % PENDING];
+                    if slot.live {
+                        self.missing += 1;
+                    } else {
+                        self.live += 1;
+                    }
+                    *slot = Pending {
+                        key,
+                        received_ns,
+                        board,
+                        live: true,
+                    };
+                }
+                Ok(taken)
+            }
+            Err(IoError::PacketSocket { source, .. })
+                if source.raw_os_error() == Some(libc::EINVAL) && self.matched == 0 =>
+            {
+                self.sent_at = SentAt::SendReturn;
+                Ok(sock.send(frame)?)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Reads the stamps that came back and hands each matched ACK's
+    /// latency to `record(board, nanoseconds)`. `realtime_minus_link_ns`
+    /// converts the stamps (CLOCK_REALTIME) to the receive stamps' clock.
+    pub fn collect(
+        &mut self,
+        sock: &RawSocket,
+        realtime_minus_link_ns: i64,
+        mut record: impl FnMut(usize, u64),
+    ) -> Result<()> {
+        while self.live > 0 && sock.take_tx_stamps(&mut self.stamps)? > 0 {
+            for s in &self.stamps {
+                let slot = &mut self.pending[s.key as usize % PENDING];
+                if !slot.live || slot.key != s.key {
+                    continue;
+                }
+                slot.live = false;
+                self.live -= 1;
+                self.matched += 1;
+                let sent = (s.ns as i64).saturating_sub(realtime_minus_link_ns) as u64;
+                record(slot.board, sent.saturating_sub(slot.received_ns).max(1));
+            }
+        }
+        Ok(())
+    }
+
+    /// For the report: where ACK latency ends, stamps matched, stamps that
+    /// never came back (given up, or still outstanding at the end).
+    pub fn report(&self) -> serde_json::Value {
+        serde_json::json!({
+            "sent_at": self.sent_at.name(),
+            "stamp_every": self.every,
+            "stamps": self.matched,
+            "missing_stamps": self.missing + self.live as u64,
+        })
+    }
+}
