@@ -28,6 +28,15 @@ const SEND_BATCH: usize = 16;
 /// every paced sleep late by up to two 1 GbE packet times.
 const TIMER_SLACK_NS: libc::c_ulong = 1_000;
 
+/// Waits shorter than this (a paced board's gap to its next packet) sleep
+/// on a timer, not in the socket: an ACK arriving meanwhile then does not
+/// wake the board, it is read at the next packet. On the bench the host's
+/// ACK send runs the board's receive path inline, and a wakeup there is
+/// an inter-processor interrupt on the host's receive core for every ACK,
+/// work an FPGA board never asks of its host. Longer waits (a full window,
+/// a retransmission timeout) sleep in the socket, so an ACK ends them.
+const TIMER_ONLY_BELOW: Duration = Duration::from_micros(100);
+
 /// Arguments of `linerate fade feb`.
 #[derive(Debug, Args)]
 pub struct FebArgs {
@@ -85,7 +94,8 @@ pub struct FebArgs {
     /// Adaptive delay: packets between two evaluations.
     #[arg(long, default_value_t = 10_000)]
     delay_window: u32,
-    /// Waits shorter than this are spun, longer ones slept in the socket.
+    /// Waits shorter than this are spun, longer ones slept (on a timer up
+    /// to 100 µs, in the socket beyond, so an ACK can end them).
     /// Spinning paces most precisely on a core of its own; with several
     /// boards on one core, a small value (or 0) lets them take turns
     /// instead of each spinning through its time slice.
@@ -194,10 +204,15 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
                 continue;
             }
         }
-        // Nothing due: spin on short waits, sleep in the socket on long ones.
+        // Nothing due: spin on the shortest waits, sleep on a timer until
+        // the next paced packet, in the socket on long waits.
         if let Some(w) = wait {
-            sock.recv(Some(w))?;
-            link.absorb(&mut board, &sock, now_ns());
+            if w < TIMER_ONLY_BELOW {
+                std::thread::sleep(w);
+            } else {
+                sock.recv(Some(w))?;
+                link.absorb(&mut board, &sock, now_ns());
+            }
         }
     }
     let c = board.counters();
