@@ -25,6 +25,17 @@
 //!   whenever more than 1/8 of a round's packets were resends spiralled
 //!   down to a tenth of the link on a loaded machine (see docs/fade.md).
 //!
+//! * The host guards its own queue. Its receive thread reports how long
+//!   each frame waited between its receive stamp and the thread holding
+//!   it ([`FairShare::on_queue_delay`]). If even the shortest wait of a
+//!   round exceeds [`FairConfig::queue_target_ns`], a queue is standing in
+//!   the host: the host, not the link, is the bottleneck, and every
+//!   frame's ACK is late by that queue. The capacity is then cut by 1/16
+//!   (at most once per [`QUEUE_HOLD_ROUNDS`] rounds, the time the cut
+//!   takes to drain the queue), and otherwise raised again by 1/64 of the
+//!   link per round, up to the link plus overbooking. Like CoDel, the
+//!   minimum tells a standing queue from a passing burst.
+//!
 //! The board's part is a register: the gap from the last hinted ACK,
 //! which it keeps between its packet starts (see [`crate::board`]). All
 //! the arithmetic here is integer; a host does it once per round.
@@ -66,7 +77,14 @@ pub struct FairConfig {
     /// queue at the bottleneck instead, which the boards' windows bound and
     /// its FIFO shares evenly.
     pub overbook_percent: u64,
+    /// The host's queue guard: the longest the shortest wait of a round
+    /// (receive stamp to the receive thread) may be before the capacity
+    /// is cut, nanoseconds; 0 turns the guard off.
+    pub queue_target_ns: u64,
 }
+
+/// Rounds after a queue cut before the guard judges again.
+pub const QUEUE_HOLD_ROUNDS: u32 = 4;
 
 impl Default for FairConfig {
     fn default() -> Self {
@@ -76,6 +94,7 @@ impl Default for FairConfig {
             round_ns: 2_000_000,
             idle_rounds: 5,
             overbook_percent: 12,
+            queue_target_ns: 10_000,
         }
     }
 }
@@ -104,6 +123,13 @@ pub struct FairShare {
     round_retransmitted: u64,
     retransmitted: u64,
     rounds: u64,
+    /// Link plus overbooking: what the guard raises the capacity back to.
+    ceiling_bps: u64,
+    /// Shortest queue delay reported this round.
+    round_min_delay_ns: Option<u64>,
+    /// Rounds left before the guard may cut again.
+    hold: u32,
+    queue_cuts: u64,
 }
 
 impl FairShare {
@@ -116,17 +142,22 @@ impl FairShare {
                 round_ns: config.round_ns,
             });
         }
+        let ceiling = config
+            .link_bits_per_sec
+            .saturating_add(config.link_bits_per_sec / 100 * config.overbook_percent.min(100));
         Ok(FairShare {
             config,
             slots: vec![Slot::default(); boards],
             round_start_ns: None,
-            capacity_bps: config
-                .link_bits_per_sec
-                .saturating_add(config.link_bits_per_sec / 100 * config.overbook_percent.min(100)),
+            capacity_bps: ceiling,
             round_packets: 0,
             round_retransmitted: 0,
             retransmitted: 0,
             rounds: 0,
+            ceiling_bps: ceiling,
+            round_min_delay_ns: None,
+            hold: 0,
+            queue_cuts: 0,
         })
     }
 
@@ -165,8 +196,38 @@ impl FairShare {
         true
     }
 
+    /// Records how long one frame waited in the host between its receive
+    /// stamp and the receive thread holding it, for the queue guard.
+    pub fn on_queue_delay(&mut self, delay_ns: u64) {
+        let m = self.round_min_delay_ns.get_or_insert(delay_ns);
+        *m = (*m).min(delay_ns);
+    }
+
+    /// The queue guard at the end of a round: cut the capacity when a
+    /// queue stood all round, otherwise let it grow back.
+    fn guard_queue(&mut self) {
+        let Some(min) = self.round_min_delay_ns.take() else {
+            return;
+        };
+        let target = self.config.queue_target_ns;
+        if target == 0 {
+            return;
+        }
+        let link = self.config.link_bits_per_sec;
+        if self.hold > 0 {
+            self.hold -= 1;
+        } else if min > target {
+            self.capacity_bps = (self.capacity_bps - self.capacity_bps / 16).max(link / 16);
+            self.hold = QUEUE_HOLD_ROUNDS - 1;
+            self.queue_cuts += 1;
+        } else {
+            self.capacity_bps = (self.capacity_bps + link / 64).min(self.ceiling_bps);
+        }
+    }
+
     fn end_round(&mut self) {
         self.rounds += 1;
+        self.guard_queue();
         let link = self.config.link_bits_per_sec;
         self.retransmitted += self.round_retransmitted;
         self.round_packets = 0;
@@ -245,6 +306,11 @@ impl FairShare {
     /// Packets seen with a non-zero retry field (for reports).
     pub fn retransmitted(&self) -> u64 {
         self.retransmitted + self.round_retransmitted
+    }
+
+    /// Capacity cuts by the queue guard so far.
+    pub fn queue_cuts(&self) -> u64 {
+        self.queue_cuts
     }
 
     /// Rounds completed so far.
@@ -327,6 +393,90 @@ mod tests {
             3,
         )
         .expect("config")
+    }
+
+    /// One board for `rounds` rounds of 100 packets each, every packet
+    /// having waited `delay(round)` in the host; returns the capacity after
+    /// each round.
+    fn guarded(fair: &mut FairShare, rounds: u64, delay: impl Fn(u64) -> u64) -> Vec<u64> {
+        let mut t = 0;
+        let mut caps = Vec::new();
+        for r in 0..rounds {
+            for k in 0..100 {
+                fair.on_queue_delay(delay(r) + k);
+                fair.on_packet(0, false, t);
+                t += ROUND / 100;
+            }
+            caps.push(fair.capacity_bps());
+        }
+        caps
+    }
+
+    #[test]
+    fn a_standing_host_queue_cuts_the_capacity_once_per_hold() {
+        let mut f = FairShare::new(FairConfig::default(), 1).expect("config");
+        let ceiling = f.capacity_bps();
+        // Every frame of every round waited 50 us: a standing queue.
+        let caps = guarded(&mut f, 41, |_| 50_000);
+        // Round ends are seen at the first packet of the next round, so
+        // the first cut shows after round 1; then one per hold.
+        let cuts = f.queue_cuts();
+        assert_eq!(cuts, 10, "{caps:?}");
+        assert!(
+            caps.windows(2).all(|w| w[1] <= w[0]),
+            "never grows: {caps:?}"
+        );
+        let expected = (0..cuts).fold(ceiling, |c, _| c - c / 16);
+        assert_eq!(f.capacity_bps(), expected);
+        // And never below a sixteenth of the link, however long it stands.
+        guarded(&mut f, 400, |_| 50_000);
+        assert_eq!(f.capacity_bps(), 1_000_000_000 / 16);
+    }
+
+    #[test]
+    fn bursts_do_not_cut_and_the_capacity_grows_back_to_the_ceiling() {
+        let mut f = FairShare::new(FairConfig::default(), 1).expect("config");
+        let ceiling = f.capacity_bps();
+        // A burst: most frames waited long, but one per round did not.
+        guarded(&mut f, 20, |_| 0);
+        let mut t = 20 * ROUND;
+        for _ in 0..20 {
+            for k in 0..100u64 {
+                f.on_queue_delay(if k == 50 { 2_000 } else { 200_000 });
+                f.on_packet(0, false, t);
+                t += ROUND / 100;
+            }
+        }
+        assert_eq!(f.queue_cuts(), 0);
+        assert_eq!(f.capacity_bps(), ceiling);
+        // Cut by a standing queue, then the queue is gone: back up by
+        // 1/64 of the link per round, to the ceiling and no further.
+        let mut g = FairShare::new(FairConfig::default(), 1).expect("config");
+        let caps = guarded(&mut g, 60, |r| if r < 20 { 50_000 } else { 1_000 });
+        let low = *caps.iter().min().expect("rounds");
+        assert!(low < ceiling - ceiling / 5, "{caps:?}");
+        assert_eq!(*caps.last().expect("rounds"), ceiling, "{caps:?}");
+        let rises: Vec<u64> = caps
+            .windows(2)
+            .filter(|w| w[1] > w[0])
+            .map(|w| w[1] - w[0])
+            .collect();
+        assert!(rises.iter().all(|&d| d <= 1_000_000_000 / 64), "{rises:?}");
+    }
+
+    #[test]
+    fn a_zero_queue_target_turns_the_guard_off() {
+        let mut f = FairShare::new(
+            FairConfig {
+                queue_target_ns: 0,
+                ..FairConfig::default()
+            },
+            1,
+        )
+        .expect("config");
+        let ceiling = f.capacity_bps();
+        guarded(&mut f, 40, |_| 1_000_000);
+        assert_eq!((f.queue_cuts(), f.capacity_bps()), (0, ceiling));
     }
 
     #[test]

@@ -120,6 +120,14 @@ pub struct RecvArgs {
     /// link, with a short queue at the bottleneck that their windows bound.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(0..=100))]
     overbook: u64,
+    /// With `fair`: the host's queue guard. When even the shortest wait
+    /// of a 2 ms round between a frame's receive stamp and the receive
+    /// thread exceeds this many microseconds, a queue is standing in the
+    /// host (the host, not the link, is the bottleneck) and the capacity
+    /// divided is cut by 1/16; it grows back by 1/64 of the link per round
+    /// once the queue is gone. 0 turns the guard off.
+    #[arg(long, default_value_t = 10, value_name = "US")]
+    queue_target_us: u64,
     /// How DATA frames come in: `raw` (a PF_PACKET socket, recvmmsg with
     /// kernel timestamps) or `xdp` (linerate's XDP program puts them in an
     /// AF_XDP socket that the receive thread polls without syscalls; needs
@@ -219,6 +227,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             FairConfig {
                 link_bits_per_sec: args.link_rate.bits_per_sec(),
                 overbook_percent: args.overbook,
+                queue_target_ns: args.queue_target_us.saturating_mul(1000),
                 frame_bits: (ETH_HEADER_LEN as u64 + W::DATA_PACKET_LEN as u64 + 24) * 8,
                 ..FairConfig::default()
             },
@@ -332,7 +341,11 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             }
             if f.timestamp_ns > 0 {
                 let held = link.now_ns();
-                let _ = b.pickup.record(held.saturating_sub(f.timestamp_ns).max(1));
+                let waited = held.saturating_sub(f.timestamp_ns).max(1);
+                let _ = b.pickup.record(waited);
+                if let Some(fair) = fair.as_mut() {
+                    fair.on_queue_delay(waited);
+                }
             }
             let room = b.writer.room_until();
             let retransmitted = b.window.counters().retransmitted;
@@ -509,6 +522,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     if let Some(f) = &fair {
         value["fair_rounds"] = f.rounds().into();
         value["fair_capacity_bps"] = f.capacity_bps().into();
+        value["fair_queue_cuts"] = f.queue_cuts().into();
     }
     if args.json {
         println!("{value}");
