@@ -49,9 +49,14 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
             },
             Bed::Pair(pair),
         ) => crate::trigger::run(pair, config, backend, *rate_hz, stream, dir, &mut run)?,
-        (Work::Fade { controller, .. }, Bed::Switch(sw)) => {
-            crate::fade::run(sw, config, controller, dir, &mut run)?
-        }
+        (
+            Work::Fade {
+                controller,
+                backend,
+                ..
+            },
+            Bed::Switch(sw),
+        ) => crate::fade::run(sw, config, controller, backend, dir, &mut run)?,
         (work, _) => {
             return Err(crate::error::Error::Argument(format!(
                 "internal: {work:?} was given the wrong kind of bed"

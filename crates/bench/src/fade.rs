@@ -18,11 +18,13 @@ use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
 /// The boards' line rate: each is a 1 GbE device.
 const BOARD_RATE: &str = "1g";
 
-/// Runs every board of `sw` with `controller` into one receiver.
+/// Runs every board of `sw` with `controller` into one receiver that
+/// takes DATA through `backend`.
 pub fn run(
     sw: &SwitchBed,
     config: &BenchConfig,
     controller: &str,
+    backend: &str,
     dir: &Path,
     run: &mut Run,
 ) -> Result<()> {
@@ -35,7 +37,7 @@ pub fn run(
         .arg(RECEIVER_CPU.to_string())
         .arg("--duration")
         .arg(format!("{:.1}", duration.as_secs_f64()))
-        .args(["--controller", controller]);
+        .args(["--controller", controller, "--backend", backend]);
     for board in &sw.senders {
         recv.arg("--feb").arg(sw.bed.mac(board)?.to_string());
     }
@@ -66,6 +68,16 @@ pub fn run(
     run.retransmit_ratio = num("retransmit_ratio");
     run.latency_us_p50 = num("ack_latency_us_p50");
     run.latency_us_p99 = num("ack_latency_us_p99");
+    for k in [
+        "ack_return_us_p50",
+        "ack_return_us_p99",
+        "pickup_us_p50",
+        "pickup_us_p99",
+    ] {
+        run.detail.insert(k.into(), v[k].clone());
+    }
+    run.detail
+        .insert("ack_sent_at".into(), v["ack_sent_at"].clone());
     let verify_errors = v.get("verify_errors").and_then(Value::as_u64);
     if verify_errors.is_none() {
         return Err(Error::Output {

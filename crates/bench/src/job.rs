@@ -40,6 +40,8 @@ pub enum Work {
         boards: usize,
         /// The boards' rate controller (`seed` or linerate's).
         controller: String,
+        /// The receiver's receive backend (`raw` or `xdp`).
+        backend: String,
         /// The shared link's rate, Mbit/s.
         rate_mbit: u32,
     },

@@ -1,5 +1,6 @@
 //! Seed 004's measurements: one FADE board alone on a 1 Gbit/s link, and
-//! three boards behind a bridge sharing it, per rate controller.
+//! three boards behind a bridge sharing it, per rate controller and
+//! receive backend (in alternation within each repeat).
 
 use super::repeated;
 use crate::config::BenchConfig;
@@ -10,24 +11,40 @@ use crate::scenario::Scenario;
 /// receiver-set fair shares (`linerate fade --controller`).
 pub const CONTROLLERS: [&str; 2] = ["seed", "fair"];
 
+/// The receive backends compared (`linerate fade recv --backend`): the
+/// PF_PACKET socket, whose series keep the plain controller names, and
+/// AF_XDP, whose series add `-xdp`.
+pub const BACKENDS: [&str; 2] = ["raw", "xdp"];
+
+/// The series name of `controller` with `backend`.
+pub fn series(controller: &str, backend: &str) -> String {
+    match backend {
+        "raw" => format!("{controller}-controller"),
+        _ => format!("{controller}-controller-{backend}"),
+    }
+}
+
 pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
     let boards: &[usize] = &[1, 3];
     repeated(config, || {
         boards
             .iter()
             .flat_map(|&n| {
-                CONTROLLERS.iter().map(move |c| {
-                    Job::new(
-                        Scenario::Fade,
-                        &format!("{c}-controller"),
-                        format!("{n} board{} on 1 Gbit/s", if n == 1 { "" } else { "s" }),
-                        n as f64,
-                        Work::Fade {
-                            boards: n,
-                            controller: (*c).to_owned(),
-                            rate_mbit: 1000,
-                        },
-                    )
+                CONTROLLERS.iter().flat_map(move |c| {
+                    BACKENDS.iter().map(move |b| {
+                        Job::new(
+                            Scenario::Fade,
+                            &series(c, b),
+                            format!("{n} board{} on 1 Gbit/s", if n == 1 { "" } else { "s" }),
+                            n as f64,
+                            Work::Fade {
+                                boards: n,
+                                controller: (*c).to_owned(),
+                                backend: (*b).to_owned(),
+                                rate_mbit: 1000,
+                            },
+                        )
+                    })
                 })
             })
             .collect()
