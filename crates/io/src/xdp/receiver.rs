@@ -91,7 +91,8 @@ pub struct XdpStats {
     pub invalid: u64,
     /// Frames handed to the caller.
     pub received: u64,
-    /// Frames on the RX ring not yet taken by [`XdpReceiver::recv`].
+    /// Frames on the RX ring not yet taken by [`XdpReceiver::recv`]
+    /// (whole frames: a multi-buffer frame counts once).
     pub pending: u64,
     /// Frames joined from several descriptors.
     pub multi_buffer: u64,
@@ -439,9 +440,19 @@ impl XdpReceiver {
             fill_ring_empty: s.rx_fill_ring_empty_descs,
             invalid: s.rx_invalid_descs,
             received: self.received,
-            pending: u64::from(self.rx.ready().saturating_sub(self.held_entries)),
+            pending: self.pending_frames(),
             multi_buffer: self.multi_buffer,
         })
+    }
+
+    /// Frames waiting on the RX ring behind the current batch: its
+    /// descriptors that end a frame (no XDP_PKT_CONTD), so a jumbo frame
+    /// in three descriptors counts once, like `seen` and `received`.
+    fn pending_frames(&mut self) -> u64 {
+        let ready = self.rx.ready();
+        (self.held_entries..ready)
+            .filter(|&i| self.rx.read(i).options & libc::XDP_PKT_CONTD == 0)
+            .count() as u64
     }
 
     fn error(&self, op: &'static str, source: std::io::Error) -> Error {
