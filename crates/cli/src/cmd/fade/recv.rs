@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hdrhistogram::Histogram;
 use linerate_fade::board::Controller;
 use linerate_fade::command::{CommandClient, CommandConfig, CommandPoll};
 use linerate_fade::fair::{FairConfig, FairShare};
@@ -22,6 +21,7 @@ use linerate_fade::stream;
 use linerate_fade::version::{self as fade_version, TenG, V1};
 use linerate_fade::window::{FadeWindow, Verdict};
 use linerate_io::raw::{realtime_ns, RawSocket, ETH_HEADER_LEN};
+use linerate_metrics::LatencyHistogram;
 use linerate_testbed::Rate;
 use linerate_wire::fade::ten_g::{Command, CommandResponse};
 use linerate_wire::fade::CONTROL_LEN;
@@ -166,12 +166,12 @@ struct Board<W: fade_version::Version> {
     /// The --command's outcome: its answer as JSON, or why it failed.
     command: Option<std::result::Result<serde_json::Value, String>>,
     writer: RingWriter,
-    latency: Histogram<u64>,
+    latency: LatencyHistogram,
     /// Receive timestamp to the return of the ACK's send.
-    returned: Histogram<u64>,
+    returned: LatencyHistogram,
     /// Receive timestamp to the receive thread holding the frame: the part
     /// of `latency` spent before linerate had the frame.
-    pickup: Histogram<u64>,
+    pickup: LatencyHistogram,
     /// Bytes wanted from this board, if limited.
     limit: Option<u64>,
     first_data: Option<Instant>,
@@ -342,7 +342,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             if f.timestamp_ns > 0 {
                 let held = link.now_ns();
                 let waited = held.saturating_sub(f.timestamp_ns).max(1);
-                let _ = b.pickup.record(waited);
+                b.pickup.record_ns(waited);
                 if let Some(fair) = fair.as_mut() {
                     fair.on_queue_delay(waited);
                 }
@@ -384,9 +384,9 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                     let sent = link.now_ns();
                     if f.timestamp_ns > 0 {
                         let t = sent.saturating_sub(f.timestamp_ns).max(1);
-                        let _ = b.returned.record(t);
+                        b.returned.record_ns(t);
                         if ack_clock.sent_at() == SentAt::SendReturn {
-                            let _ = b.latency.record(t);
+                            b.latency.record_ns(t);
                         }
                     }
                 }
@@ -432,15 +432,15 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             for (_, stamp, i) in pending.drain(..) {
                 if stamp > 0 {
                     let t = sent.saturating_sub(stamp).max(1);
-                    let _ = boards[i].latency.record(t);
-                    let _ = boards[i].returned.record(t);
+                    boards[i].latency.record_ns(t);
+                    boards[i].returned.record_ns(t);
                 }
             }
         }
         // The driver's stamps of this batch's ACKs, now back.
         ack_clock.collect(link.sender(), link.realtime_minus_now_ns(), |i, t| {
             if let Some(b) = boards.get_mut(i) {
-                let _ = b.latency.record(t);
+                b.latency.record_ns(t);
             }
         })?;
         // Timers: START retries, idle boards, the duration, --command.
@@ -726,8 +726,8 @@ fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
             r.seconds,
             r.mbit_per_s(),
             r.retransmit_ratio(),
-            r.latency.value_at_percentile(50.0) as f64 / 1000.0,
-            r.latency.value_at_percentile(99.0) as f64 / 1000.0,
+            r.latency.summary().p50_us,
+            r.latency.summary().p99_us,
             r.counters.duplicates,
             r.verify_errors,
             r.error.as_ref().map(|e| format!(", error: {e}")).unwrap_or_default(),

@@ -1,17 +1,18 @@
 //! The figures `linerate fade recv` reports: per board and totals, as one
 //! JSON object or a few lines of text.
 
-use hdrhistogram::Histogram;
 use linerate_fade::window::WindowCounters;
+use linerate_metrics::LatencyHistogram;
 use serde_json::{json, Value};
 
-/// Bounds of the ACK latency histogram in nanoseconds: 1 ns to 10 s, three
-/// significant digits.
-pub fn latency_histogram() -> Histogram<u64> {
-    // Constant bounds the crate accepts (low >= 1, high >= 2 * low,
-    // sigfig <= 5): this cannot fail at run time.
-    #[allow(clippy::expect_used)]
-    Histogram::new_with_bounds(1, 10_000_000_000, 3).expect("constant histogram bounds are valid")
+/// Highest latency the histograms resolve: 10 s, far past any ACK (the
+/// idle timeout ends a run after 2 s of silence); longer ones count as 10 s.
+const LATENCY_MAX: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// An empty latency histogram (linerate's one type for latencies: 1 ns to
+/// [`LATENCY_MAX`], three significant digits).
+pub fn latency_histogram() -> LatencyHistogram {
+    LatencyHistogram::with_max(LATENCY_MAX)
 }
 
 /// What one board's stream came to.
@@ -27,15 +28,15 @@ pub struct BoardReport {
     /// The window's counters.
     pub counters: WindowCounters,
     /// Receive timestamp to ACK sent, nanoseconds.
-    pub latency: Histogram<u64>,
+    pub latency: LatencyHistogram,
     /// Receive timestamp to the return of the ACK's send, nanoseconds
     /// (on veth this includes the peer's receive path).
-    pub returned: Histogram<u64>,
+    pub returned: LatencyHistogram,
     /// Receive timestamp to the receive thread holding the frame,
     /// nanoseconds: how much of `latency` passed before linerate saw the
     /// frame (the kernel's or the XDP ring's share, and any time the
     /// thread was not running).
-    pub pickup: Histogram<u64>,
+    pub pickup: LatencyHistogram,
     /// Words of the stream that did not verify (0 when not verifying).
     pub verify_errors: u64,
     /// Bytes the reader checked.
@@ -70,8 +71,9 @@ impl BoardReport {
             "retransmit_ratio": self.retransmit_ratio(),
             "ack_latency_us_p50": us(&self.latency, 50.0),
             "ack_latency_us_p99": us(&self.latency, 99.0),
-            "ack_latency_us_max": self.latency.max() as f64 / 1000.0,
-            "acks": self.latency.len(),
+            "ack_latency_us_max": self.latency.summary().max_us,
+            "acks": self.latency.count(),
+            "ack_latency": self.latency.summary(),
             "ack_return_us_p50": us(&self.returned, 50.0),
             "ack_return_us_p99": us(&self.returned, 99.0),
             "pickup_us_p50": us(&self.pickup, 50.0),
@@ -105,11 +107,9 @@ pub fn json(boards: &[BoardReport], seconds: f64) -> Value {
     let mut pickup = latency_histogram();
     let mut returned = latency_histogram();
     for b in boards {
-        // Same bounds on both sides: adding cannot fail; if it did, the
-        // totals would just miss that board's samples.
-        let _ = all.add(&b.latency);
-        let _ = pickup.add(&b.pickup);
-        let _ = returned.add(&b.returned);
+        all.merge(&b.latency);
+        pickup.merge(&b.pickup);
+        returned.merge(&b.returned);
     }
     let rates: Vec<f64> = boards.iter().map(BoardReport::mbit_per_s).collect();
     json!({
@@ -157,8 +157,10 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-fn us(h: &Histogram<u64>, q: f64) -> f64 {
-    h.value_at_percentile(q) as f64 / 1000.0
+/// The `percent` percentile of `h` in microseconds (0 when empty).
+fn us(h: &LatencyHistogram, percent: f64) -> f64 {
+    h.quantile(percent / 100.0)
+        .map_or(0.0, |d| d.as_nanos() as f64 / 1000.0)
 }
 
 #[cfg(test)]
@@ -178,7 +180,7 @@ mod tests {
     #[test]
     fn totals_add_up_over_boards() {
         let mut h = latency_histogram();
-        h.record(3_000).expect("record");
+        h.record_ns(3_000);
         let b = BoardReport {
             mac: "02:00:00:00:00:01".into(),
             bytes: 125_000_000,
