@@ -286,13 +286,19 @@ impl RawSocket {
     pub fn send(&self, frame: &[u8]) -> Result<bool> {
         // SAFETY: passes a live buffer and its exact length.
         let r = unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+        self.sent(r, "send")
+    }
+
+    /// What a send's return `r` means: taken, refused by the interface's
+    /// queue (a lost frame to the sender), or an error of `op`.
+    fn sent(&self, r: isize, op: &'static str) -> Result<bool> {
         if r >= 0 {
             return Ok(true);
         }
         let e = std::io::Error::last_os_error();
         match e.raw_os_error() {
             Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR) => Ok(false),
-            _ => Err(self.error("send", e)),
+            _ => Err(self.error(op, e)),
         }
     }
 
@@ -324,14 +330,7 @@ impl RawSocket {
         // SAFETY: the message points to a live iovec over `frame`, which
         // the kernel only reads, and to the request's control buffer.
         let r = unsafe { libc::sendmsg(self.fd.as_raw_fd(), &h, 0) };
-        if r >= 0 {
-            return Ok(true);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR) => Ok(false),
-            _ => Err(self.error("sendmsg (stamped)", e)),
-        }
+        self.sent(r, "sendmsg (stamped)")
     }
 
     /// Reads the transmit stamps that have come back, without blocking,

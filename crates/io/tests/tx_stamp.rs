@@ -10,32 +10,34 @@ use linerate_testbed::Testbed;
 
 const FADE: u16 = 0xfade;
 
-#[test]
-fn stamped_frames_come_back_under_their_keys() {
+/// A bed named `name` with feb and pc on one veth pair, and a raw socket
+/// in each (pc's, then feb's); the bed must outlive them.
+fn pair(name: &str) -> (Testbed, RawSocket, RawSocket) {
     // SAFETY: geteuid has no preconditions.
     assert!(
         unsafe { libc::geteuid() } == 0,
         "raw socket tests need root"
     );
-    let bed = Testbed::builder("txstamp")
+    let bed = Testbed::builder(name)
         .hosts(["feb", "pc"])
         .link("feb", "pc")
         .build()
         .expect("bed");
-    let feb_if = bed.iface("feb").expect("iface").name.clone();
-    let pc_if = bed.iface("pc").expect("iface").name.clone();
-    let mut pc = bed
-        .run_in("pc", None, move || {
-            RawSocket::open(&pc_if, FADE, &RawConfig::default())
+    let open = |host: &str| {
+        let iface = bed.iface(host).expect("iface").name.clone();
+        bed.run_in(host, None, move || {
+            RawSocket::open(&iface, FADE, &RawConfig::default())
         })
         .expect("netns")
-        .expect("pc socket");
-    let mut feb = bed
-        .run_in("feb", None, move || {
-            RawSocket::open(&feb_if, FADE, &RawConfig::default())
-        })
-        .expect("netns")
-        .expect("feb socket");
+        .expect("raw socket")
+    };
+    let (pc, feb) = (open("pc"), open("feb"));
+    (bed, pc, feb)
+}
+
+#[test]
+fn stamped_frames_come_back_under_their_keys() {
+    let (_bed, mut pc, mut feb) = pair("txstamp");
     pc.enable_tx_stamps().expect("enable stamps");
 
     let mut frame = vec![0u8; 60];
@@ -86,23 +88,7 @@ fn stamped_frames_come_back_under_their_keys() {
 
 #[test]
 fn stamped_send_without_enabling_is_an_error() {
-    // SAFETY: geteuid has no preconditions.
-    assert!(
-        unsafe { libc::geteuid() } == 0,
-        "raw socket tests need root"
-    );
-    let bed = Testbed::builder("txstamp0")
-        .hosts(["feb", "pc"])
-        .link("feb", "pc")
-        .build()
-        .expect("bed");
-    let pc_if = bed.iface("pc").expect("iface").name.clone();
-    let pc = bed
-        .run_in("pc", None, move || {
-            RawSocket::open(&pc_if, FADE, &RawConfig::default())
-        })
-        .expect("netns")
-        .expect("pc socket");
+    let (_bed, pc, _feb) = pair("txstamp0");
     let mut frame = vec![0u8; 60];
     assert!(pc.write_header(&mut frame, [0x02, 0, 0, 0, 0, 1]));
     let e = pc.send_stamped(&frame, 1).expect_err("keys need enabling");
