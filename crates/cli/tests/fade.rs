@@ -234,6 +234,24 @@ fn one_gib_through_five_percent_loss_arrives_complete_through_af_xdp() {
 }
 
 #[test]
+fn batched_acks_through_five_percent_loss_arrive_complete_and_are_stamped() {
+    let _s = serial();
+    let bed = bed("fadebatch", &["feb", "pc"]);
+    // The ACKs of each receive batch leave in one sendmmsg, one in 8 with
+    // a stamp request; the stream must still arrive whole, and the ACK
+    // timing's parts agree (checked inside).
+    let v = lossy_transfer(
+        &bed,
+        "feb",
+        "1",
+        1024,
+        test_bytes() / 4,
+        &["--backend", "xdp", "--batch-acks"],
+    );
+    xdp_accounted(&v);
+}
+
+#[test]
 fn ten_g_jumbo_frames_through_five_percent_loss_arrive_complete_through_af_xdp() {
     let _s = serial();
     let bed = jumbo_bed("f10xdp", &["feb", "pc"]);

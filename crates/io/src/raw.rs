@@ -344,6 +344,15 @@ impl RawSocket {
     /// call; more return [`Error::BatchTooLarge`]). Returns how many the
     /// kernel took; the rest were refused as in [`Self::send`].
     pub fn send_batch(&self, frames: &[&[u8]]) -> Result<usize> {
+        self.send_batch_stamped(frames, &[])
+    }
+
+    /// [`Self::send_batch`], asking for the driver transmit stamps of the
+    /// frames whose entry in `keys` is `Some(key)` (as
+    /// [`Self::send_stamped`]; frames past the end of `keys` go
+    /// unstamped), so that ACKs batched into one `sendmmsg` can still be
+    /// timed to the moment each left.
+    pub fn send_batch_stamped(&self, frames: &[&[u8]], keys: &[Option<u32>]) -> Result<usize> {
         if frames.len() > MAX_BATCH {
             return Err(Error::BatchTooLarge {
                 len: frames.len(),
@@ -357,13 +366,25 @@ impl RawSocket {
                 iov_len: f.len(),
             })
             .collect();
+        let mut requests: Vec<Option<crate::tx_stamp::StampRequest>> = (0..frames.len())
+            .map(|i| {
+                keys.get(i)
+                    .copied()
+                    .flatten()
+                    .map(crate::tx_stamp::StampRequest::new)
+            })
+            .collect();
         let mut msgs: Vec<libc::mmsghdr> = iovecs
             .iter_mut()
-            .map(|iov| {
+            .zip(requests.iter_mut())
+            .map(|(iov, request)| {
                 // SAFETY: an all-zero msghdr is valid; fields are set below.
                 let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
                 h.msg_iov = iov;
                 h.msg_iovlen = 1;
+                if let Some(r) = request {
+                    (h.msg_control, h.msg_controllen) = r.control();
+                }
                 libc::mmsghdr {
                     msg_hdr: h,
                     msg_len: 0,
@@ -371,9 +392,11 @@ impl RawSocket {
             })
             .collect();
         let mut done = 0;
+        let mut refused = 0;
         while done < msgs.len() {
             // SAFETY: the messages point to live iovecs over the callers'
-            // frames, which the kernel only reads.
+            // frames, which the kernel only reads, and to live stamp
+            // requests.
             let r = unsafe {
                 libc::sendmmsg(
                     self.fd.as_raw_fd(),
@@ -388,6 +411,7 @@ impl RawSocket {
                     // The frame at `done` was refused: skip it, like a loss.
                     Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR) => {
                         done += 1;
+                        refused += 1;
                         continue;
                     }
                     _ => return Err(self.error("sendmmsg", e)),
@@ -398,7 +422,7 @@ impl RawSocket {
                 break;
             }
         }
-        Ok(done.min(msgs.len()))
+        Ok(done.min(msgs.len()) - refused)
     }
 
     fn error(&self, op: &'static str, source: std::io::Error) -> Error {

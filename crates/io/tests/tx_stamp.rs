@@ -87,6 +87,43 @@ fn stamped_frames_come_back_under_their_keys() {
 }
 
 #[test]
+fn a_stamped_batch_brings_the_stamps_asked_for() {
+    let (_bed, mut pc, mut feb) = pair("txstampb");
+    pc.enable_tx_stamps().expect("enable stamps");
+    let frames: Vec<Vec<u8>> = (0..10u8)
+        .map(|i| {
+            let mut f = vec![i; 60];
+            assert!(pc.write_header(&mut f, feb.mac()));
+            f
+        })
+        .collect();
+    let refs: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
+    // Every third frame asks, under keys 100, 103, ...; the last two
+    // frames lie past the keys given and go unstamped.
+    let keys: Vec<Option<u32>> = (0..8u32).map(|i| (i % 3 == 0).then_some(100 + i)).collect();
+    let before = realtime_ns();
+    assert_eq!(pc.send_batch_stamped(&refs, &keys).expect("batch"), 10);
+    let after = realtime_ns();
+    let mut stamps: Vec<TxStamp> = Vec::new();
+    pc.take_tx_stamps(&mut stamps).expect("drain");
+    let got: Vec<u32> = stamps.iter().map(|s| s.key).collect();
+    assert_eq!(got, vec![100, 103, 106]);
+    assert!(
+        stamps.iter().all(|s| before <= s.ns && s.ns <= after),
+        "{stamps:?}"
+    );
+    let mut arrived = 0;
+    while feb
+        .recv(Some(std::time::Duration::from_millis(100)))
+        .expect("recv")
+        > 0
+    {
+        arrived += feb.frames().count();
+    }
+    assert_eq!(arrived, 10);
+}
+
+#[test]
 fn stamped_send_without_enabling_is_an_error() {
     let (_bed, pc, _feb) = pair("txstamp0");
     let mut frame = vec![0u8; 60];

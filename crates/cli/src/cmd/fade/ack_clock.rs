@@ -118,18 +118,7 @@ impl AckClock {
             Ok(taken) => {
                 if taken {
                     self.next_key = key.wrapping_add(1);
-                    let slot = &mut self.pending[key as usize % PENDING];
-                    if slot.live {
-                        self.missing += 1;
-                    } else {
-                        self.live += 1;
-                    }
-                    *slot = Pending {
-                        key,
-                        received_ns,
-                        board,
-                        live: true,
-                    };
+                    self.expect(key, received_ns, board);
                 }
                 Ok(taken)
             }
@@ -141,6 +130,73 @@ impl AckClock {
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Sends `frames` with one `sendmmsg`: the ACKs of frames received at
+    /// `received[i].0` from board `received[i].1`, one in `every` stamped
+    /// as in [`Self::send`]. Returns how many the interface took. A stamped
+    /// ACK the interface refused never brings its stamp and counts as
+    /// missing.
+    pub fn send_batch(
+        &mut self,
+        sock: &RawSocket,
+        frames: &[&[u8]],
+        received: &[(u64, usize)],
+    ) -> Result<usize> {
+        if self.sent_at == SentAt::SendReturn {
+            return Ok(sock.send_batch(frames)?);
+        }
+        let first_key = self.next_key;
+        let keys: Vec<Option<u32>> = received
+            .iter()
+            .map(|&(received_ns, _)| {
+                if received_ns == 0 {
+                    return None;
+                }
+                self.since += 1;
+                if self.since < self.every {
+                    return None;
+                }
+                self.since = 0;
+                let key = self.next_key;
+                self.next_key = key.wrapping_add(1);
+                Some(key)
+            })
+            .collect();
+        match sock.send_batch_stamped(frames, &keys) {
+            Ok(taken) => {
+                for (key, &(received_ns, board)) in keys.iter().zip(received) {
+                    if let Some(key) = *key {
+                        self.expect(key, received_ns, board);
+                    }
+                }
+                Ok(taken)
+            }
+            Err(IoError::PacketSocket { source, .. })
+                if source.raw_os_error() == Some(libc::EINVAL) && self.matched == 0 =>
+            {
+                self.sent_at = SentAt::SendReturn;
+                self.next_key = first_key;
+                Ok(sock.send_batch(frames)?)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Waits for the stamp of the ACK sent under `key`.
+    fn expect(&mut self, key: u32, received_ns: u64, board: usize) {
+        let slot = &mut self.pending[key as usize % PENDING];
+        if slot.live {
+            self.missing += 1;
+        } else {
+            self.live += 1;
+        }
+        *slot = Pending {
+            key,
+            received_ns,
+            board,
+            live: true,
+        };
     }
 
     /// Reads the stamps that came back and hands each matched ACK's

@@ -91,7 +91,9 @@ pub struct RecvArgs {
     #[arg(long, default_value_t = 2000)]
     idle_timeout_ms: u64,
     /// Send the ACKs of one receive batch together with one sendmmsg,
-    /// after the batch, instead of one send right after each packet.
+    /// after the batch, instead of one send right after each packet: one
+    /// syscall for several ACKs, which shortens the queue behind a burst
+    /// (the driver still stamps one ACK in --tx-stamp-every).
     #[arg(long)]
     batch_acks: bool,
     /// Ask the driver for the software transmit stamp of one ACK in this
@@ -212,14 +214,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
     let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
     let mut link = FrameLink::open(&args.interface, args.version, args.backend)?;
-    let mut ack_clock = AckClock::new(
-        link.sender_mut(),
-        if args.batch_acks {
-            0
-        } else {
-            args.tx_stamp_every
-        },
-    );
+    let mut ack_clock = AckClock::new(link.sender_mut(), args.tx_stamp_every);
     let seq0 = first_seq();
 
     let mut fair = match args.controller {
@@ -427,13 +422,16 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         // Batched ACKs leave together, after the whole receive batch.
         if !pending.is_empty() {
             let frames: Vec<&[u8]> = pending.iter().map(|(f, _, _)| f.as_slice()).collect();
-            sock.send_batch(&frames)?;
+            let received: Vec<(u64, usize)> = pending.iter().map(|&(_, s, i)| (s, i)).collect();
+            ack_clock.send_batch(sock, &frames, &received)?;
             let sent = link.now_ns();
             for (_, stamp, i) in pending.drain(..) {
                 if stamp > 0 {
                     let t = sent.saturating_sub(stamp).max(1);
-                    boards[i].latency.record_ns(t);
                     boards[i].returned.record_ns(t);
+                    if ack_clock.sent_at() == SentAt::SendReturn {
+                        boards[i].latency.record_ns(t);
+                    }
                 }
             }
         }
