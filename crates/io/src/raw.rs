@@ -366,23 +366,21 @@ impl RawSocket {
                 iov_len: f.len(),
             })
             .collect();
-        let mut requests: Vec<Option<crate::tx_stamp::StampRequest>> = (0..frames.len())
-            .map(|i| {
-                keys.get(i)
-                    .copied()
-                    .flatten()
-                    .map(crate::tx_stamp::StampRequest::new)
-            })
+        // One request per key given (none, and no allocation, for a plain
+        // batch).
+        let mut requests: Vec<Option<crate::tx_stamp::StampRequest>> = keys
+            .iter()
+            .map(|k| k.map(crate::tx_stamp::StampRequest::new))
             .collect();
         let mut msgs: Vec<libc::mmsghdr> = iovecs
             .iter_mut()
-            .zip(requests.iter_mut())
-            .map(|(iov, request)| {
+            .enumerate()
+            .map(|(i, iov)| {
                 // SAFETY: an all-zero msghdr is valid; fields are set below.
                 let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
                 h.msg_iov = iov;
                 h.msg_iovlen = 1;
-                if let Some(r) = request {
+                if let Some(Some(r)) = requests.get_mut(i) {
                     (h.msg_control, h.msg_controllen) = r.control();
                 }
                 libc::mmsghdr {

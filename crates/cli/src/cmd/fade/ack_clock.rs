@@ -105,31 +105,46 @@ impl AckClock {
         received_ns: u64,
         board: usize,
     ) -> Result<bool> {
-        if self.sent_at == SentAt::SendReturn || received_ns == 0 {
+        let Some(key) = self.stamp_key(received_ns) else {
             return Ok(sock.send(frame)?);
-        }
-        self.since += 1;
-        if self.since < self.every {
-            return Ok(sock.send(frame)?);
-        }
-        self.since = 0;
-        let key = self.next_key;
+        };
         match sock.send_stamped(frame, key) {
             Ok(taken) => {
                 if taken {
-                    self.next_key = key.wrapping_add(1);
                     self.expect(key, received_ns, board);
                 }
                 Ok(taken)
             }
-            Err(IoError::PacketSocket { source, .. })
-                if source.raw_os_error() == Some(libc::EINVAL) && self.matched == 0 =>
-            {
+            Err(e) if self.refuses_stamps(&e) => {
                 self.sent_at = SentAt::SendReturn;
                 Ok(sock.send(frame)?)
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// The key of the stamp the next ACK (of a frame received at
+    /// `received_ns`) should ask for, or `None` when it goes unstamped:
+    /// stamps off, a frame without a receive stamp, or not its turn.
+    fn stamp_key(&mut self, received_ns: u64) -> Option<u32> {
+        if self.sent_at == SentAt::SendReturn || received_ns == 0 {
+            return None;
+        }
+        self.since += 1;
+        if self.since < self.every {
+            return None;
+        }
+        self.since = 0;
+        let key = self.next_key;
+        self.next_key = key.wrapping_add(1);
+        Some(key)
+    }
+
+    /// Whether `e` says this kernel cannot key stamps (EINVAL before any
+    /// stamp ever came back), so that ACKs should go unstamped from now on.
+    fn refuses_stamps(&self, e: &IoError) -> bool {
+        matches!(e, IoError::PacketSocket { source, .. }
+            if source.raw_os_error() == Some(libc::EINVAL) && self.matched == 0)
     }
 
     /// Sends `frames` with one `sendmmsg`: the ACKs of frames received at
@@ -146,22 +161,9 @@ impl AckClock {
         if self.sent_at == SentAt::SendReturn {
             return Ok(sock.send_batch(frames)?);
         }
-        let first_key = self.next_key;
         let keys: Vec<Option<u32>> = received
             .iter()
-            .map(|&(received_ns, _)| {
-                if received_ns == 0 {
-                    return None;
-                }
-                self.since += 1;
-                if self.since < self.every {
-                    return None;
-                }
-                self.since = 0;
-                let key = self.next_key;
-                self.next_key = key.wrapping_add(1);
-                Some(key)
-            })
+            .map(|&(received_ns, _)| self.stamp_key(received_ns))
             .collect();
         match sock.send_batch_stamped(frames, &keys) {
             Ok(taken) => {
@@ -172,11 +174,8 @@ impl AckClock {
                 }
                 Ok(taken)
             }
-            Err(IoError::PacketSocket { source, .. })
-                if source.raw_os_error() == Some(libc::EINVAL) && self.matched == 0 =>
-            {
+            Err(e) if self.refuses_stamps(&e) => {
                 self.sent_at = SentAt::SendReturn;
-                self.next_key = first_key;
                 Ok(sock.send_batch(frames)?)
             }
             Err(e) => Err(e.into()),
@@ -201,14 +200,18 @@ impl AckClock {
 
     /// Reads the stamps that came back and hands each matched ACK's
     /// latency to `record(board, nanoseconds)`. `realtime_minus_link_ns`
-    /// converts the stamps (CLOCK_REALTIME) to the receive stamps' clock.
+    /// converts the stamps (CLOCK_REALTIME) to the receive stamps' clock;
+    /// it is asked only when stamps came back, since this runs in every
+    /// turn of the receive loop: without a stamp outstanding it reads no
+    /// clock and makes no syscall.
     pub fn collect(
         &mut self,
         sock: &RawSocket,
-        realtime_minus_link_ns: i64,
+        realtime_minus_link_ns: impl Fn() -> i64,
         mut record: impl FnMut(usize, u64),
     ) -> Result<()> {
         while self.live > 0 && sock.take_tx_stamps(&mut self.stamps)? > 0 {
+            let offset = realtime_minus_link_ns();
             for s in &self.stamps {
                 let slot = &mut self.pending[s.key as usize % PENDING];
                 if !slot.live || slot.key != s.key {
@@ -217,7 +220,7 @@ impl AckClock {
                 slot.live = false;
                 self.live -= 1;
                 self.matched += 1;
-                let sent = (s.ns as i64).saturating_sub(realtime_minus_link_ns) as u64;
+                let sent = (s.ns as i64).saturating_sub(offset) as u64;
                 record(slot.board, sent.saturating_sub(slot.received_ns).max(1));
             }
         }

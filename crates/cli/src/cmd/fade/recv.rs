@@ -436,11 +436,15 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             }
         }
         // The driver's stamps of this batch's ACKs, now back.
-        ack_clock.collect(link.sender(), link.realtime_minus_now_ns(), |i, t| {
-            if let Some(b) = boards.get_mut(i) {
-                b.latency.record_ns(t);
-            }
-        })?;
+        ack_clock.collect(
+            link.sender(),
+            || link.realtime_minus_now_ns(),
+            |i, t| {
+                if let Some(b) = boards.get_mut(i) {
+                    b.latency.record_ns(t);
+                }
+            },
+        )?;
         // Timers: START retries, idle boards, the duration, --command.
         let t = Instant::now();
         for b in boards.iter_mut().filter(|b| !b.finished()) {
@@ -717,6 +721,7 @@ fn keep_off(cpu: usize) {
 
 fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
     for r in reports {
+        let latency = r.latency.summary();
         println!(
             "board {}: {} bytes in {:.3} s, {:.1} Mbit/s, retransmit ratio {:.4}, ACK latency p50 {:.1} us p99 {:.1} us, {} duplicates, {} verify errors{}",
             r.mac,
@@ -724,8 +729,8 @@ fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
             r.seconds,
             r.mbit_per_s(),
             r.retransmit_ratio(),
-            r.latency.summary().p50_us,
-            r.latency.summary().p99_us,
+            latency.p50_us,
+            latency.p99_us,
             r.counters.duplicates,
             r.verify_errors,
             r.error.as_ref().map(|e| format!(", error: {e}")).unwrap_or_default(),

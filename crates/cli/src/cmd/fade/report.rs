@@ -63,6 +63,7 @@ impl BoardReport {
 
     fn json(&self) -> Value {
         let c = &self.counters;
+        let summary = self.latency.summary();
         let mut v = json!({
             "mac": self.mac,
             "bytes": self.bytes,
@@ -71,9 +72,9 @@ impl BoardReport {
             "retransmit_ratio": self.retransmit_ratio(),
             "ack_latency_us_p50": us(&self.latency, 50.0),
             "ack_latency_us_p99": us(&self.latency, 99.0),
-            "ack_latency_us_max": self.latency.summary().max_us,
+            "ack_latency_us_max": summary.max_us,
             "acks": self.latency.count(),
-            "ack_latency": self.latency.summary(),
+            "ack_latency": summary,
             "ack_return_us_p50": us(&self.returned, 50.0),
             "ack_return_us_p99": us(&self.returned, 99.0),
             "pickup_us_p50": us(&self.pickup, 50.0),
