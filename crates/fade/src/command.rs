@@ -187,6 +187,12 @@ impl CommandClient {
         })
     }
 
+    /// When [`Self::poll`] next has work (a resend or the timeout), if a
+    /// command is outstanding.
+    pub fn next_wake_ns(&self) -> Option<u64> {
+        self.pending.map(|p| p.next_ns)
+    }
+
     /// Resends or gives up when it is time.
     pub fn poll(&mut self, now_ns: u64) -> CommandPoll {
         let Some(p) = self.pending.as_mut() else {

@@ -26,6 +26,10 @@
 //! * [`command`]: the host's FADE-10G command channel (START, STOP, RESET
 //!   and user commands, resent with the same seq until answered, with a
 //!   timeout);
+//! * [`host`]: a readout of several boards around their windows (START
+//!   and its retries, ACKs with the pacing hint, data into the rings,
+//!   STOP on a broken stream, RESET when done, idle boards, user
+//!   commands), the state machine `linerate fade recv` drives;
 //! * [`ring`]: the per-board ring buffer with the FADE host API's
 //!   semantics (wakeup threshold, read pointers, commit), read in place;
 //! * [`stream`]: the verifiable counter stream the emulator sends.
@@ -34,6 +38,7 @@ pub mod adaptive_delay;
 pub mod board;
 pub mod command;
 pub mod fair;
+pub mod host;
 pub mod ring;
 pub mod stream;
 pub mod version;

@@ -1,8 +1,9 @@
 //! `linerate fade recv`: the host side. One busy-polling thread (it sleeps
-//! in the socket only after a moment of silence) receives
-//! every board's DATA on a raw socket, copies each new packet into its
-//! board's ring and ACKs it at once; one reader thread per board consumes
-//! its ring in place (verifying and writing it out if asked). Both wire
+//! in the socket only after a moment of silence) receives every board's
+//! DATA and hands it to the readout's protocol core
+//! (`linerate_fade::host`), which ACKs each packet at once and copies new
+//! ones into the board's ring; one reader thread per board consumes its
+//! ring in place (verifying and writing it out if asked). Both wire
 //! versions run the same loop, generic over `linerate_fade::version`.
 
 use std::fs::File;
@@ -14,25 +15,23 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use linerate_fade::board::Controller;
-use linerate_fade::command::{CommandClient, CommandConfig, CommandPoll};
-use linerate_fade::fair::{FairConfig, FairShare};
-use linerate_fade::ring::{ring, RingReader, RingWriter};
+use linerate_fade::command::CommandConfig;
+use linerate_fade::fair::FairConfig;
+use linerate_fade::host::{Host, HostConfig, UserCommand, CONTROL_FRAME_LEN};
+use linerate_fade::ring::RingReader;
 use linerate_fade::stream;
 use linerate_fade::version::{self as fade_version, TenG, V1};
-use linerate_fade::window::{FadeWindow, Verdict};
-use linerate_io::raw::{realtime_ns, RawSocket, ETH_HEADER_LEN};
+use linerate_io::raw::RawSocket;
 use linerate_metrics::LatencyHistogram;
 use linerate_testbed::Rate;
-use linerate_wire::fade::ten_g::{Command, CommandResponse};
-use linerate_wire::fade::CONTROL_LEN;
 
 use super::ack_clock::{AckClock, SentAt};
 use super::command::{completion_json, first_seq, parse_user_command, UserCommandArg};
 use super::link::{parse_backend, Backend, FrameLink};
 use super::report::{self, BoardReport};
 use super::{
-    controller_name, mac_text, parse_bytes, parse_controller, parse_mac, parse_seconds,
-    parse_version, Version,
+    controller_name, parse_bytes, parse_controller, parse_mac, parse_seconds, parse_version,
+    Version,
 };
 
 /// How long a board may stay silent before START is sent again (START can
@@ -43,7 +42,7 @@ const START_RETRY: Duration = Duration::from_millis(50);
 const READER_NICE: libc::c_int = 10;
 
 /// STOP/RESET frames sent at the end, since any one may be lost.
-const FAREWELLS: usize = 3;
+const FAREWELLS: u32 = 3;
 
 /// Arguments of `linerate fade recv`.
 #[derive(Debug, Args)]
@@ -156,41 +155,35 @@ pub struct RecvArgs {
     realtime: Option<i32>,
 }
 
-/// One board as the receive thread sees it.
-struct Board<W: fade_version::Version> {
-    mac: [u8; 6],
-    window: FadeWindow<W>,
-    /// Seq of the host's START/STOP/RESET (FADE-10G; a START resent
-    /// because the board is silent keeps its seq).
-    seq: u16,
-    /// The --command channel, once the board streams.
-    client: Option<CommandClient>,
-    /// The --command's outcome: its answer as JSON, or why it failed.
-    command: Option<std::result::Result<serde_json::Value, String>>,
-    writer: RingWriter,
+/// The ACK timings of one board, which the receive thread keeps.
+struct Timings {
     latency: LatencyHistogram,
     /// Receive timestamp to the return of the ACK's send.
     returned: LatencyHistogram,
     /// Receive timestamp to the receive thread holding the frame: the part
     /// of `latency` spent before linerate had the frame.
     pickup: LatencyHistogram,
-    /// Bytes wanted from this board, if limited.
-    limit: Option<u64>,
-    first_data: Option<Instant>,
-    last_progress: Instant,
-    last_start: Instant,
-    done_at: Option<Instant>,
-    error: Option<String>,
 }
 
-impl<W: fade_version::Version> Board<W> {
-    fn finished(&self) -> bool {
-        self.done_at.is_some() || self.error.is_some()
+impl Timings {
+    fn new() -> Timings {
+        Timings {
+            latency: report::latency_histogram(),
+            returned: report::latency_histogram(),
+            pickup: report::latency_histogram(),
+        }
     }
 
-    fn delivered(&self) -> u64 {
-        let d = self.window.delivered_bytes();
-        self.limit.map_or(d, |l| d.min(l))
+    /// An ACK for a frame stamped `received_ns` came back from its send
+    /// at `returned_ns`; without driver stamps that is when it left.
+    fn sent(&mut self, received_ns: u64, returned_ns: u64, sent_at: SentAt) {
+        if received_ns > 0 {
+            let t = returned_ns.saturating_sub(received_ns).max(1);
+            self.returned.record_ns(t);
+            if sent_at == SentAt::SendReturn {
+                self.latency.record_ns(t);
+            }
+        }
     }
 }
 
@@ -209,34 +202,47 @@ pub fn run(args: RecvArgs) -> Result<()> {
     }
 }
 
-/// [`run`] for wire version `W`.
-fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
-    let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
-    let capacity = (args.ring_mib.max(1) << 20).div_ceil(unit) * unit;
-    let mut link = FrameLink::open(&args.interface, args.version, args.backend)?;
-    let mut ack_clock = AckClock::new(link.sender_mut(), args.tx_stamp_every);
-    let seq0 = first_seq();
-
-    let mut fair = match args.controller {
-        Controller::Fair => Some(FairShare::new(
-            FairConfig {
+/// The readout `args` ask for, as the protocol core takes it.
+fn host_config(args: &RecvArgs, host_mac: [u8; 6]) -> HostConfig {
+    HostConfig {
+        host_mac,
+        boards: args.febs.clone(),
+        limit_bytes: args.bytes,
+        duration_ns: args.duration.map(|d| d.as_nanos() as u64),
+        idle_timeout_ns: args.idle_timeout_ms.saturating_mul(1_000_000),
+        start_retry_ns: START_RETRY.as_nanos() as u64,
+        farewells: FAREWELLS,
+        ring_bytes: args.ring_mib.max(1) << 20,
+        fair: match args.controller {
+            Controller::Fair => Some(FairConfig {
                 link_bits_per_sec: args.link_rate.bits_per_sec(),
                 overbook_percent: args.overbook,
                 queue_target_ns: args.queue_target_us.saturating_mul(1000),
-                frame_bits: (ETH_HEADER_LEN as u64 + W::DATA_PACKET_LEN as u64 + 24) * 8,
                 ..FairConfig::default()
+            }),
+            Controller::Seed => None,
+        },
+        command: args.command.map(|c| UserCommand {
+            command: c.command,
+            arg: c.arg,
+            config: CommandConfig {
+                max_tries: args.command_tries,
+                ..CommandConfig::default()
             },
-            args.febs.len(),
-        )?),
-        Controller::Seed => None,
-    };
+        }),
+        first_seq: first_seq(),
+    }
+}
+
+/// [`run`] for wire version `W`: drives [`Host`] with the link's frames.
+fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
+    let mut link = FrameLink::open(&args.interface, args.version, args.backend)?;
+    let mut ack_clock = AckClock::new(link.sender_mut(), args.tx_stamp_every);
+    let (mut host, rings) = Host::<W>::new(host_config(&args, link.sender().mac()))?;
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
-    let now = Instant::now();
-    let mut boards = Vec::new();
     let mut readers = Vec::new();
     let receive_cpu = args.cpu;
-    for (i, &mac) in args.febs.iter().enumerate() {
-        let (writer, reader) = ring(capacity, unit).context("ring buffer")?;
+    for (i, reader) in rings.into_iter().enumerate() {
         let out = match &args.out {
             Some(p) if args.febs.len() == 1 => Some(p.clone()),
             Some(p) => Some(PathBuf::from(format!("{}.{i}", p.display()))),
@@ -257,47 +263,26 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 })
                 .context("starting a reader thread")?,
         );
-        boards.push(Board::<W> {
-            mac,
-            window: FadeWindow::new(),
-            seq: seq0,
-            client: None,
-            command: None,
-            writer,
-            latency: report::latency_histogram(),
-            returned: report::latency_histogram(),
-            pickup: report::latency_histogram(),
-            limit: args.bytes,
-            first_data: None,
-            last_progress: now,
-            last_start: now,
-            done_at: None,
-            error: None,
-        });
     }
+    let mut timings: Vec<Timings> = args.febs.iter().map(|_| Timings::new()).collect();
     if let Some(cpu) = args.cpu {
         pin(cpu)?;
     }
     if let Some(prio) = args.realtime {
         realtime(prio)?;
     }
-    let started = Instant::now();
-    for b in &mut boards {
-        send_control::<W>(link.sender(), b.mac, Command::Start, b.seq)?;
-        b.last_progress = started;
-        b.last_start = started;
-    }
-    let deadline = args.duration.map(|d| started + d);
-    let idle = Duration::from_millis(args.idle_timeout_ms);
-    let mut pending: Vec<([u8; ETH_HEADER_LEN + CONTROL_LEN], u64, usize)> = Vec::new();
+    let clock = Instant::now();
+    let now = || clock.elapsed().as_nanos() as u64;
+    host.start(now());
+    send_queued(&mut host, link.sender())?;
+    let mut pending: Vec<([u8; CONTROL_FRAME_LEN], u64, usize)> = Vec::new();
     let mut last_frame = Instant::now();
     let spin = Duration::from_micros(args.spin_us);
 
-    while !boards.iter().all(Board::finished) {
+    while !host.is_finished() {
         if stop.load(Ordering::Relaxed) {
-            for b in boards.iter_mut().filter(|b| !b.finished()) {
-                b.error = Some("interrupted".into());
-            }
+            host.abort();
+            send_queued(&mut host, link.sender())?;
             break;
         }
         // Busy-poll while frames keep coming; after `spin` of silence, sleep
@@ -312,110 +297,24 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             last_frame = Instant::now();
         }
         let sock = link.sender();
+        let sent_at = ack_clock.sent_at();
         for f in link.frames() {
-            let (Some(src), Some(payload)) = (f.data.get(6..12), f.data.get(ETH_HEADER_LEN..))
-            else {
-                continue;
-            };
-            let Some((i, b)) = boards.iter_mut().enumerate().find(|(_, b)| b.mac == src) else {
-                continue;
-            };
-            if b.finished() {
-                // A board we are done with still sending: all our RESETs
-                // were lost. Say it again, at most once per START_RETRY.
-                if b.error.is_none() && b.last_start.elapsed() >= START_RETRY {
-                    send_control::<W>(sock, b.mac, Command::Reset, b.seq)?;
-                    b.last_start = Instant::now();
-                }
-                continue;
-            }
-            // A FADE-10G answer the board sent on its own (not streaming).
-            if let Some(r) = W::parse_response(payload) {
-                b.answered(&r);
-                continue;
-            }
-            if f.timestamp_ns > 0 {
-                let held = link.now_ns();
-                let waited = held.saturating_sub(f.timestamp_ns).max(1);
-                b.pickup.record_ns(waited);
-                if let Some(fair) = fair.as_mut() {
-                    fair.on_queue_delay(waited);
-                }
-            }
-            let room = b.writer.room_until();
-            let retransmitted = b.window.counters().retransmitted;
-            let verdict = b.window.on_data(payload, room);
-            // The ACK leaves before anything else is done with the packet:
-            // the copy into the ring and the share bookkeeping follow it.
-            let (reply, store) = match verdict {
-                Verdict::New {
-                    offset, data, ack, ..
-                } => (Some(ack), Some((offset, data))),
-                Verdict::Duplicate { ack } => (Some(ack), None),
-                Verdict::NoRoom | Verdict::Rejected(_) => (None, None),
-                Verdict::Fatal(e) => {
-                    b.seq = b.seq.wrapping_add(1);
-                    for _ in 0..FAREWELLS {
-                        send_control::<W>(sock, b.mac, Command::Stop, b.seq)?;
-                    }
-                    let why = format!("board {}: {e}", mac_text(b.mac));
-                    b.writer.publish(b.delivered())?;
-                    b.writer.fail(why.clone());
-                    b.error = Some(why);
-                    (None, None)
-                }
-            };
-            if let Some(a) = reply {
-                let mut frame = [0u8; ETH_HEADER_LEN + CONTROL_LEN];
-                sock.write_header(&mut frame, b.mac);
-                frame[ETH_HEADER_LEN..].copy_from_slice(&a);
-                if let Some(fair) = &fair {
-                    W::write_hint(&mut frame[ETH_HEADER_LEN..], fair.gap_ns(i));
-                }
+            let stamp = f.timestamp_ns;
+            let waited = (stamp > 0).then(|| link.now_ns().saturating_sub(stamp).max(1));
+            // The ACK leaves from inside on_frame, before the data is
+            // copied into the ring.
+            let handled = host.on_frame(f.data, now(), waited, |t| {
                 if args.batch_acks {
-                    pending.push((frame, f.timestamp_ns, i));
+                    pending.push((t.frame, stamp, t.board));
                 } else {
-                    ack_clock.send(sock, &frame, f.timestamp_ns, i)?;
-                    let sent = link.now_ns();
-                    if f.timestamp_ns > 0 {
-                        let t = sent.saturating_sub(f.timestamp_ns).max(1);
-                        b.returned.record_ns(t);
-                        if ack_clock.sent_at() == SentAt::SendReturn {
-                            b.latency.record_ns(t);
-                        }
-                    }
+                    ack_clock.send(sock, &t.frame, stamp, t.board)?;
+                    timings[t.board].sent(stamp, link.now_ns(), sent_at);
                 }
-                if let Some(fair) = fair.as_mut() {
-                    let retx = b.window.counters().retransmitted > retransmitted;
-                    fair.on_packet(i, retx, started.elapsed().as_nanos() as u64);
-                }
-            }
-            if let Some((offset, data)) = store {
-                // The window checked `offset` against the ring's room, so
-                // this write cannot be refused.
-                b.writer.write_at(offset, data)?;
-            }
-            if let Some(r) = b.window.take_response() {
-                b.answered(&r);
-            }
-            if b.error.is_none() {
-                let before = b.writer.room_until();
-                let head = b.delivered();
-                b.writer.publish(head.min(before))?;
-                let t = Instant::now();
-                if reply.is_some() {
-                    b.first_data.get_or_insert(t);
-                    b.last_progress = t;
-                }
-                // Done: every byte asked for, or the board's stream ended
-                // (a FADE-10G flushed packet) and all of it arrived.
-                if b.limit.is_some_and(|l| head >= l) || b.window.is_ended() {
-                    b.done_at = Some(t);
-                    b.writer.finish();
-                    b.seq = b.seq.wrapping_add(1);
-                    for _ in 0..FAREWELLS {
-                        send_control::<W>(sock, b.mac, Command::Reset, b.seq)?;
-                    }
+                anyhow::Ok(())
+            })?;
+            if let (Some(h), Some(w)) = (handled, waited) {
+                if h.acked {
+                    timings[h.board].pickup.record_ns(w);
                 }
             }
         }
@@ -424,15 +323,9 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             let frames: Vec<&[u8]> = pending.iter().map(|(f, _, _)| f.as_slice()).collect();
             let received: Vec<(u64, usize)> = pending.iter().map(|&(_, s, i)| (s, i)).collect();
             ack_clock.send_batch(sock, &frames, &received)?;
-            let sent = link.now_ns();
+            let returned = link.now_ns();
             for (_, stamp, i) in pending.drain(..) {
-                if stamp > 0 {
-                    let t = sent.saturating_sub(stamp).max(1);
-                    boards[i].returned.record_ns(t);
-                    if ack_clock.sent_at() == SentAt::SendReturn {
-                        boards[i].latency.record_ns(t);
-                    }
-                }
+                timings[i].sent(stamp, returned, sent_at);
             }
         }
         // The driver's stamps of this batch's ACKs, now back.
@@ -440,59 +333,33 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             link.sender(),
             || link.realtime_minus_now_ns(),
             |i, t| {
-                if let Some(b) = boards.get_mut(i) {
+                if let Some(b) = timings.get_mut(i) {
                     b.latency.record_ns(t);
                 }
             },
         )?;
         // Timers: START retries, idle boards, the duration, --command.
-        let t = Instant::now();
-        for b in boards.iter_mut().filter(|b| !b.finished()) {
-            if deadline.is_some_and(|d| t >= d) {
-                b.done_at = Some(t);
-                b.writer.finish();
-                b.seq = b.seq.wrapping_add(1);
-                for _ in 0..FAREWELLS {
-                    send_control::<W>(sock, b.mac, Command::Reset, b.seq)?;
-                }
-                continue;
-            }
-            if let Some(c) = &args.command {
-                b.drive_command(sock, c, args.command_tries, seq0)?;
-            }
-            let silent = t - b.last_progress;
-            if silent >= idle {
-                let why = format!(
-                    "board {}: nothing received for {} ms",
-                    mac_text(b.mac),
-                    silent.as_millis()
-                );
-                b.writer.fail(why.clone());
-                b.error = Some(why);
-            } else if silent >= START_RETRY && t - b.last_start >= START_RETRY {
-                send_control::<W>(sock, b.mac, Command::Start, b.seq)?;
-                b.last_start = t;
-            }
-        }
+        host.handle_timeout(now());
+        send_queued(&mut host, link.sender())?;
     }
-    let ended = Instant::now();
+    let ended = now();
 
+    let limit = args.bytes;
     let mut reports = Vec::new();
-    for (b, r) in boards.into_iter().zip(readers) {
+    for ((o, t), r) in host.outcomes().into_iter().zip(timings).zip(readers) {
         let (verified_bytes, verify_errors, io_error) = r
             .join()
             .map_err(|_| anyhow::anyhow!("a reader thread panicked"))?;
-        let delivered = b.delivered();
-        let end = b.done_at.unwrap_or(ended);
-        let seconds = b.first_data.map_or(0.0, |f| (end - f).as_secs_f64());
-        let complete = b.error.is_none()
-            && b.limit.map_or(true, |l| delivered >= l)
-            && (!args.verify || verified_bytes >= delivered);
-        let command = match (&args.command, b.command) {
+        let end = o.done_ns.unwrap_or(ended);
+        let seconds = o
+            .first_data_ns
+            .map_or(0.0, |f| end.saturating_sub(f) as f64 / 1e9);
+        let complete = o.complete(limit) && (!args.verify || verified_bytes >= o.delivered);
+        let command = match (&args.command, o.command) {
             (None, _) => None,
-            (Some(_), Some(Ok(v))) => Some(v),
-            (Some(_), Some(Err(e))) => Some(serde_json::json!({ "error": e })),
-            (Some(_), None) if b.client.is_some() => Some(serde_json::json!({
+            (Some(_), Some(Ok(c))) => Some(completion_json(&c)),
+            (Some(_), Some(Err(e))) => Some(serde_json::json!({ "error": e.to_string() })),
+            (Some(_), None) if o.command_sent => Some(serde_json::json!({
                 "error": "no answer before the stream ended"
             })),
             (Some(_), None) => Some(serde_json::json!({
@@ -501,27 +368,27 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         };
         reports.push(BoardReport {
             command,
-            mac: mac_text(b.mac),
-            bytes: delivered,
+            mac: o.mac.to_string(),
+            bytes: o.delivered,
             seconds,
-            counters: b.window.counters(),
-            latency: b.latency,
-            returned: b.returned,
-            pickup: b.pickup,
+            counters: o.counters,
+            latency: t.latency,
+            returned: t.returned,
+            pickup: t.pickup,
             verify_errors,
             verified_bytes,
-            error: b.error.or(io_error),
+            error: o.failure.map(|f| f.to_string()).or(io_error),
             complete,
         });
     }
-    let seconds = (ended - started).as_secs_f64();
+    let seconds = ended as f64 / 1e9;
     let mut value = report::json(&reports, seconds);
     value["controller"] = controller_name(args.controller).into();
     value["version"] = W::NAME.into();
     value["backend"] = link.report();
     value["ack_sent_at"] = ack_clock.sent_at().name().into();
     value["ack_stamps"] = ack_clock.report();
-    if let Some(f) = &fair {
+    if let Some(f) = host.fair() {
         value["fair_rounds"] = f.rounds().into();
         value["fair_capacity_bps"] = f.capacity_bps().into();
         value["fair_queue_cuts"] = f.queue_cuts().into();
@@ -553,6 +420,14 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         .collect();
     if !failed.is_empty() {
         bail!("{}", failed.join("; "));
+    }
+    Ok(())
+}
+
+/// Sends the frames the readout queued (START, STOP, RESET, commands).
+fn send_queued<W: fade_version::Version>(host: &mut Host<W>, sock: &RawSocket) -> Result<()> {
+    while let Some(t) = host.poll_transmit() {
+        sock.send(&t.frame)?;
     }
     Ok(())
 }
@@ -595,83 +470,6 @@ fn consume(
             return (p.tail, errors, Some("ring commit refused".into()));
         }
     }
-}
-
-impl<W: fade_version::Version> Board<W> {
-    /// Hands an answer from the board to the --command channel.
-    fn answered(&mut self, r: &CommandResponse) {
-        let Some(client) = self.client.as_mut() else {
-            return;
-        };
-        if let Some(done) = client.on_response(r, realtime_ns()) {
-            self.command = Some(Ok(completion_json(&done)));
-        }
-    }
-
-    /// Sends --command once the board streams, resends it while it is
-    /// unanswered, and gives up after the last try.
-    fn drive_command(
-        &mut self,
-        sock: &RawSocket,
-        c: &UserCommandArg,
-        tries: u32,
-        seq0: u16,
-    ) -> Result<()> {
-        if self.command.is_some() || self.first_data.is_none() {
-            return Ok(());
-        }
-        let now = realtime_ns();
-        let payload = match self.client.as_mut() {
-            None => {
-                // Far from the seqs of START/STOP/RESET, which the board
-                // would take for a repeat.
-                let mut client = CommandClient::new(
-                    CommandConfig {
-                        max_tries: tries,
-                        ..CommandConfig::default()
-                    },
-                    seq0.wrapping_add(0x8000),
-                );
-                let p = client.issue(c.command, c.arg, now)?;
-                self.client = Some(client);
-                Some(p)
-            }
-            Some(client) => match client.poll(now) {
-                CommandPoll::Resend(p) => Some(p),
-                CommandPoll::Failed(e) => {
-                    self.command = Some(Err(e.to_string()));
-                    None
-                }
-                CommandPoll::WakeAt(_) | CommandPoll::Idle => None,
-            },
-        };
-        if let Some(p) = payload {
-            send_payload(sock, self.mac, &p)?;
-        }
-        Ok(())
-    }
-}
-
-/// Sends one FADE control packet (START, STOP or RESET) to `mac`.
-fn send_control<W: fade_version::Version>(
-    sock: &RawSocket,
-    mac: [u8; 6],
-    c: Command,
-    seq: u16,
-) -> Result<()> {
-    let Some(payload) = W::command(c, seq, 0) else {
-        bail!("FADE version {} has no command {:#06x}", W::NAME, c.code());
-    };
-    send_payload(sock, mac, &payload)
-}
-
-/// Sends one 64-byte FADE control payload to `mac`.
-fn send_payload(sock: &RawSocket, mac: [u8; 6], payload: &[u8; CONTROL_LEN]) -> Result<()> {
-    let mut frame = [0u8; ETH_HEADER_LEN + CONTROL_LEN];
-    sock.write_header(&mut frame, mac);
-    frame[ETH_HEADER_LEN..].copy_from_slice(payload);
-    sock.send(&frame)?;
-    Ok(())
 }
 
 /// Parses `--link-rate` like the test bench does (`1g`, `950m`: bits/s).

@@ -1,0 +1,1151 @@
+//! The host's side of a FADE readout of several boards, as one sans-IO
+//! state machine: which board a frame came from, what to ACK, what to
+//! store in which ring, and when to send START, STOP and RESET.
+//!
+//! [`crate::window`] judges the packets of one board; a [`Host`] runs the
+//! readout around the windows. It starts the boards and sends START again
+//! to a board that stays silent (START can be lost like any frame). It
+//! ACKs their DATA, with each board's pacing hint when the fair controller
+//! runs ([`crate::fair`]), and copies new data into the board's ring
+//! ([`crate::ring`]) for the application. It stops a board whose stream is
+//! broken and reports why, resets a board once it has delivered what was
+//! asked (or at the deadline), and gives up on a board that stays silent
+//! too long. On FADE-10G it can also send one user command to each board
+//! once it streams, and collect the answers.
+//!
+//! The caller owns the sockets and the clock. It hands every received
+//! frame to [`Host::on_frame`], which passes the ACK back at once, through
+//! a callback, before it copies the data: the ACK's latency is the figure
+//! that matters most and the copy can wait. It sends what
+//! [`Host::poll_transmit`] returns and calls [`Host::handle_timeout`] when
+//! [`Host::poll_timeout`] says. Times are nanoseconds on any monotonic
+//! clock the caller likes, the same for every call. Nothing here blocks or
+//! touches the network, so a whole readout runs in a unit test.
+
+use std::collections::VecDeque;
+use std::marker::PhantomData;
+
+use linerate_wire::ethernet::{MacAddr, ETHERTYPE_FADE, HEADER_LEN};
+use linerate_wire::fade::ten_g::{Command, CommandResponse};
+use linerate_wire::fade::CONTROL_LEN;
+
+use crate::command::{CommandClient, CommandConfig, CommandError, CommandPoll, Completion};
+use crate::fair::{FairConfig, FairConfigError, FairShare};
+use crate::ring::{ring, RingError, RingReader, RingWriter};
+use crate::version::Version;
+use crate::window::{FadeWindow, StreamError, Verdict, WindowCounters};
+
+/// Length of every frame the host sends: an Ethernet header and one
+/// 64-byte FADE control payload (ACK, START, STOP, RESET, command).
+pub const CONTROL_FRAME_LEN: usize = HEADER_LEN + CONTROL_LEN;
+
+/// Wire bits of one DATA frame of version `W`, as the fair controller
+/// counts them: header, payload, and 24 bytes of preamble, start
+/// delimiter, FCS and inter-frame gap.
+pub fn data_frame_bits<W: Version>() -> u64 {
+    (HEADER_LEN as u64 + W::DATA_PACKET_LEN as u64 + 24) * 8
+}
+
+/// A FADE-10G user command the host sends to every board once it streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserCommand {
+    /// The command (a user code, 0x0100 and above).
+    pub command: Command,
+    /// Its 32-bit argument.
+    pub arg: u32,
+    /// How often it is resent without an answer, and how many times.
+    pub config: CommandConfig,
+}
+
+/// Settings of a readout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostConfig {
+    /// The host's own MAC: the source address of every frame it sends.
+    pub host_mac: [u8; 6],
+    /// The boards by MAC. A board's index in this list names it in every
+    /// call and result.
+    pub boards: Vec<[u8; 6]>,
+    /// Bytes to receive from each board, after which it is reset; `None`
+    /// receives until the deadline or until the board ends its stream.
+    pub limit_bytes: Option<u64>,
+    /// Reset every board this long after [`Host::start`]; `None`: no
+    /// deadline.
+    pub duration_ns: Option<u64>,
+    /// A board silent this long (nothing new from it) has failed.
+    pub idle_timeout_ns: u64,
+    /// A board silent this long is sent START again.
+    pub start_retry_ns: u64,
+    /// STOP and RESET frames sent at the end of a board's stream, since
+    /// any one of them may be lost (at least 1 is sent).
+    pub farewells: u32,
+    /// Ring buffer per board, in bytes; rounded up to whole windows of
+    /// packets, so a packet never straddles the ring's end.
+    pub ring_bytes: usize,
+    /// `Some`: linerate's fair controller divides the link and every ACK
+    /// carries the board's pacing gap (its `frame_bits` is set from the
+    /// wire version). `None`: plain ACKs, as seed 004's host sends them.
+    pub fair: Option<FairConfig>,
+    /// A user command for every board (FADE-10G only).
+    pub command: Option<UserCommand>,
+    /// Seq of the first START/STOP/RESET (FADE-10G; a board takes a
+    /// command with the seq of the one before it for a repeat). User
+    /// commands count from 0x8000 past it.
+    pub first_seq: u16,
+}
+
+impl Default for HostConfig {
+    /// No boards yet; 2 s idle timeout, START resent after 50 ms of
+    /// silence, 3 farewells, 64 MiB rings, the fair controller on a
+    /// 1 Gbit/s link.
+    fn default() -> Self {
+        HostConfig {
+            host_mac: [0; 6],
+            boards: Vec::new(),
+            limit_bytes: None,
+            duration_ns: None,
+            idle_timeout_ns: 2_000_000_000,
+            start_retry_ns: 50_000_000,
+            farewells: 3,
+            ring_bytes: 64 << 20,
+            fair: Some(FairConfig::default()),
+            command: None,
+            first_seq: 0,
+        }
+    }
+}
+
+/// Why a readout cannot be set up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostConfigError {
+    /// No board to read.
+    #[error("a readout needs at least one board")]
+    NoBoards,
+    /// One MAC twice: its frames could not be told apart.
+    #[error("board {mac} is listed twice")]
+    DuplicateBoard {
+        /// The MAC given twice.
+        mac: MacAddr,
+    },
+    /// A user command on a wire version without them.
+    #[error("FADE version {version} has no user commands")]
+    NoUserCommands {
+        /// The wire version's name.
+        version: &'static str,
+    },
+    /// The fair controller's settings.
+    #[error(transparent)]
+    Fair(#[from] FairConfigError),
+    /// The ring size.
+    #[error(transparent)]
+    Ring(#[from] RingError),
+}
+
+/// Why a board's stream ended without delivering what was asked. The
+/// application sees the same text as its ring's error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BoardFailure {
+    /// The board sent a packet it cannot be sending; it was stopped.
+    #[error("board {mac}: {error}")]
+    Stream {
+        /// The board.
+        mac: MacAddr,
+        /// The packet that proved it.
+        error: StreamError,
+    },
+    /// Nothing new arrived from the board for too long.
+    #[error("board {mac}: nothing received for {silent_ms} ms")]
+    Silent {
+        /// The board.
+        mac: MacAddr,
+        /// How long it had been silent, in milliseconds.
+        silent_ms: u64,
+    },
+    /// The caller ended the readout early ([`Host::abort`]).
+    #[error("board {mac}: interrupted")]
+    Interrupted {
+        /// The board.
+        mac: MacAddr,
+    },
+    /// The ring refused data the window had accepted (a bug: the window
+    /// checks the room first).
+    #[error("board {mac}: ring buffer: {error}")]
+    Ring {
+        /// The board.
+        mac: MacAddr,
+        /// What the ring said.
+        error: RingError,
+    },
+}
+
+/// A frame for the caller to send: complete, header included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transmit {
+    /// The board it goes to (index in [`HostConfig::boards`]).
+    pub board: usize,
+    /// The Ethernet frame.
+    pub frame: [u8; CONTROL_FRAME_LEN],
+}
+
+impl Transmit {
+    /// `payload` to board `board` at `destination`, from `source`.
+    fn new(
+        board: usize,
+        destination: [u8; 6],
+        source: [u8; 6],
+        payload: &[u8; CONTROL_LEN],
+    ) -> Transmit {
+        let mut frame = [0u8; CONTROL_FRAME_LEN];
+        frame[..6].copy_from_slice(&destination);
+        frame[6..12].copy_from_slice(&source);
+        frame[12..HEADER_LEN].copy_from_slice(&ETHERTYPE_FADE.to_be_bytes());
+        frame[HEADER_LEN..].copy_from_slice(payload);
+        Transmit { board, frame }
+    }
+
+    /// The FADE payload, after the Ethernet header.
+    pub fn payload(&self) -> &[u8] {
+        &self.frame[HEADER_LEN..]
+    }
+}
+
+/// What [`Host::on_frame`] did with a frame from a board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Handled {
+    /// The board it came from.
+    pub board: usize,
+    /// Whether it was a DATA packet that was ACKed (new or duplicate):
+    /// the frames whose ACK latency counts.
+    pub acked: bool,
+}
+
+/// Where one board's readout stands, for reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardOutcome {
+    /// The board.
+    pub mac: MacAddr,
+    /// Bytes delivered to its ring in order (at most the limit).
+    pub delivered: u64,
+    /// Its window's counters.
+    pub counters: WindowCounters,
+    /// When its first new data arrived.
+    pub first_data_ns: Option<u64>,
+    /// When it delivered all that was asked (or the deadline came).
+    pub done_ns: Option<u64>,
+    /// Why it failed, if it did.
+    pub failure: Option<BoardFailure>,
+    /// Whether the user command was sent at all.
+    pub command_sent: bool,
+    /// The user command's answer, or why there is none; `None` while
+    /// waiting, or when no command was asked for.
+    pub command: Option<Result<Completion, CommandError>>,
+}
+
+impl BoardOutcome {
+    /// Whether every byte asked for arrived (any amount when the readout
+    /// had no limit) and the board did not fail.
+    pub fn complete(&self, limit_bytes: Option<u64>) -> bool {
+        self.failure.is_none() && limit_bytes.map_or(true, |l| self.delivered >= l)
+    }
+}
+
+/// One board as the host sees it.
+#[derive(Debug)]
+struct Board<W: Version> {
+    mac: [u8; 6],
+    window: FadeWindow<W>,
+    /// Seq of the host's START/STOP/RESET (FADE-10G; a START resent
+    /// because the board is silent keeps its seq).
+    seq: u16,
+    client: Option<CommandClient>,
+    command: Option<Result<Completion, CommandError>>,
+    writer: RingWriter,
+    first_data_ns: Option<u64>,
+    last_progress_ns: u64,
+    last_start_ns: u64,
+    done_ns: Option<u64>,
+    failure: Option<BoardFailure>,
+}
+
+impl<W: Version> Board<W> {
+    fn finished(&self) -> bool {
+        self.done_ns.is_some() || self.failure.is_some()
+    }
+
+    fn delivered(&self, limit: Option<u64>) -> u64 {
+        let d = self.window.delivered_bytes();
+        limit.map_or(d, |l| d.min(l))
+    }
+
+    /// Ends the stream with `failure`: the application sees it in the ring.
+    fn fail(&mut self, failure: BoardFailure) {
+        self.writer.fail(failure.to_string());
+        self.failure = Some(failure);
+    }
+
+    /// Hands an answer from the board to the user command's client.
+    fn answered(&mut self, r: &CommandResponse, now_ns: u64) {
+        let Some(client) = self.client.as_mut() else {
+            return;
+        };
+        if let Some(done) = client.on_response(r, now_ns) {
+            self.command = Some(Ok(done));
+        }
+    }
+}
+
+/// A readout of several boards speaking wire version `W`.
+#[derive(Debug)]
+pub struct Host<W: Version> {
+    config: HostConfig,
+    boards: Vec<Board<W>>,
+    fair: Option<FairShare>,
+    out: VecDeque<Transmit>,
+    started_ns: Option<u64>,
+    version: PhantomData<W>,
+}
+
+impl<W: Version> Host<W> {
+    /// A readout of `config.boards`, not started yet, and the ring reader
+    /// of each board (same order) for the application.
+    pub fn new(config: HostConfig) -> Result<(Host<W>, Vec<RingReader>), HostConfigError> {
+        if config.boards.is_empty() {
+            return Err(HostConfigError::NoBoards);
+        }
+        for (i, mac) in config.boards.iter().enumerate() {
+            if config.boards[..i].contains(mac) {
+                return Err(HostConfigError::DuplicateBoard { mac: MacAddr(*mac) });
+            }
+        }
+        if config
+            .command
+            .is_some_and(|c| W::command(c.command, 0, 0).is_none())
+        {
+            return Err(HostConfigError::NoUserCommands { version: W::NAME });
+        }
+        let fair = config
+            .fair
+            .map(|f| {
+                FairShare::new(
+                    FairConfig {
+                        frame_bits: data_frame_bits::<W>(),
+                        ..f
+                    },
+                    config.boards.len(),
+                )
+            })
+            .transpose()?;
+        let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
+        let capacity = config.ring_bytes.max(1).div_ceil(unit) * unit;
+        let mut boards = Vec::with_capacity(config.boards.len());
+        let mut readers = Vec::with_capacity(config.boards.len());
+        for &mac in &config.boards {
+            let (writer, reader) = ring(capacity, unit)?;
+            readers.push(reader);
+            boards.push(Board {
+                mac,
+                window: FadeWindow::new(),
+                seq: config.first_seq,
+                client: None,
+                command: None,
+                writer,
+                first_data_ns: None,
+                last_progress_ns: 0,
+                last_start_ns: 0,
+                done_ns: None,
+                failure: None,
+            });
+        }
+        let host = Host {
+            config,
+            boards,
+            fair,
+            out: VecDeque::new(),
+            started_ns: None,
+            version: PhantomData,
+        };
+        Ok((host, readers))
+    }
+
+    /// Starts the readout at `now_ns`: START to every board. A second
+    /// call does nothing.
+    pub fn start(&mut self, now_ns: u64) {
+        if self.started_ns.is_some() {
+            return;
+        }
+        self.started_ns = Some(now_ns);
+        for i in 0..self.boards.len() {
+            let b = &mut self.boards[i];
+            b.last_progress_ns = now_ns;
+            b.last_start_ns = now_ns;
+            self.queue_control(i, Command::Start, 1);
+        }
+    }
+
+    /// Takes one received frame (Ethernet header included) at `now_ns`.
+    /// `queued_ns` is how long it waited in the host between its receive
+    /// stamp and the caller holding it, when known: the fair controller's
+    /// queue guard uses it. The ACK for it, if any, goes to `send_ack`
+    /// before the data is copied into the ring; an error from `send_ack`
+    /// is returned after the frame has been dealt with in full (the data
+    /// is kept: the board resends a packet whose ACK was lost, and that
+    /// copy is ACKed as a duplicate). Frames that are not FADE, or come
+    /// from a board not in the readout, are ignored (`None`).
+    pub fn on_frame<E>(
+        &mut self,
+        frame: &[u8],
+        now_ns: u64,
+        queued_ns: Option<u64>,
+        send_ack: impl FnOnce(Transmit) -> Result<(), E>,
+    ) -> Result<Option<Handled>, E> {
+        let (Some(src), Some(ethertype), Some(payload)) = (
+            frame.get(6..12),
+            frame.get(12..HEADER_LEN),
+            frame.get(HEADER_LEN..),
+        ) else {
+            return Ok(None);
+        };
+        if ethertype != ETHERTYPE_FADE.to_be_bytes() {
+            return Ok(None);
+        }
+        let Some(i) = self.boards.iter().position(|b| b.mac == src) else {
+            return Ok(None);
+        };
+        let limit = self.config.limit_bytes;
+        let b = &mut self.boards[i];
+        if b.finished() {
+            // A board we are done with still sending: all our RESETs were
+            // lost. Say it again, at most once per START retry interval.
+            if b.failure.is_none()
+                && now_ns.saturating_sub(b.last_start_ns) >= self.config.start_retry_ns
+            {
+                b.last_start_ns = now_ns;
+                self.queue_control(i, Command::Reset, 1);
+            }
+            return Ok(Some(Handled {
+                board: i,
+                acked: false,
+            }));
+        }
+        // A FADE-10G answer the board sent on its own (not streaming).
+        if let Some(r) = W::parse_response(payload) {
+            b.answered(&r, now_ns);
+            return Ok(Some(Handled {
+                board: i,
+                acked: false,
+            }));
+        }
+        if let (Some(q), Some(fair)) = (queued_ns, self.fair.as_mut()) {
+            fair.on_queue_delay(q);
+        }
+        let room = b.writer.room_until();
+        let retransmitted_before = b.window.counters().retransmitted;
+        let (ack, store) = match b.window.on_data(payload, room) {
+            Verdict::New {
+                offset, data, ack, ..
+            } => (Some(ack), Some((offset, data))),
+            Verdict::Duplicate { ack } => (Some(ack), None),
+            Verdict::NoRoom | Verdict::Rejected(_) => (None, None),
+            Verdict::Fatal(error) => {
+                let delivered = b.delivered(limit);
+                b.seq = b.seq.wrapping_add(1);
+                // The head only moves forward to what was delivered.
+                let _ = b.writer.publish(delivered);
+                b.fail(BoardFailure::Stream {
+                    mac: MacAddr(b.mac),
+                    error,
+                });
+                let n = self.config.farewells;
+                self.queue_control(i, Command::Stop, n);
+                return Ok(Some(Handled {
+                    board: i,
+                    acked: false,
+                }));
+            }
+        };
+        let mut sent = Ok(());
+        if let Some(payload) = ack {
+            let mut t = Transmit::new(i, b.mac, self.config.host_mac, &payload);
+            if let Some(fair) = &self.fair {
+                W::write_hint(&mut t.frame[HEADER_LEN..], fair.gap_ns(i));
+            }
+            sent = send_ack(t);
+            if let Some(fair) = self.fair.as_mut() {
+                let retransmitted = b.window.counters().retransmitted > retransmitted_before;
+                fair.on_packet(i, retransmitted, now_ns);
+            }
+        }
+        if let Some((offset, data)) = store {
+            if let Err(error) = b.writer.write_at(offset, data) {
+                b.fail(BoardFailure::Ring {
+                    mac: MacAddr(b.mac),
+                    error,
+                });
+            }
+        }
+        if let Some(r) = b.window.take_response() {
+            b.answered(&r, now_ns);
+        }
+        if b.failure.is_none() {
+            let head = b.delivered(limit).min(b.writer.room_until());
+            if let Err(error) = b.writer.publish(head) {
+                b.fail(BoardFailure::Ring {
+                    mac: MacAddr(b.mac),
+                    error,
+                });
+            } else {
+                if ack.is_some() {
+                    b.first_data_ns.get_or_insert(now_ns);
+                    b.last_progress_ns = now_ns;
+                }
+                // Done: every byte asked for, or the board's stream ended
+                // (a FADE-10G flushed packet) and all of it arrived.
+                if limit.is_some_and(|l| head >= l) || b.window.is_ended() {
+                    self.finish_board(i, now_ns);
+                }
+            }
+        }
+        sent.map(|()| {
+            Some(Handled {
+                board: i,
+                acked: ack.is_some(),
+            })
+        })
+    }
+
+    /// The next frame to send that is not an ACK (START, STOP, RESET, a
+    /// user command), if any.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.out.pop_front()
+    }
+
+    /// Runs the timers due at `now_ns`: the deadline, START retries, idle
+    /// boards, user command resends. Calling it early or often is harmless.
+    pub fn handle_timeout(&mut self, now_ns: u64) {
+        let Some(started) = self.started_ns else {
+            return;
+        };
+        let deadline = self.config.duration_ns.map(|d| started.saturating_add(d));
+        for i in 0..self.boards.len() {
+            if self.boards[i].finished() {
+                continue;
+            }
+            if deadline.is_some_and(|d| now_ns >= d) {
+                self.finish_board(i, now_ns);
+                continue;
+            }
+            self.drive_command(i, now_ns);
+            let b = &mut self.boards[i];
+            let silent = now_ns.saturating_sub(b.last_progress_ns);
+            if silent >= self.config.idle_timeout_ns {
+                let mac = MacAddr(b.mac);
+                b.fail(BoardFailure::Silent {
+                    mac,
+                    silent_ms: silent / 1_000_000,
+                });
+            } else if silent >= self.config.start_retry_ns
+                && now_ns.saturating_sub(b.last_start_ns) >= self.config.start_retry_ns
+            {
+                b.last_start_ns = now_ns;
+                self.queue_control(i, Command::Start, 1);
+            }
+        }
+    }
+
+    /// When [`Self::handle_timeout`] next has work, at the latest; `None`
+    /// when nothing waits on time (not started, or every board finished).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let started = self.started_ns?;
+        let deadline = self.config.duration_ns.map(|d| started.saturating_add(d));
+        let retry = self.config.start_retry_ns;
+        self.boards
+            .iter()
+            .filter(|b| !b.finished())
+            .flat_map(|b| {
+                let start_retry = b
+                    .last_progress_ns
+                    .max(b.last_start_ns)
+                    .saturating_add(retry);
+                let idle = b
+                    .last_progress_ns
+                    .saturating_add(self.config.idle_timeout_ns);
+                // A command is due once the board streams, then at its
+                // client's resend times.
+                let command = match (self.config.command, b.first_data_ns, &b.command) {
+                    (Some(_), Some(first), None) => {
+                        b.client.as_ref().map_or(Some(first), |c| c.next_wake_ns())
+                    }
+                    _ => None,
+                };
+                [Some(start_retry), Some(idle), deadline, command]
+            })
+            .flatten()
+            .min()
+    }
+
+    /// Ends every unfinished board's stream as interrupted (the caller
+    /// was told to stop) and sends each STOP.
+    pub fn abort(&mut self) {
+        for i in 0..self.boards.len() {
+            let b = &mut self.boards[i];
+            if b.finished() {
+                continue;
+            }
+            b.seq = b.seq.wrapping_add(1);
+            let _ = b.writer.publish(b.delivered(self.config.limit_bytes));
+            b.fail(BoardFailure::Interrupted {
+                mac: MacAddr(b.mac),
+            });
+            self.queue_control(i, Command::Stop, self.config.farewells);
+        }
+    }
+
+    /// Whether every board has finished, done or failed.
+    pub fn is_finished(&self) -> bool {
+        self.boards.iter().all(Board::finished)
+    }
+
+    /// The boards' results so far, in [`HostConfig::boards`] order.
+    pub fn outcomes(&self) -> Vec<BoardOutcome> {
+        let limit = self.config.limit_bytes;
+        self.boards
+            .iter()
+            .map(|b| BoardOutcome {
+                mac: MacAddr(b.mac),
+                delivered: b.delivered(limit),
+                counters: b.window.counters(),
+                first_data_ns: b.first_data_ns,
+                done_ns: b.done_ns,
+                failure: b.failure.clone(),
+                command_sent: b.client.is_some(),
+                command: b.command.clone(),
+            })
+            .collect()
+    }
+
+    /// The fair controller, when it runs (for its counters).
+    pub fn fair(&self) -> Option<&FairShare> {
+        self.fair.as_ref()
+    }
+
+    /// The readout's settings.
+    pub fn config(&self) -> &HostConfig {
+        &self.config
+    }
+
+    /// Board `i` delivered what was asked: end its ring and reset it.
+    fn finish_board(&mut self, i: usize, now_ns: u64) {
+        let b = &mut self.boards[i];
+        b.done_ns = Some(now_ns);
+        b.writer.finish();
+        b.seq = b.seq.wrapping_add(1);
+        self.queue_control(i, Command::Reset, self.config.farewells);
+    }
+
+    /// Sends the user command once board `i` streams, resends it while it
+    /// is unanswered, and gives up after the last try.
+    fn drive_command(&mut self, i: usize, now_ns: u64) {
+        let Some(c) = self.config.command else {
+            return;
+        };
+        let b = &mut self.boards[i];
+        if b.command.is_some() || b.first_data_ns.is_none() {
+            return;
+        }
+        let payload = match b.client.as_mut() {
+            None => {
+                // Far from the seqs of START/STOP/RESET, which the board
+                // would take for a repeat.
+                let mut client =
+                    CommandClient::new(c.config, self.config.first_seq.wrapping_add(0x8000));
+                let issued = client.issue(c.command, c.arg, now_ns);
+                b.client = Some(client);
+                match issued {
+                    Ok(p) => Some(p),
+                    Err(e) => {
+                        b.command = Some(Err(e));
+                        None
+                    }
+                }
+            }
+            Some(client) => match client.poll(now_ns) {
+                CommandPoll::Resend(p) => Some(p),
+                CommandPoll::Failed(e) => {
+                    b.command = Some(Err(e));
+                    None
+                }
+                CommandPoll::WakeAt(_) | CommandPoll::Idle => None,
+            },
+        };
+        if let Some(p) = payload {
+            let t = Transmit::new(i, b.mac, self.config.host_mac, &p);
+            self.out.push_back(t);
+        }
+    }
+
+    /// Queues `copies` (at least 1) of START, STOP or RESET to board `i`,
+    /// with its current seq.
+    fn queue_control(&mut self, i: usize, command: Command, copies: u32) {
+        let b = &self.boards[i];
+        // Every wire version has START, STOP and RESET.
+        let Some(payload) = W::command(command, b.seq, 0) else {
+            return;
+        };
+        let t = Transmit::new(i, b.mac, self.config.host_mac, &payload);
+        for _ in 0..copies.max(1) {
+            self.out.push_back(t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{BoardConfig, FadeBoard, Transmit as BoardTransmit};
+    use crate::stream;
+    use crate::version::{TenG, V1};
+    use linerate_wire::fade::ten_g::UserCommand as UserCode;
+
+    const HOST_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xaa];
+    const US: u64 = 1_000;
+    const MS: u64 = 1_000_000;
+
+    fn mac(i: usize) -> [u8; 6] {
+        [2, 0, 0, 0, 1, i as u8]
+    }
+
+    fn config(boards: usize, limit: u64) -> HostConfig {
+        HostConfig {
+            host_mac: HOST_MAC,
+            boards: (0..boards).map(mac).collect(),
+            limit_bytes: Some(limit),
+            ring_bytes: 256 << 10,
+            first_seq: 7,
+            ..HostConfig::default()
+        }
+    }
+
+    /// `payload` from board `i` as the host receives it.
+    fn frame_from(i: usize, payload: &[u8]) -> Vec<u8> {
+        let mut f = Vec::with_capacity(HEADER_LEN + payload.len());
+        f.extend_from_slice(&HOST_MAC);
+        f.extend_from_slice(&mac(i));
+        f.extend_from_slice(&ETHERTYPE_FADE.to_be_bytes());
+        f.extend_from_slice(payload);
+        f
+    }
+
+    /// Boards and a host joined in memory, with a rule that drops some
+    /// DATA frames and some ACKs (by their running count), and the
+    /// application consuming every ring as it fills.
+    struct Readout<W: Version> {
+        host: Host<W>,
+        readers: Vec<RingReader>,
+        boards: Vec<FadeBoard<W>>,
+        now: u64,
+        data_sent: u64,
+        acks_sent: u64,
+        drop_data: fn(u64) -> bool,
+        drop_ack: fn(u64) -> bool,
+        /// Bytes read, and words that failed verification, per board.
+        read: Vec<u64>,
+        mismatches: u64,
+        /// Control frames (not ACKs) the boards were sent, by command word.
+        controls: Vec<(usize, [u8; 2])>,
+    }
+
+    impl<W: Version> Readout<W> {
+        fn new(config: HostConfig, board: BoardConfig) -> Readout<W> {
+            let n = config.boards.len();
+            let (host, readers) = Host::<W>::new(config).expect("host");
+            Readout {
+                host,
+                readers,
+                boards: (0..n)
+                    .map(|_| FadeBoard::new(board).expect("board"))
+                    .collect(),
+                now: 1_000 * MS,
+                data_sent: 0,
+                acks_sent: 0,
+                drop_data: |_| false,
+                drop_ack: |_| false,
+                read: vec![0; n],
+                mismatches: 0,
+                controls: Vec::new(),
+            }
+        }
+
+        /// One microsecond of the readout.
+        fn step(&mut self) {
+            let mut buf = vec![0u8; W::DATA_PACKET_LEN];
+            let mut acks = Vec::new();
+            for i in 0..self.boards.len() {
+                while let BoardTransmit::Send(len) =
+                    self.boards[i].poll_transmit(self.now, &mut buf)
+                {
+                    self.data_sent += 1;
+                    if (self.drop_data)(self.data_sent) {
+                        continue;
+                    }
+                    let f = frame_from(i, &buf[..len]);
+                    let r = self.host.on_frame(&f, self.now, Some(US), |t| {
+                        acks.push(t);
+                        Ok::<(), ()>(())
+                    });
+                    let handled = r.expect("sent").expect("a board's frame");
+                    assert_eq!(handled.board, i);
+                }
+            }
+            for t in acks {
+                self.acks_sent += 1;
+                if !(self.drop_ack)(self.acks_sent) {
+                    let _ = self.boards[t.board].on_packet(t.payload(), self.now);
+                }
+            }
+            self.host.handle_timeout(self.now);
+            self.deliver_controls();
+            for (i, r) in self.readers.iter_mut().enumerate() {
+                let tail = r.pointers().tail;
+                let data = r.data();
+                let len = data.len() as u64;
+                self.mismatches += stream::mismatches(tail, data);
+                r.commit(len).expect("commit");
+                self.read[i] += len;
+            }
+            self.now += US;
+        }
+
+        fn deliver_controls(&mut self) {
+            while let Some(t) = self.host.poll_transmit() {
+                assert_eq!(t.frame[..6], mac(t.board));
+                assert_eq!(t.frame[6..12], HOST_MAC);
+                self.controls
+                    .push((t.board, [t.payload()[0], t.payload()[1]]));
+                let _ = self.boards[t.board].on_packet(t.payload(), self.now);
+            }
+        }
+
+        /// Starts and steps until the host finishes (at most `limit_ms`).
+        fn run(&mut self, limit_ms: u64) {
+            self.host.start(self.now);
+            self.deliver_controls();
+            let end = self.now + limit_ms * MS;
+            while !self.host.is_finished() && self.now < end {
+                self.step();
+            }
+            // The application reads what is left.
+            self.step();
+        }
+
+        fn count(&self, board: usize, command: Command) -> usize {
+            let code = W::command(command, 0, 0).expect("command");
+            self.controls
+                .iter()
+                .filter(|(b, c)| *b == board && c[..] == code[..2])
+                .count()
+        }
+    }
+
+    #[test]
+    fn a_lossy_readout_delivers_every_byte_once_in_order_and_resets_the_board() {
+        let limit = 3 << 20;
+        let mut r = Readout::<V1>::new(config(1, limit), BoardConfig::default());
+        r.drop_data = |k| k % 7 == 0;
+        r.drop_ack = |k| k % 11 == 0;
+        r.run(2_000);
+        let o = &r.host.outcomes()[0];
+        assert!(o.complete(Some(limit)), "{o:?}");
+        assert_eq!(o.delivered, limit);
+        assert_eq!(r.read[0], limit);
+        assert_eq!(r.mismatches, 0);
+        assert!(
+            o.counters.duplicates > 0 && o.counters.retransmitted > 0,
+            "{o:?}"
+        );
+        let p = r.readers[0].pointers();
+        assert!(p.eof && p.error.is_none());
+        assert_eq!(r.count(0, Command::Reset), 3);
+        assert!(!r.boards[0].is_running());
+        assert!(o.first_data_ns.is_some() && o.done_ns.is_some());
+    }
+
+    #[test]
+    fn the_fair_controller_paces_every_board_and_the_seed_one_none() {
+        for fair in [true, false] {
+            let limit = 1 << 20;
+            let mut c = config(3, limit);
+            if !fair {
+                c.fair = None;
+            }
+            let mut r = Readout::<V1>::new(c, BoardConfig::default());
+            r.run(2_000);
+            for (i, o) in r.host.outcomes().iter().enumerate() {
+                assert!(o.complete(Some(limit)), "{o:?}");
+                assert_eq!(r.read[i], limit);
+                assert_eq!(r.boards[i].hint_gap_ns().is_some(), fair, "board {i}");
+            }
+            assert_eq!(r.host.fair().is_some(), fair);
+            assert_eq!(r.mismatches, 0);
+        }
+    }
+
+    #[test]
+    fn a_restarted_board_is_stopped_and_its_reader_told_why() {
+        let mut r = Readout::<V1>::new(config(1, 64 << 20), BoardConfig::default());
+        r.host.start(r.now);
+        r.deliver_controls();
+        while r.host.outcomes()[0].delivered < 200 * 1024 {
+            r.step();
+        }
+        // The board loses its state and streams from 0 again.
+        r.boards[0] = FadeBoard::new(BoardConfig::default()).expect("board");
+        let start = V1::command(Command::Start, 0, 0).expect("start");
+        let _ = r.boards[0].on_packet(&start, r.now);
+        for _ in 0..10 {
+            r.step();
+        }
+        let o = &r.host.outcomes()[0];
+        let Some(BoardFailure::Stream { error, .. }) = &o.failure else {
+            panic!("not a stream failure: {o:?}");
+        };
+        assert!(
+            matches!(error, StreamError::ImpossibleSet { set: 0, .. }),
+            "{error}"
+        );
+        assert_eq!(r.count(0, Command::Stop), 3);
+        let p = r.readers[0].pointers();
+        let why = p.error.expect("the reader sees the error");
+        assert!(
+            why.contains("impossible") && why.contains("02:00:00:00:01:00"),
+            "{why}"
+        );
+        assert!(r.host.is_finished());
+        assert_eq!(r.mismatches, 0);
+    }
+
+    #[test]
+    fn a_silent_board_is_started_again_then_given_up() {
+        let (mut host, readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
+        assert_eq!(host.poll_timeout(), None, "nothing waits before the start");
+        host.start(0);
+        let start = V1::command(Command::Start, 0, 0).expect("start");
+        assert_eq!(
+            host.poll_transmit().map(|t| t.frame[HEADER_LEN..].to_vec()),
+            Some(start.to_vec())
+        );
+        assert_eq!(host.poll_transmit(), None);
+        assert_eq!(host.poll_timeout(), Some(50 * MS));
+        host.handle_timeout(49 * MS);
+        assert_eq!(host.poll_transmit(), None, "too early");
+        let mut starts = 0;
+        let mut t = 0;
+        while !host.is_finished() {
+            t += MS;
+            host.handle_timeout(t);
+            while let Some(x) = host.poll_transmit() {
+                assert_eq!(x.payload(), start);
+                starts += 1;
+            }
+        }
+        assert_eq!(t, 2_000 * MS);
+        assert_eq!(starts, 39, "one START per 50 ms of silence");
+        let o = &host.outcomes()[0];
+        assert!(
+            matches!(
+                o.failure,
+                Some(BoardFailure::Silent {
+                    silent_ms: 2000,
+                    ..
+                })
+            ),
+            "{o:?}"
+        );
+        assert!(!o.complete(None));
+        assert!(readers[0]
+            .pointers()
+            .error
+            .expect("error")
+            .contains("nothing received for 2000 ms"));
+        assert_eq!(host.poll_timeout(), None);
+    }
+
+    #[test]
+    fn frames_that_are_not_a_boards_fade_are_ignored() {
+        let (mut host, _readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
+        host.start(0);
+        let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
+        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
+        let start = V1::command(Command::Start, 0, 0).expect("start");
+        let _ = board.on_packet(&start, 0);
+        let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) else {
+            panic!("the board sends");
+        };
+        let good = frame_from(0, &buf[..len]);
+        let mut stranger = good.clone();
+        stranger[11] = 9;
+        let mut ip = good.clone();
+        ip[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        for f in [&good[..5], &good[..13], &stranger[..], &ip[..]] {
+            let r = host.on_frame(f, 1, None, |_| Err("no ACK expected"));
+            assert_eq!(r, Ok(None));
+        }
+        // A frame from the board that is no DATA packet: no ACK.
+        let r = host.on_frame(&good[..HEADER_LEN + 3], 1, None, |_| Err("no ACK expected"));
+        assert_eq!(
+            r,
+            Ok(Some(Handled {
+                board: 0,
+                acked: false
+            }))
+        );
+        assert_eq!(host.outcomes()[0].counters.rejected, 1);
+        // The real one is ACKed, and a failed send is the caller's error.
+        let r = host.on_frame(&good, 2, None, |_| Err("link down"));
+        assert_eq!(r, Err("link down"));
+        assert_eq!(host.outcomes()[0].delivered, 1024, "the data is kept");
+    }
+
+    #[test]
+    fn the_deadline_resets_every_board_and_ends_its_ring() {
+        let mut c = config(2, 1 << 40);
+        c.limit_bytes = None;
+        c.duration_ns = Some(5 * MS);
+        let mut r = Readout::<V1>::new(c, BoardConfig::default());
+        let begin = r.now;
+        r.run(100);
+        for (i, o) in r.host.outcomes().iter().enumerate() {
+            assert_eq!(o.done_ns, Some(begin + 5 * MS), "{o:?}");
+            assert!(o.complete(None) && o.delivered > 0, "{o:?}");
+            assert_eq!(r.read[i], o.delivered);
+            assert_eq!(r.count(i, Command::Reset), 3);
+            assert!(r.readers[i].pointers().eof);
+        }
+        assert_eq!(r.mismatches, 0);
+    }
+
+    #[test]
+    fn a_finished_board_that_keeps_sending_is_reset_once_per_retry() {
+        let (mut host, _readers) = Host::<V1>::new(HostConfig {
+            limit_bytes: Some(1024),
+            ..config(1, 0)
+        })
+        .expect("host");
+        host.start(0);
+        while host.poll_transmit().is_some() {}
+        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
+        let start = V1::command(Command::Start, 0, 0).expect("start");
+        let _ = board.on_packet(&start, 0);
+        let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
+        let mut frames = Vec::new();
+        while let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) {
+            frames.push(frame_from(0, &buf[..len]));
+        }
+        let ok = |_| Ok::<(), ()>(());
+        host.on_frame(&frames[0], MS, None, ok).expect("first");
+        assert!(host.is_finished());
+        assert_eq!(std::iter::from_fn(|| host.poll_transmit()).count(), 3);
+        // Its RESETs were lost: it keeps sending.
+        let mut resets = 0;
+        for (k, f) in frames.iter().enumerate().skip(1) {
+            let h = host
+                .on_frame(f, MS + k as u64 * 10 * MS, None, ok)
+                .expect("later");
+            assert_eq!(
+                h,
+                Some(Handled {
+                    board: 0,
+                    acked: false
+                })
+            );
+            resets += std::iter::from_fn(|| host.poll_transmit()).count();
+        }
+        // 31 frames 10 ms apart: a RESET every 50 ms, from 50 ms on.
+        assert_eq!(resets, 6);
+        assert_eq!(host.outcomes()[0].delivered, 1024);
+    }
+
+    #[test]
+    fn a_user_command_is_sent_once_a_ten_g_board_streams_and_its_answer_kept() {
+        let limit = 4 << 20;
+        let mut c = config(2, limit);
+        c.ring_bytes = 1 << 20;
+        c.command = Some(UserCommand {
+            command: Command::User(UserCode::new(0x0123).expect("user code")),
+            arg: 0xfeed,
+            config: CommandConfig::default(),
+        });
+        let mut r = Readout::<TenG>::new(c, BoardConfig::default());
+        r.drop_ack = |k| k % 5 == 0;
+        r.run(2_000);
+        for (i, o) in r.host.outcomes().iter().enumerate() {
+            assert!(o.complete(Some(limit)), "{o:?}");
+            assert_eq!(r.read[i], limit);
+            assert!(o.command_sent);
+            let done = o.command.clone().expect("answered").expect("no error");
+            assert_eq!(done.arg, 0xfeed);
+            assert_eq!(done.seq, 7u16.wrapping_add(0x8000));
+            assert_eq!(done.data[..4], 0xfeedu32.to_be_bytes());
+        }
+        assert_eq!(r.mismatches, 0);
+    }
+
+    #[test]
+    fn bad_readouts_are_refused_with_the_reason() {
+        let dup = HostConfig {
+            boards: vec![mac(1), mac(2), mac(1)],
+            ..config(0, 1)
+        };
+        let e = Host::<V1>::new(dup).expect_err("duplicate");
+        assert_eq!(e.to_string(), "board 02:00:00:00:01:01 is listed twice");
+        assert_eq!(
+            Host::<V1>::new(config(0, 1)).expect_err("none"),
+            HostConfigError::NoBoards
+        );
+        let v1_command = HostConfig {
+            command: Some(UserCommand {
+                command: Command::User(UserCode::new(0x0100).expect("code")),
+                arg: 0,
+                config: CommandConfig::default(),
+            }),
+            ..config(1, 1)
+        };
+        assert!(matches!(
+            Host::<V1>::new(v1_command),
+            Err(HostConfigError::NoUserCommands { version: "1" })
+        ));
+    }
+
+    #[test]
+    fn abort_ends_every_running_board_as_interrupted_with_a_stop() {
+        let (mut host, readers) = Host::<V1>::new(config(2, 1 << 20)).expect("host");
+        host.start(0);
+        while host.poll_transmit().is_some() {}
+        host.abort();
+        assert!(host.is_finished());
+        assert_eq!(std::iter::from_fn(|| host.poll_transmit()).count(), 6);
+        for r in &readers {
+            assert!(r.pointers().error.expect("error").ends_with("interrupted"));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn no_frame_panics_or_delivers_what_was_not_sent(
+            frames in proptest::collection::vec(
+                (0usize..3, proptest::collection::vec(proptest::num::u8::ANY, 0..1200)),
+                0..64,
+            )
+        ) {
+            let (mut host, _readers) = Host::<V1>::new(config(2, 1 << 20)).expect("host");
+            host.start(0);
+            for (t, (from, payload)) in frames.iter().enumerate() {
+                let f = frame_from(*from, payload);
+                let _ = host.on_frame(&f, t as u64, Some(1), |_| Ok::<(), ()>(()));
+                host.handle_timeout(t as u64);
+                while host.poll_transmit().is_some() {}
+            }
+            for o in host.outcomes() {
+                proptest::prop_assert!(o.delivered <= o.counters.bytes);
+            }
+        }
+    }
+}
