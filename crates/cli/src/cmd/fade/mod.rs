@@ -4,10 +4,8 @@
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
-pub mod ack_clock;
 pub mod command;
 pub mod feb;
-pub mod link;
 pub mod recv;
 pub mod report;
 
@@ -30,37 +28,14 @@ enum FadeCommand {
     Command(command::CommandArgs),
 }
 
-/// The raw socket every FADE tool uses: ethertype 0xfade on `interface`,
-/// batches of 32 frames of up to 2048 bytes for v1 (a DATA frame is 1072)
-/// or 9216 for FADE-10G (8232).
+/// The raw socket every FADE tool uses (`linerate_readout::link::open_socket`).
 fn open_socket(interface: &str, version: Version) -> Result<linerate_io::raw::RawSocket> {
-    use anyhow::Context;
-    if version == Version::TenG {
-        // Without jumbo frames every DATA send fails and the run just
-        // stalls: say so up front.
-        let need = linerate_wire::fade::ten_g::DATA_PACKET_LEN as u32;
-        let mtu = linerate_io::netdev::offloads(interface)
-            .with_context(|| format!("reading the MTU of {interface}"))?
-            .mtu;
-        if mtu < need {
-            anyhow::bail!(
-                "FADE-10G needs an MTU of at least {need} on {interface} (8218-byte DATA packets), but it is {mtu}: use jumbo frames (e.g. ip link set {interface} mtu 9000)"
-            );
-        }
-    }
-    linerate_io::raw::RawSocket::open(
-        interface,
-        linerate_wire::fade::ETHERTYPE,
-        &linerate_io::raw::RawConfig {
-            batch: 32,
-            frame_len: match version {
-                Version::V1 => 2048,
-                Version::TenG => 9216,
-            },
-            ..linerate_io::raw::RawConfig::default()
-        },
-    )
-    .with_context(|| format!("opening a FADE socket on {interface}"))
+    use linerate_fade::version::{TenG, V1};
+    use linerate_readout::link::open_socket;
+    Ok(match version {
+        Version::V1 => open_socket::<V1>(interface)?,
+        Version::TenG => open_socket::<TenG>(interface)?,
+    })
 }
 
 /// Runs `linerate fade ...`.

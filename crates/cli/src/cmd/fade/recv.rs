@@ -9,25 +9,22 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use linerate_fade::board::Controller;
 use linerate_fade::command::CommandConfig;
 use linerate_fade::fair::FairConfig;
-use linerate_fade::host::{Host, HostConfig, UserCommand, CONTROL_FRAME_LEN};
+use linerate_fade::host::{HostConfig, UserCommand};
 use linerate_fade::ring::RingReader;
 use linerate_fade::stream;
 use linerate_fade::version::{self as fade_version, TenG, V1};
-use linerate_io::raw::RawSocket;
-use linerate_metrics::LatencyHistogram;
+use linerate_readout::link::{parse_backend, Backend};
+use linerate_readout::{LinkConfig, Readout};
 use linerate_testbed::Rate;
 
-use super::ack_clock::{AckClock, SentAt};
 use super::command::{completion_json, first_seq, parse_user_command, UserCommandArg};
-use super::link::{parse_backend, Backend, FrameLink};
 use super::report::{self, BoardReport};
 use super::{
     controller_name, parse_bytes, parse_controller, parse_mac, parse_seconds, parse_version,
@@ -155,38 +152,6 @@ pub struct RecvArgs {
     realtime: Option<i32>,
 }
 
-/// The ACK timings of one board, which the receive thread keeps.
-struct Timings {
-    latency: LatencyHistogram,
-    /// Receive timestamp to the return of the ACK's send.
-    returned: LatencyHistogram,
-    /// Receive timestamp to the receive thread holding the frame: the part
-    /// of `latency` spent before linerate had the frame.
-    pickup: LatencyHistogram,
-}
-
-impl Timings {
-    fn new() -> Timings {
-        Timings {
-            latency: report::latency_histogram(),
-            returned: report::latency_histogram(),
-            pickup: report::latency_histogram(),
-        }
-    }
-
-    /// An ACK for a frame stamped `received_ns` came back from its send
-    /// at `returned_ns`; without driver stamps that is when it left.
-    fn sent(&mut self, received_ns: u64, returned_ns: u64, sent_at: SentAt) {
-        if received_ns > 0 {
-            let t = returned_ns.saturating_sub(received_ns).max(1);
-            self.returned.record_ns(t);
-            if sent_at == SentAt::SendReturn {
-                self.latency.record_ns(t);
-            }
-        }
-    }
-}
-
 /// Runs the receiver; an error means some board did not deliver all it
 /// was asked for, broke its stream, or failed to verify.
 pub fn run(args: RecvArgs) -> Result<()> {
@@ -202,10 +167,10 @@ pub fn run(args: RecvArgs) -> Result<()> {
     }
 }
 
-/// The readout `args` ask for, as the protocol core takes it.
-fn host_config(args: &RecvArgs, host_mac: [u8; 6]) -> HostConfig {
+/// The readout `args` ask for, as the protocol core takes it (the host's
+/// MAC is filled in from the interface).
+fn host_config(args: &RecvArgs) -> HostConfig {
     HostConfig {
-        host_mac,
         boards: args.febs.clone(),
         limit_bytes: args.bytes,
         duration_ns: args.duration.map(|d| d.as_nanos() as u64),
@@ -231,14 +196,21 @@ fn host_config(args: &RecvArgs, host_mac: [u8; 6]) -> HostConfig {
             },
         }),
         first_seq: first_seq(),
+        ..HostConfig::default()
     }
 }
 
-/// [`run`] for wire version `W`: drives [`Host`] with the link's frames.
+/// [`run`] for wire version `W`: a [`Readout`] on this thread, a reader
+/// thread per board.
 fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
-    let mut link = FrameLink::open(&args.interface, args.version, args.backend)?;
-    let mut ack_clock = AckClock::new(link.sender_mut(), args.tx_stamp_every);
-    let (mut host, rings) = Host::<W>::new(host_config(&args, link.sender().mac()))?;
+    let link = LinkConfig {
+        interface: args.interface.clone(),
+        backend: args.backend,
+        tx_stamp_every: args.tx_stamp_every,
+        batch_acks: args.batch_acks,
+        spin: Duration::from_micros(args.spin_us),
+    };
+    let (mut readout, rings) = Readout::<W>::open(link, host_config(&args))?;
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
     let mut readers = Vec::new();
     let receive_cpu = args.cpu;
@@ -264,89 +236,19 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 .context("starting a reader thread")?,
         );
     }
-    let mut timings: Vec<Timings> = args.febs.iter().map(|_| Timings::new()).collect();
     if let Some(cpu) = args.cpu {
         pin(cpu)?;
     }
     if let Some(prio) = args.realtime {
         realtime(prio)?;
     }
-    let clock = Instant::now();
-    let now = || clock.elapsed().as_nanos() as u64;
-    host.start(now());
-    send_queued(&mut host, link.sender())?;
-    let mut pending: Vec<([u8; CONTROL_FRAME_LEN], u64, usize)> = Vec::new();
-    let mut last_frame = Instant::now();
-    let spin = Duration::from_micros(args.spin_us);
-
-    while !host.is_finished() {
-        if stop.load(Ordering::Relaxed) {
-            host.abort();
-            send_queued(&mut host, link.sender())?;
-            break;
-        }
-        // Busy-poll while frames keep coming; after `spin` of silence, sleep
-        // in the socket (a spinning thread on a shared core only delays
-        // the peer it is waiting for).
-        let wait = if last_frame.elapsed() < spin {
-            Duration::ZERO
-        } else {
-            Duration::from_millis(1)
-        };
-        if link.recv(Some(wait))? > 0 {
-            last_frame = Instant::now();
-        }
-        let sock = link.sender();
-        let sent_at = ack_clock.sent_at();
-        for f in link.frames() {
-            let stamp = f.timestamp_ns;
-            let waited = (stamp > 0).then(|| link.now_ns().saturating_sub(stamp).max(1));
-            // The ACK leaves from inside on_frame, before the data is
-            // copied into the ring.
-            let handled = host.on_frame(f.data, now(), waited, |t| {
-                if args.batch_acks {
-                    pending.push((t.frame, stamp, t.board));
-                } else {
-                    ack_clock.send(sock, &t.frame, stamp, t.board)?;
-                    timings[t.board].sent(stamp, link.now_ns(), sent_at);
-                }
-                anyhow::Ok(())
-            })?;
-            if let (Some(h), Some(w)) = (handled, waited) {
-                if h.acked {
-                    timings[h.board].pickup.record_ns(w);
-                }
-            }
-        }
-        // Batched ACKs leave together, after the whole receive batch.
-        if !pending.is_empty() {
-            let frames: Vec<&[u8]> = pending.iter().map(|(f, _, _)| f.as_slice()).collect();
-            let received: Vec<(u64, usize)> = pending.iter().map(|&(_, s, i)| (s, i)).collect();
-            ack_clock.send_batch(sock, &frames, &received)?;
-            let returned = link.now_ns();
-            for (_, stamp, i) in pending.drain(..) {
-                timings[i].sent(stamp, returned, sent_at);
-            }
-        }
-        // The driver's stamps of this batch's ACKs, now back.
-        ack_clock.collect(
-            link.sender(),
-            || link.realtime_minus_now_ns(),
-            |i, t| {
-                if let Some(b) = timings.get_mut(i) {
-                    b.latency.record_ns(t);
-                }
-            },
-        )?;
-        // Timers: START retries, idle boards, the duration, --command.
-        host.handle_timeout(now());
-        send_queued(&mut host, link.sender())?;
-    }
-    let ended = now();
+    readout.run(&stop)?;
+    let ended = readout.ended_ns().unwrap_or_else(|| readout.now_ns());
 
     let limit = args.bytes;
     let mut reports = Vec::new();
-    for ((o, t), r) in host.outcomes().into_iter().zip(timings).zip(readers) {
+    let timings = readout.timings().to_vec();
+    for ((o, t), r) in readout.outcomes().into_iter().zip(timings).zip(readers) {
         let (verified_bytes, verify_errors, io_error) = r
             .join()
             .map_err(|_| anyhow::anyhow!("a reader thread panicked"))?;
@@ -385,10 +287,11 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let mut value = report::json(&reports, seconds);
     value["controller"] = controller_name(args.controller).into();
     value["version"] = W::NAME.into();
-    value["backend"] = link.report();
-    value["ack_sent_at"] = ack_clock.sent_at().name().into();
-    value["ack_stamps"] = ack_clock.report();
-    if let Some(f) = host.fair() {
+    value["backend"] = report::backend_json(&readout.backend_report());
+    let stamps = readout.ack_stamps();
+    value["ack_sent_at"] = stamps.sent_at.name().into();
+    value["ack_stamps"] = report::stamps_json(&stamps);
+    if let Some(f) = readout.host().fair() {
         value["fair_rounds"] = f.rounds().into();
         value["fair_capacity_bps"] = f.capacity_bps().into();
         value["fair_queue_cuts"] = f.queue_cuts().into();
@@ -420,14 +323,6 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         .collect();
     if !failed.is_empty() {
         bail!("{}", failed.join("; "));
-    }
-    Ok(())
-}
-
-/// Sends the frames the readout queued (START, STOP, RESET, commands).
-fn send_queued<W: fade_version::Version>(host: &mut Host<W>, sock: &RawSocket) -> Result<()> {
-    while let Some(t) = host.poll_transmit() {
-        sock.send(&t.frame)?;
     }
     Ok(())
 }

@@ -5,15 +5,9 @@ use linerate_fade::window::WindowCounters;
 use linerate_metrics::LatencyHistogram;
 use serde_json::{json, Value};
 
-/// Highest latency the histograms resolve: 10 s, far past any ACK (the
-/// idle timeout ends a run after 2 s of silence); longer ones count as 10 s.
-const LATENCY_MAX: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// An empty latency histogram (linerate's one type for latencies: 1 ns to
-/// [`LATENCY_MAX`], three significant digits).
-pub fn latency_histogram() -> LatencyHistogram {
-    LatencyHistogram::with_max(LATENCY_MAX)
-}
+use linerate_readout::ack_clock::AckStampReport;
+use linerate_readout::link::BackendReport;
+pub use linerate_readout::timings::latency_histogram;
 
 /// What one board's stream came to.
 #[derive(Debug, Clone)]
@@ -162,6 +156,38 @@ fn ratio(a: u64, b: u64) -> f64 {
 fn us(h: &LatencyHistogram, percent: f64) -> f64 {
     h.quantile(percent / 100.0)
         .map_or(0.0, |d| d.as_nanos() as f64 / 1000.0)
+}
+
+/// The receive backend and its counters as JSON (`backend` in the report).
+pub fn backend_json(r: &BackendReport) -> Value {
+    let mut v = json!({ "name": r.backend.name() });
+    if let Some(x) = &r.xdp {
+        v["attach_mode"] = x.attach_mode.name().into();
+        v["zero_copy"] = x.zero_copy.into();
+        v["passed_to_kernel"] = x.passed_to_kernel.into();
+        match &x.stats {
+            Ok(s) => {
+                v["seen"] = s.seen.into();
+                v["received"] = s.received.into();
+                v["pending"] = s.pending.into();
+                v["dropped"] = s.dropped.into();
+                v["fill_ring_empty"] = s.fill_ring_empty.into();
+                v["multi_buffer"] = s.multi_buffer.into();
+            }
+            Err(e) => v["stats_error"] = e.as_str().into(),
+        }
+    }
+    v
+}
+
+/// What the ACKs' transmit stamps came to, as JSON (`ack_stamps`).
+pub fn stamps_json(r: &AckStampReport) -> Value {
+    json!({
+        "sent_at": r.sent_at.name(),
+        "stamp_every": r.stamp_every,
+        "stamps": r.stamps,
+        "missing_stamps": r.missing_stamps,
+    })
 }
 
 #[cfg(test)]

@@ -15,10 +15,16 @@
 //! a receive batch, so the sample is not biased toward quiet moments)
 //! asks for one.
 
-use anyhow::Result;
 use linerate_io::raw::RawSocket;
 use linerate_io::tx_stamp::TxStamp;
 use linerate_io::Error as IoError;
+
+use crate::error::{Error, Result};
+
+/// An ACK send's error.
+fn sending(e: IoError) -> Error {
+    Error::io("sending an ACK", e)
+}
 
 /// ACKs whose stamps may be outstanding at once; older ones are given up.
 const PENDING: usize = 4096;
@@ -106,7 +112,7 @@ impl AckClock {
         board: usize,
     ) -> Result<bool> {
         let Some(key) = self.stamp_key(received_ns) else {
-            return Ok(sock.send(frame)?);
+            return sock.send(frame).map_err(sending);
         };
         match sock.send_stamped(frame, key) {
             Ok(taken) => {
@@ -117,9 +123,9 @@ impl AckClock {
             }
             Err(e) if self.refuses_stamps(&e) => {
                 self.sent_at = SentAt::SendReturn;
-                Ok(sock.send(frame)?)
+                sock.send(frame).map_err(sending)
             }
-            Err(e) => Err(e.into()),
+            Err(e) => Err(sending(e)),
         }
     }
 
@@ -159,7 +165,7 @@ impl AckClock {
         received: &[(u64, usize)],
     ) -> Result<usize> {
         if self.sent_at == SentAt::SendReturn {
-            return Ok(sock.send_batch(frames)?);
+            return sock.send_batch(frames).map_err(sending);
         }
         let keys: Vec<Option<u32>> = received
             .iter()
@@ -176,9 +182,9 @@ impl AckClock {
             }
             Err(e) if self.refuses_stamps(&e) => {
                 self.sent_at = SentAt::SendReturn;
-                Ok(sock.send_batch(frames)?)
+                sock.send_batch(frames).map_err(sending)
             }
-            Err(e) => Err(e.into()),
+            Err(e) => Err(sending(e)),
         }
     }
 
@@ -210,7 +216,12 @@ impl AckClock {
         realtime_minus_link_ns: impl Fn() -> i64,
         mut record: impl FnMut(usize, u64),
     ) -> Result<()> {
-        while self.live > 0 && sock.take_tx_stamps(&mut self.stamps)? > 0 {
+        while self.live > 0
+            && sock
+                .take_tx_stamps(&mut self.stamps)
+                .map_err(|e| Error::io("reading ACK transmit stamps", e))?
+                > 0
+        {
             let offset = realtime_minus_link_ns();
             for s in &self.stamps {
                 let slot = &mut self.pending[s.key as usize % PENDING];
@@ -227,14 +238,28 @@ impl AckClock {
         Ok(())
     }
 
-    /// For the report: where ACK latency ends, stamps matched, stamps that
-    /// never came back (given up, or still outstanding at the end).
-    pub fn report(&self) -> serde_json::Value {
-        serde_json::json!({
-            "sent_at": self.sent_at.name(),
-            "stamp_every": self.every,
-            "stamps": self.matched,
-            "missing_stamps": self.missing + self.live as u64,
-        })
+    /// For reports: where ACK latency ends, how often stamps were asked
+    /// for, and what came of them.
+    pub fn report(&self) -> AckStampReport {
+        AckStampReport {
+            sent_at: self.sent_at,
+            stamp_every: self.every,
+            stamps: self.matched,
+            missing_stamps: self.missing + self.live as u64,
+        }
     }
+}
+
+/// What the driver's transmit stamps came to in a readout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckStampReport {
+    /// Where the reported ACK latency ends.
+    pub sent_at: SentAt,
+    /// One ACK in this many asked for a stamp.
+    pub stamp_every: u32,
+    /// Stamps that came back and were matched to their ACK.
+    pub stamps: u64,
+    /// Stamps that never came back (given up, or still outstanding at
+    /// the end).
+    pub missing_stamps: u64,
 }

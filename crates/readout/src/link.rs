@@ -1,17 +1,47 @@
-//! How `fade recv` meets the wire: frames out always through the raw
+//! How a readout meets the wire: frames out always through the raw
 //! socket (so they pass the interface's qdisc, netfilter egress hooks and
 //! taps like any frame), frames in through the raw socket or an AF_XDP
-//! socket (`--backend`).
+//! socket ([`Backend`]).
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use linerate_fade::version::Version;
 use linerate_io::clock::{monotonic_ns, realtime_ns};
-use linerate_io::raw::RawSocket;
-use linerate_io::xdp::{XdpConfig, XdpReceiver};
-use serde_json::{json, Value};
+use linerate_io::raw::{RawConfig, RawSocket};
+use linerate_io::xdp::{AttachMode, XdpConfig, XdpReceiver, XdpStats};
 
-use super::Version;
+use crate::error::{Error, Result};
+
+/// The raw socket every FADE tool uses: ethertype 0xfade on `interface`,
+/// batches of 32 frames, each buffer 2048 bytes for v1 (a DATA frame is
+/// 1072) or 9216 for FADE-10G (8232). A DATA frame that does not fit the
+/// interface's MTU is refused up front: without jumbo frames a FADE-10G
+/// board's every send would fail and the readout would only stall.
+pub fn open_socket<W: Version>(interface: &str) -> Result<RawSocket> {
+    let need = W::DATA_PACKET_LEN as u32;
+    if need > 1500 {
+        let mtu = linerate_io::netdev::offloads(interface)
+            .map_err(|e| Error::io(format!("reading the MTU of {interface}"), e))?
+            .mtu;
+        if mtu < need {
+            return Err(Error::Mtu {
+                interface: interface.to_string(),
+                mtu,
+                need,
+            });
+        }
+    }
+    RawSocket::open(
+        interface,
+        linerate_wire::fade::ETHERTYPE,
+        &RawConfig {
+            batch: 32,
+            frame_len: if need > 1500 { 9216 } else { 2048 },
+            ..RawConfig::default()
+        },
+    )
+    .map_err(|e| Error::io(format!("opening a FADE socket on {interface}"), e))
+}
 
 /// How DATA frames reach the receive thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +63,7 @@ impl Backend {
     }
 }
 
-/// Parses `--backend`.
+/// Parses a backend by its name (`raw`, `xdp`, any case).
 pub fn parse_backend(s: &str) -> std::result::Result<Backend, String> {
     match s.to_ascii_lowercase().as_str() {
         "raw" => Ok(Backend::Raw),
@@ -42,6 +72,32 @@ pub fn parse_backend(s: &str) -> std::result::Result<Backend, String> {
             "unknown receive backend {s:?}: expected raw or xdp"
         )),
     }
+}
+
+/// The backend and its counters, for reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackendReport {
+    /// Which backend received.
+    pub backend: Backend,
+    /// AF_XDP only: how the program is attached, whether the socket runs
+    /// in zero-copy mode, frames that came in through the raw socket
+    /// instead, and the socket's and program's counters (or why they
+    /// could not be read).
+    pub xdp: Option<XdpReport>,
+}
+
+/// The AF_XDP part of a [`BackendReport`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XdpReport {
+    /// Native or generic XDP.
+    pub attach_mode: AttachMode,
+    /// Whether the socket is in zero-copy mode.
+    pub zero_copy: bool,
+    /// Frames that arrived through the raw socket (a receive queue without
+    /// an AF_XDP socket).
+    pub passed_to_kernel: u64,
+    /// The counters, or why they could not be read.
+    pub stats: std::result::Result<XdpStats, String>,
 }
 
 /// One received frame and when it arrived, on [`FrameLink::now_ns`]'s clock.
@@ -69,10 +125,10 @@ pub struct FrameLink {
 }
 
 impl FrameLink {
-    /// Opens the raw socket on `interface` and, for [`Backend::Xdp`], the
-    /// AF_XDP receiver beside it.
-    pub fn open(interface: &str, version: Version, backend: Backend) -> Result<FrameLink> {
-        let raw = super::open_socket(interface, version)?;
+    /// Opens the raw socket on `interface` for wire version `W` and, for
+    /// [`Backend::Xdp`], the AF_XDP receiver beside it.
+    pub fn open<W: Version>(interface: &str, backend: Backend) -> Result<FrameLink> {
+        let raw = open_socket::<W>(interface)?;
         let xdp = match backend {
             Backend::Raw => None,
             Backend::Xdp => Some(
@@ -81,7 +137,7 @@ impl FrameLink {
                     linerate_wire::fade::ETHERTYPE,
                     &XdpConfig::default(),
                 )
-                .with_context(|| format!("opening the AF_XDP receiver on {interface}"))?,
+                .map_err(|e| Error::io(format!("opening the AF_XDP receiver on {interface}"), e))?,
             ),
         };
         Ok(FrameLink {
@@ -118,14 +174,19 @@ impl FrameLink {
     /// yields.
     pub fn recv(&mut self, wait: Option<Duration>) -> Result<usize> {
         let Some(xdp) = self.xdp.as_mut() else {
-            self.raw_frames = self.raw.recv(wait)?;
+            self.raw_frames = self.raw.recv(wait).map_err(|e| Error::io("receiving", e))?;
             return Ok(self.raw_frames);
         };
-        let n = xdp.recv(wait)?;
+        let n = xdp
+            .recv(wait)
+            .map_err(|e| Error::io("receiving from the AF_XDP socket", e))?;
         self.raw_frames = 0;
         if self.last_raw_check.elapsed() >= RAW_CHECK {
             self.last_raw_check = Instant::now();
-            self.raw_frames = self.raw.recv(Some(Duration::ZERO))?;
+            self.raw_frames = self
+                .raw
+                .recv(Some(Duration::ZERO))
+                .map_err(|e| Error::io("receiving", e))?;
             self.passed += self.raw_frames as u64;
         }
         Ok(n + self.raw_frames)
@@ -158,29 +219,24 @@ impl FrameLink {
         }
     }
 
-    /// The backend and its counters, for the JSON report.
-    pub fn report(&mut self) -> Value {
+    /// The backend and its counters, for reports.
+    pub fn report(&mut self) -> BackendReport {
+        let passed = self.passed;
         let Some(x) = &mut self.xdp else {
-            return json!({ "name": Backend::Raw.name() });
+            return BackendReport {
+                backend: Backend::Raw,
+                xdp: None,
+            };
         };
-        let mut v = json!({
-            "name": Backend::Xdp.name(),
-            "attach_mode": x.mode().name(),
-            "zero_copy": x.zero_copy(),
-            "passed_to_kernel": self.passed,
-        });
-        match x.stats() {
-            Ok(s) => {
-                v["seen"] = s.seen.into();
-                v["received"] = s.received.into();
-                v["pending"] = s.pending.into();
-                v["dropped"] = s.dropped.into();
-                v["fill_ring_empty"] = s.fill_ring_empty.into();
-                v["multi_buffer"] = s.multi_buffer.into();
-            }
-            Err(e) => v["stats_error"] = e.to_string().into(),
+        BackendReport {
+            backend: Backend::Xdp,
+            xdp: Some(XdpReport {
+                attach_mode: x.mode(),
+                zero_copy: x.zero_copy(),
+                passed_to_kernel: passed,
+                stats: x.stats().map_err(|e| e.to_string()),
+            }),
         }
-        v
     }
 }
 

@@ -1,0 +1,252 @@
+//! The readout library against boards on real veth links between network
+//! namespaces: boards (the sans-IO board of `linerate_fade` on a raw
+//! socket, one thread each in its own namespace) behind a switch, the
+//! readout in the host's namespace, nftables dropping FADE frames both
+//! ways. Needs root.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use linerate_fade::board::{BoardConfig, BoardCounters, FadeBoard, Transmit};
+use linerate_fade::host::{BoardFailure, HostConfig};
+use linerate_fade::ring::RingReader;
+use linerate_fade::stream;
+use linerate_fade::version::{TenG, Version, V1};
+use linerate_readout::link::{open_socket, Backend};
+use linerate_readout::{Error, LinkConfig, Readout};
+use linerate_testbed::{LossRule, Testbed};
+
+fn root() {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "readout tests need root (namespaces, raw sockets)"
+    );
+}
+
+/// A bed with boards `feb1..febN` and `pc` on one switch.
+fn bed(name: &str, boards: usize) -> Testbed {
+    root();
+    let mut hosts: Vec<String> = (1..=boards).map(|i| format!("feb{i}")).collect();
+    hosts.push("pc".into());
+    Testbed::builder(name)
+        .hosts(hosts.iter().map(String::as_str))
+        .switch()
+        .build()
+        .expect("bed")
+}
+
+/// Runs one board of version `W` on `host` until `stop`: answers the
+/// host (whose MAC it learns from the first frame), sends what it is
+/// due. Returns its counters.
+fn board<W: Version>(
+    bed: &Testbed,
+    host: &str,
+    config: BoardConfig,
+    stop: Arc<AtomicBool>,
+) -> JoinHandle<BoardCounters> {
+    let iface = bed.iface(host).expect("iface").name.clone();
+    bed.spawn_in(host, None, move || {
+        let mut sock = open_socket::<W>(&iface).expect("board socket");
+        let mut board = FadeBoard::<W>::new(config).expect("board");
+        let mut frame = vec![0u8; 14 + W::DATA_PACKET_LEN];
+        let mut peer = None;
+        let clock = Instant::now();
+        let now = || clock.elapsed().as_nanos() as u64;
+        while !stop.load(Ordering::Relaxed) {
+            let wait = match peer {
+                Some(to) => match board.poll_transmit(now(), &mut frame[14..]) {
+                    Transmit::Send(len) => {
+                        sock.write_header(&mut frame, to);
+                        sock.send(&frame[..14 + len]).expect("board send");
+                        Duration::ZERO
+                    }
+                    Transmit::WakeAt(_) => Duration::from_micros(20),
+                    Transmit::Idle => Duration::from_millis(1),
+                },
+                None => Duration::from_millis(1),
+            };
+            if sock.recv(Some(wait)).expect("board recv") > 0 {
+                for f in sock.frames() {
+                    if let (Some(src), Some(payload)) = (f.data.get(6..12), f.data.get(14..)) {
+                        peer.get_or_insert_with(|| src.try_into().expect("6 bytes"));
+                        let _ = board.on_packet(payload, now());
+                    }
+                }
+            }
+        }
+        board.counters()
+    })
+    .expect("board thread")
+}
+
+/// Reads a ring to its end; returns (bytes, words that failed to verify,
+/// the stream's error).
+fn read(mut ring: RingReader) -> JoinHandle<(u64, u64, Option<String>)> {
+    std::thread::spawn(move || {
+        let mut bad = 0;
+        loop {
+            let p = ring.wait(Duration::from_millis(100));
+            if p.available == 0 && (p.eof || p.error.is_some()) {
+                return (p.tail, bad, p.error);
+            }
+            bad += stream::mismatches(p.tail, ring.data());
+            let n = ring.data().len() as u64;
+            ring.commit(n).expect("commit what was there");
+        }
+    })
+}
+
+fn host_config(bed: &Testbed, boards: usize) -> HostConfig {
+    HostConfig {
+        boards: (1..=boards)
+            .map(|i| bed.mac(&format!("feb{i}")).expect("mac").0)
+            .collect(),
+        ring_bytes: 4 << 20,
+        ..HostConfig::default()
+    }
+}
+
+#[test]
+fn two_boards_through_five_percent_loss_both_ways_deliver_every_byte_verified() {
+    let bed = bed("rdloss", 2);
+    bed.set_loss(&LossRule::new("pc", 5.0).ingress().ethertype(0xfade))
+        .expect("ingress loss");
+    bed.set_loss(&LossRule::new("pc", 5.0).egress().ethertype(0xfade))
+        .expect("egress loss");
+    let limit = 48 << 20;
+    let stop = Arc::new(AtomicBool::new(false));
+    let boards: Vec<_> = ["feb1", "feb2"]
+        .iter()
+        .map(|h| board::<V1>(&bed, h, BoardConfig::default(), stop.clone()))
+        .collect();
+    let iface = bed.iface("pc").expect("iface").name.clone();
+    let host = HostConfig {
+        limit_bytes: Some(limit),
+        ..host_config(&bed, 2)
+    };
+    let (outcomes, timings, stamps) = bed
+        .run_in("pc", None, move || {
+            let (mut readout, rings) =
+                Readout::<V1>::open(LinkConfig::new(iface), host).expect("open");
+            let readers: Vec<_> = rings.into_iter().map(read).collect();
+            readout.run(&AtomicBool::new(false)).expect("run");
+            for r in readers {
+                let (bytes, bad, error) = r.join().expect("reader");
+                assert_eq!((bytes, bad, error), (limit, 0, None));
+            }
+            (
+                readout.outcomes(),
+                readout.timings().to_vec(),
+                readout.ack_stamps(),
+            )
+        })
+        .expect("netns");
+    stop.store(true, Ordering::Relaxed);
+    let counters: Vec<BoardCounters> = boards
+        .into_iter()
+        .map(|b| b.join().expect("board"))
+        .collect();
+    for ((o, t), c) in outcomes.iter().zip(&timings).zip(&counters) {
+        assert!(o.complete(Some(limit)), "{o:?}");
+        assert_eq!(o.delivered, limit);
+        // Both directions lost frames: the board resent, the host re-ACKed.
+        assert!(c.resent > 0 && o.counters.duplicates > 0, "{c:?} {o:?}");
+        assert!(o.counters.retransmitted > 0);
+        assert!(t.pickup.count() > 0 && t.returned.count() > 0);
+        assert!(t.latency.count() > 0, "some ACK latency measured");
+    }
+    assert!(stamps.stamps > 0 || stamps.stamp_every == 0, "{stamps:?}");
+}
+
+#[test]
+fn a_silent_board_fails_by_its_mac_and_a_stop_interrupts_the_rest() {
+    let bed = bed("rdstop", 2);
+    let stop_boards = Arc::new(AtomicBool::new(false));
+    // Only feb1 runs a board, endlessly; feb2 is silent.
+    let b = board::<V1>(&bed, "feb1", BoardConfig::default(), stop_boards.clone());
+    let iface = bed.iface("pc").expect("iface").name.clone();
+    let host = HostConfig {
+        idle_timeout_ns: 300_000_000,
+        ..host_config(&bed, 2)
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopper = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(800));
+            stop.store(true, Ordering::Relaxed);
+        })
+    };
+    let outcomes = bed
+        .run_in("pc", None, move || {
+            let (mut readout, rings) =
+                Readout::<V1>::open(LinkConfig::new(iface), host).expect("open");
+            let readers: Vec<_> = rings.into_iter().map(read).collect();
+            readout.run(&stop).expect("run");
+            let ended = readout.ended_ns().expect("ended");
+            // Past feb2's idle timeout, on until the stop (the stopper's
+            // 800 ms began before the readout's clock).
+            assert!(ended >= 600_000_000, "ran until the stop: {ended} ns");
+            let errors: Vec<_> = readers
+                .into_iter()
+                .map(|r| r.join().expect("reader").2)
+                .collect();
+            (readout.outcomes(), errors)
+        })
+        .expect("netns");
+    stopper.join().expect("stopper");
+    let (outcomes, errors) = outcomes;
+    let feb2 = bed.mac("feb2").expect("mac");
+    assert!(
+        matches!(outcomes[1].failure, Some(BoardFailure::Silent { mac, .. }) if mac == feb2),
+        "{:?}",
+        outcomes[1]
+    );
+    assert!(matches!(
+        outcomes[0].failure,
+        Some(BoardFailure::Interrupted { .. })
+    ));
+    assert!(outcomes[0].delivered > 0);
+    for (o, e) in outcomes.iter().zip(errors) {
+        assert_eq!(
+            e,
+            o.failure.as_ref().map(ToString::to_string),
+            "the reader is told"
+        );
+    }
+    // The STOP reached the running board: it sends nothing more.
+    std::thread::sleep(Duration::from_millis(50));
+    stop_boards.store(true, Ordering::Relaxed);
+    let c = b.join().expect("board");
+    assert!(c.sent > 0);
+}
+
+#[test]
+fn ten_g_without_jumbo_frames_is_refused_before_anything_is_sent() {
+    let bed = bed("rdmtu", 1);
+    let iface = bed.iface("pc").expect("iface").name.clone();
+    let host = host_config(&bed, 1);
+    let e = bed
+        .run_in("pc", None, move || {
+            let mut link = LinkConfig::new(iface);
+            link.backend = Backend::Raw;
+            Readout::<TenG>::open(link, host)
+                .map(|_| ())
+                .expect_err("MTU 1500")
+        })
+        .expect("netns");
+    assert!(
+        matches!(
+            e,
+            Error::Mtu {
+                mtu: 1500,
+                need: 8218,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
