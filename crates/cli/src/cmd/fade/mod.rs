@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 
 pub mod command;
 pub mod feb;
+pub mod progress;
 pub mod recv;
 pub mod report;
 

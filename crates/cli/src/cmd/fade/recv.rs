@@ -9,6 +9,8 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -25,6 +27,7 @@ use linerate_readout::{LinkConfig, Readout};
 use linerate_testbed::Rate;
 
 use super::command::{completion_json, first_seq, parse_user_command, UserCommandArg};
+use super::progress::{Progress, ReadCounters};
 use super::report::{self, BoardReport};
 use super::{
     controller_name, parse_bytes, parse_controller, parse_mac, parse_seconds, parse_version,
@@ -214,7 +217,8 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
     let mut readers = Vec::new();
     let receive_cpu = args.cpu;
-    for (i, reader) in rings.into_iter().enumerate() {
+    let read: ReadCounters = rings.iter().map(|_| Arc::new(AtomicU64::new(0))).collect();
+    for ((i, reader), read) in rings.into_iter().enumerate().zip(read.clone()) {
         let out = match &args.out {
             Some(p) if args.febs.len() == 1 => Some(p.clone()),
             Some(p) => Some(PathBuf::from(format!("{}.{i}", p.display()))),
@@ -231,7 +235,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                     if let Some(c) = receive_cpu {
                         keep_off(c);
                     }
-                    consume(reader, verify, file)
+                    consume(reader, verify, file, &read)
                 })
                 .context("starting a reader thread")?,
         );
@@ -242,7 +246,10 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     if let Some(prio) = args.realtime {
         realtime(prio)?;
     }
-    readout.run(&stop)?;
+    let progress = Progress::start(!args.json, &read, args.bytes, args.duration, args.cpu);
+    let result = readout.run(&stop);
+    progress.finish();
+    result?;
     let ended = readout.ended_ns().unwrap_or_else(|| readout.now_ns());
 
     let limit = args.bytes;
@@ -333,6 +340,7 @@ fn consume(
     mut reader: RingReader,
     verify: bool,
     mut file: Option<File>,
+    read: &AtomicU64,
 ) -> (u64, u64, Option<String>) {
     reader.set_wakeup(64 << 10);
     // Below the receive thread: when both share a core, a reader waking up
@@ -364,6 +372,7 @@ fn consume(
         if reader.commit(len).is_err() {
             return (p.tail, errors, Some("ring commit refused".into()));
         }
+        read.store(p.tail + len, Ordering::Relaxed);
     }
 }
 
@@ -399,7 +408,7 @@ fn pin(cpu: usize) -> Result<()> {
 
 /// Moves the calling thread to every online CPU but `cpu` (if there is
 /// another one); a failure leaves it where it was.
-fn keep_off(cpu: usize) {
+pub fn keep_off(cpu: usize) {
     // SAFETY: sysconf has no memory effects.
     let online = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).unwrap_or(1);
     let mut set = nix::sched::CpuSet::new();
