@@ -27,6 +27,7 @@ pub mod fanout;
 pub mod netdev;
 pub mod packet_ring;
 pub mod raw;
+pub mod raw_ring;
 pub mod scatter;
 mod sockopt;
 pub mod tcp;

@@ -17,7 +17,11 @@ use crate::error::{Error, Result};
 /// 1072) or 9216 for FADE-10G (8232). A DATA frame that does not fit the
 /// interface's MTU is refused up front: without jumbo frames a FADE-10G
 /// board's every send would fail and the readout would only stall.
-pub fn open_socket<W: Version>(interface: &str) -> Result<RawSocket> {
+///
+/// `ring_slots` above 0 receives through a TPACKET_V2 ring of that many
+/// slots (no syscall per look; see `linerate_io::raw_ring`), 0 with
+/// `recvmmsg`.
+pub fn open_socket<W: Version>(interface: &str, ring_slots: usize) -> Result<RawSocket> {
     let need = W::DATA_PACKET_LEN as u32;
     if need > 1500 {
         let mtu = linerate_io::netdev::offloads(interface)
@@ -37,6 +41,7 @@ pub fn open_socket<W: Version>(interface: &str) -> Result<RawSocket> {
         &RawConfig {
             batch: 32,
             frame_len: if need > 1500 { 9216 } else { 2048 },
+            ring_slots,
             ..RawConfig::default()
         },
     )
@@ -48,6 +53,10 @@ pub fn open_socket<W: Version>(interface: &str) -> Result<RawSocket> {
 pub enum Backend {
     /// A PF_PACKET socket: `recvmmsg` batches with kernel timestamps.
     Raw,
+    /// The same socket with a TPACKET_V2 receive ring: the kernel puts
+    /// each frame in a slot of memory shared with the receive thread,
+    /// which polls it without syscalls.
+    Ring,
     /// An AF_XDP socket fed by linerate's XDP program, polled in user
     /// space without syscalls; stamps taken by the program.
     Xdp,
@@ -58,18 +67,20 @@ impl Backend {
     pub fn name(self) -> &'static str {
         match self {
             Backend::Raw => "raw",
+            Backend::Ring => "ring",
             Backend::Xdp => "xdp",
         }
     }
 }
 
-/// Parses a backend by its name (`raw`, `xdp`, any case).
+/// Parses a backend by its name (`raw`, `ring`, `xdp`, any case).
 pub fn parse_backend(s: &str) -> std::result::Result<Backend, String> {
     match s.to_ascii_lowercase().as_str() {
         "raw" => Ok(Backend::Raw),
+        "ring" => Ok(Backend::Ring),
         "xdp" => Ok(Backend::Xdp),
         _ => Err(format!(
-            "unknown receive backend {s:?}: expected raw or xdp"
+            "unknown receive backend {s:?}: expected raw, ring or xdp"
         )),
     }
 }
@@ -109,6 +120,10 @@ pub struct Frame<'a> {
     pub timestamp_ns: u64,
 }
 
+/// Slots of the [`Backend::Ring`] receive ring: 1024 frames, as many as
+/// 32 windows of 32 boards.
+pub const RING_SLOTS: usize = 1024;
+
 /// How often, in XDP mode, the raw socket is also read: a frame that came
 /// in on a receive queue without an AF_XDP socket went to the kernel.
 const RAW_CHECK: Duration = Duration::from_millis(1);
@@ -128,9 +143,14 @@ impl FrameLink {
     /// Opens the raw socket on `interface` for wire version `W` and, for
     /// [`Backend::Xdp`], the AF_XDP receiver beside it.
     pub fn open<W: Version>(interface: &str, backend: Backend) -> Result<FrameLink> {
-        let raw = open_socket::<W>(interface)?;
+        let slots = if backend == Backend::Ring {
+            RING_SLOTS
+        } else {
+            0
+        };
+        let raw = open_socket::<W>(interface, slots)?;
         let xdp = match backend {
-            Backend::Raw => None,
+            Backend::Raw | Backend::Ring => None,
             Backend::Xdp => Some(
                 XdpReceiver::open(
                     interface,
@@ -223,10 +243,12 @@ impl FrameLink {
     pub fn report(&mut self) -> BackendReport {
         let passed = self.passed;
         let Some(x) = &mut self.xdp else {
-            return BackendReport {
-                backend: Backend::Raw,
-                xdp: None,
+            let backend = if self.raw.has_ring() {
+                Backend::Ring
+            } else {
+                Backend::Raw
             };
+            return BackendReport { backend, xdp: None };
         };
         BackendReport {
             backend: Backend::Xdp,
@@ -246,7 +268,7 @@ mod tests {
 
     #[test]
     fn backends_parse_by_name() {
-        for b in [Backend::Raw, Backend::Xdp] {
+        for b in [Backend::Raw, Backend::Ring, Backend::Xdp] {
             assert_eq!(parse_backend(b.name()), Ok(b));
         }
         assert!(parse_backend("dpdk")

@@ -49,7 +49,7 @@ fn board<W: Version>(
 ) -> JoinHandle<BoardCounters> {
     let iface = bed.iface(host).expect("iface").name.clone();
     bed.spawn_in(host, None, move || {
-        let mut sock = open_socket::<W>(&iface).expect("board socket");
+        let mut sock = open_socket::<W>(&iface, 256).expect("board socket");
         let mut board = FadeBoard::<W>::new(config).expect("board");
         let mut frame = vec![0u8; 14 + W::DATA_PACKET_LEN];
         let mut peer = None;
@@ -111,7 +111,17 @@ fn host_config(bed: &Testbed, boards: usize) -> HostConfig {
 
 #[test]
 fn two_boards_through_five_percent_loss_both_ways_deliver_every_byte_verified() {
-    let bed = bed("rdloss", 2);
+    through_loss("rdloss", Backend::Raw);
+}
+
+#[test]
+fn the_ring_backend_delivers_every_byte_through_loss_too() {
+    through_loss("rdring", Backend::Ring);
+}
+
+/// Two boards through 5 % loss both ways, the readout on `backend`.
+fn through_loss(name: &str, backend: Backend) {
+    let bed = bed(name, 2);
     bed.set_loss(&LossRule::new("pc", 5.0).ingress().ethertype(0xfade))
         .expect("ingress loss");
     bed.set_loss(&LossRule::new("pc", 5.0).egress().ethertype(0xfade))
@@ -129,8 +139,12 @@ fn two_boards_through_five_percent_loss_both_ways_deliver_every_byte_verified() 
     };
     let (outcomes, timings, stamps) = bed
         .run_in("pc", None, move || {
-            let (mut readout, rings) =
-                Readout::<V1>::open(LinkConfig::new(iface), host).expect("open");
+            let link = LinkConfig {
+                backend,
+                ..LinkConfig::new(iface)
+            };
+            let (mut readout, rings) = Readout::<V1>::open(link, host).expect("open");
+            assert_eq!(readout.backend_report().backend, backend);
             let readers: Vec<_> = rings.into_iter().map(read).collect();
             readout.run(&AtomicBool::new(false)).expect("run");
             for r in readers {

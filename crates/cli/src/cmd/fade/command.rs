@@ -100,7 +100,7 @@ pub fn completion_json(c: &Completion) -> Value {
 
 /// Sends the command, waits for the answer (resending), prints it.
 pub fn run(args: CommandArgs) -> Result<()> {
-    let mut sock = super::open_socket(&args.interface, Version::TenG)?;
+    let mut sock = super::open_socket(&args.interface, Version::TenG, 0)?;
     let mut client = CommandClient::new(
         CommandConfig {
             retry_interval_ns: args.retry_ms * 1_000_000,

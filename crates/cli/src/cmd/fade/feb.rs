@@ -101,6 +101,21 @@ pub struct FebArgs {
     /// instead of each spinning through its time slice.
     #[arg(long, default_value_t = 200)]
     spin_us: u64,
+    /// Take the host's frames (ACKs, commands) from a TPACKET_V2 receive
+    /// ring of this many slots, which the board looks at without a
+    /// syscall, as an FPGA reads its receive FIFO; 0 (the default) looks
+    /// with a `recvmmsg` call each time. On a shared bench the ring frees
+    /// the boards' core (each look at the socket costs a syscall: a
+    /// quarter of that core at 1 Gbit/s) but moves the copy of every ACK
+    /// into the ring onto the host's core, inside its ACK send; see
+    /// docs/fade.md for what each choice measured.
+    #[arg(long, default_value_t = 0)]
+    ring_slots: usize,
+    /// While packets are due back to back or nearly, look for the host's
+    /// frames at most once per this many microseconds (0: before every
+    /// packet); a board with nothing to send always looks first.
+    #[arg(long, default_value_t = 0)]
+    poll_us: u64,
     /// Print the board's counters as one JSON object when it exits.
     #[arg(long)]
     json: bool,
@@ -145,7 +160,7 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0);
     }
-    let mut sock = super::open_socket(&args.interface, args.version)?;
+    let mut sock = super::open_socket(&args.interface, args.version, args.ring_slots)?;
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
 
     let clock = Instant::now();
@@ -155,10 +170,19 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
     let mut finished_filling = false;
     let mut send_failures = 0u64;
 
+    let poll_ns = args.poll_us.saturating_mul(1000);
+    let mut last_poll = 0u64;
+    let mut idle = true;
     while !stop.load(Ordering::Relaxed) {
-        // Control packets first: START, STOP, RESET, ACKs.
-        sock.recv(Some(Duration::ZERO))?;
-        link.absorb(&mut board, &sock, now_ns());
+        // Control packets first: START, STOP, RESET, ACKs; while packets
+        // are due, looked for at most once per --poll-us.
+        let t = now_ns();
+        if idle || t.saturating_sub(last_poll) >= poll_ns {
+            last_poll = t;
+            sock.recv(Some(Duration::ZERO))?;
+            link.absorb(&mut board, &sock, t);
+        }
+        idle = true;
         if board.is_done() || link.reset_after_start {
             break;
         }
@@ -195,6 +219,7 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
                 }
             }
             if n > 0 {
+                idle = false;
                 let refs: Vec<&[u8]> = frames[..n].iter().map(|f| f.as_slice()).collect();
                 let sent = sock.send_batch(&refs)?;
                 send_failures += (n - sent) as u64;

@@ -29,13 +29,18 @@ enum FadeCommand {
     Command(command::CommandArgs),
 }
 
-/// The raw socket every FADE tool uses (`linerate_readout::link::open_socket`).
-fn open_socket(interface: &str, version: Version) -> Result<linerate_io::raw::RawSocket> {
+/// The raw socket every FADE tool uses (`linerate_readout::link::open_socket`),
+/// receiving through a ring of `ring_slots` (0: `recvmmsg`).
+fn open_socket(
+    interface: &str,
+    version: Version,
+    ring_slots: usize,
+) -> Result<linerate_io::raw::RawSocket> {
     use linerate_fade::version::{TenG, V1};
     use linerate_readout::link::open_socket;
     Ok(match version {
-        Version::V1 => open_socket::<V1>(interface)?,
-        Version::TenG => open_socket::<TenG>(interface)?,
+        Version::V1 => open_socket::<V1>(interface, ring_slots)?,
+        Version::TenG => open_socket::<TenG>(interface, ring_slots)?,
     })
 }
 

@@ -130,9 +130,11 @@ pub struct RecvArgs {
     #[arg(long, default_value_t = 10, value_name = "US")]
     queue_target_us: u64,
     /// How DATA frames come in: `raw` (a PF_PACKET socket, recvmmsg with
-    /// kernel timestamps) or `xdp` (linerate's XDP program puts them in an
-    /// AF_XDP socket that the receive thread polls without syscalls; needs
-    /// root and an interface with XDP). ACKs always leave through the raw
+    /// kernel timestamps), `ring` (the same socket with a TPACKET_V2 ring
+    /// of 1024 slots that the receive thread polls without syscalls) or
+    /// `xdp` (linerate's XDP program puts them in an AF_XDP socket that the
+    /// receive thread polls without syscalls; needs root and an interface
+    /// with XDP). ACKs always leave through the raw
     /// socket, past the interface's qdisc and netfilter egress hooks.
     #[arg(long, default_value = "raw", value_parser = parse_backend)]
     backend: Backend,
