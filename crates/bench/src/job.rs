@@ -40,7 +40,7 @@ pub enum Work {
         boards: usize,
         /// The boards' rate controller (`seed` or linerate's).
         controller: String,
-        /// The receiver's receive backend (`raw` or `xdp`).
+        /// The receiver's receive backend (`raw`, `ring` or `xdp`).
         backend: String,
         /// The shared link's rate, Mbit/s.
         rate_mbit: u32,

@@ -198,6 +198,14 @@ fn one_gib_through_five_percent_loss_both_ways_arrives_complete_and_verified() {
     let bed = bed("fadeloss", &["feb", "pc"]);
     let v = lossy_transfer(&bed, "pc", "1", 1024, test_bytes(), &[]);
     assert_eq!(v["version"], "1");
+    assert_eq!(v["backend"]["name"], "ring", "the default backend");
+}
+
+#[test]
+fn the_recvmmsg_backend_delivers_through_five_percent_loss_both_ways() {
+    let _s = serial();
+    let bed = bed("faderaw", &["feb", "pc"]);
+    let v = lossy_transfer(&bed, "pc", "1", 1024, 256 << 20, &["--backend", "raw"]);
     assert_eq!(v["backend"]["name"], "raw");
 }
 

@@ -35,12 +35,12 @@ pub struct LinkConfig {
 }
 
 impl LinkConfig {
-    /// The defaults on `interface`: the raw backend, one stamp per 8 ACKs,
+    /// The defaults on `interface`: the ring backend, one stamp per 8 ACKs,
     /// one send per ACK, 200 µs of spinning.
     pub fn new(interface: impl Into<String>) -> LinkConfig {
         LinkConfig {
             interface: interface.into(),
-            backend: Backend::Raw,
+            backend: Backend::Ring,
             tx_stamp_every: 8,
             batch_acks: false,
             spin: Duration::from_micros(200),

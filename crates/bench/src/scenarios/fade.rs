@@ -12,9 +12,10 @@ use crate::scenario::Scenario;
 pub const CONTROLLERS: [&str; 2] = ["seed", "fair"];
 
 /// The receive backends compared (`linerate fade recv --backend`): the
-/// PF_PACKET socket, whose series keep the plain controller names, and
-/// AF_XDP, whose series add `-xdp`.
-pub const BACKENDS: [&str; 2] = ["raw", "xdp"];
+/// PF_PACKET socket read with recvmmsg, whose series keep the plain
+/// controller names, the same socket with a TPACKET_V2 ring (`-ring`),
+/// and AF_XDP (`-xdp`).
+pub const BACKENDS: [&str; 3] = ["raw", "ring", "xdp"];
 
 /// The series name of `controller` with `backend`.
 pub fn series(controller: &str, backend: &str) -> String {

@@ -129,14 +129,16 @@ pub struct RecvArgs {
     /// once the queue is gone. 0 turns the guard off.
     #[arg(long, default_value_t = 10, value_name = "US")]
     queue_target_us: u64,
-    /// How DATA frames come in: `raw` (a PF_PACKET socket, recvmmsg with
-    /// kernel timestamps), `ring` (the same socket with a TPACKET_V2 ring
-    /// of 1024 slots that the receive thread polls without syscalls) or
+    /// How DATA frames come in: `ring` (a PF_PACKET socket with a
+    /// TPACKET_V2 ring of 1024 slots that the receive thread polls without
+    /// syscalls; the default, measured lowest in ACK latency of the two
+    /// that need only CAP_NET_RAW), `raw` (the same socket read with
+    /// recvmmsg, kernel timestamps in control messages) or
     /// `xdp` (linerate's XDP program puts them in an AF_XDP socket that the
     /// receive thread polls without syscalls; needs root and an interface
     /// with XDP). ACKs always leave through the raw
     /// socket, past the interface's qdisc and netfilter egress hooks.
-    #[arg(long, default_value = "raw", value_parser = parse_backend)]
+    #[arg(long, default_value = "ring", value_parser = parse_backend)]
     backend: Backend,
     /// Pin the receive thread to this CPU, and keep the reader threads off
     /// it (on every other online CPU), so that a reader waking up never
