@@ -574,33 +574,35 @@ mod tests {
         assert!(e.to_string().contains("nosuchif0"), "{e}");
     }
 
+    /// A bed named `name`: feb and pc on one veth pair.
+    fn veth_pair(name: &str) -> Testbed {
+        assert!(root(), "raw socket tests need root");
+        Testbed::builder(name)
+            .hosts(["feb", "pc"])
+            .link("feb", "pc")
+            .build()
+            .expect("bed")
+    }
+
+    /// A socket for `ethertype` on `host`'s interface, opened in its
+    /// namespace.
+    fn open_in(bed: &Testbed, host: &str, ethertype: u16, config: RawConfig) -> RawSocket {
+        let iface = bed.iface(host).expect("iface").name.clone();
+        bed.run_in(host, None, move || {
+            RawSocket::open(&iface, ethertype, &config)
+        })
+        .expect("netns")
+        .expect("open")
+    }
+
     /// Two namespaces and a veth pair: frames of our ethertype cross with
     /// their timestamps, frames of another ethertype are not delivered.
     #[test]
     fn frames_cross_a_veth_pair_with_timestamps() {
-        assert!(root(), "raw socket tests need root");
-        let bed = Testbed::builder("fadeio")
-            .hosts(["feb", "pc"])
-            .link("feb", "pc")
-            .build()
-            .expect("bed");
-        let feb_if = bed.iface("feb").expect("iface").name.clone();
-        let pc_if = bed.iface("pc").expect("iface").name.clone();
-        let mut rx = bed
-            .run_in("pc", None, move || {
-                RawSocket::open(&pc_if, 0xfade, &RawConfig::default())
-            })
-            .expect("netns")
-            .expect("open rx");
-        let (tx, other) = bed
-            .run_in("feb", None, move || {
-                (
-                    RawSocket::open(&feb_if, 0xfade, &RawConfig::default()),
-                    RawSocket::open(&feb_if, 0x88b5, &RawConfig::default()),
-                )
-            })
-            .expect("netns");
-        let (tx, other) = (tx.expect("open tx"), other.expect("open other"));
+        let bed = veth_pair("fadeio");
+        let mut rx = open_in(&bed, "pc", 0xfade, RawConfig::default());
+        let tx = open_in(&bed, "feb", 0xfade, RawConfig::default());
+        let other = open_in(&bed, "feb", 0x88b5, RawConfig::default());
         let before = realtime_ns();
         let mut frames = Vec::new();
         for i in 0..10u8 {
@@ -631,31 +633,16 @@ mod tests {
 
     #[test]
     fn a_ring_hands_over_every_frame_in_order_through_many_wraps() {
-        assert!(root(), "raw socket tests need root");
-        let bed = Testbed::builder("fadering")
-            .hosts(["feb", "pc"])
-            .link("feb", "pc")
-            .build()
-            .expect("bed");
-        let feb_if = bed.iface("feb").expect("iface").name.clone();
-        let pc_if = bed.iface("pc").expect("iface").name.clone();
+        let bed = veth_pair("fadering");
         let ring = RawConfig {
             frame_len: 2048,
             ring_slots: 16,
             batch: 8,
             ..RawConfig::default()
         };
-        let mut rx = bed
-            .run_in("pc", None, move || RawSocket::open(&pc_if, 0xfade, &ring))
-            .expect("netns")
-            .expect("open ring");
+        let mut rx = open_in(&bed, "pc", 0xfade, ring);
         assert!(rx.has_ring());
-        let tx = bed
-            .run_in("feb", None, move || {
-                RawSocket::open(&feb_if, 0xfade, &RawConfig::default())
-            })
-            .expect("netns")
-            .expect("open tx");
+        let tx = open_in(&bed, "feb", 0xfade, RawConfig::default());
         let before = realtime_ns();
         let mut got: Vec<u32> = Vec::new();
         // 2000 frames, 12 at a time into 16 slots: the ring wraps 125
