@@ -157,7 +157,12 @@ impl RawSocket {
             mac,
             ethertype,
             frame_len,
-            bufs: vec![0; batch * frame_len],
+            // Frames of a ring stay in the ring: no copy buffers for them.
+            bufs: if ring.is_some() {
+                Vec::new()
+            } else {
+                vec![0; batch * frame_len]
+            },
             lens: vec![0; batch],
             stamps: vec![0; batch],
             truncated: vec![false; batch],
