@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use linerate_fade::version::Version;
 use linerate_io::clock::{monotonic_ns, realtime_ns};
-use linerate_io::raw::{RawConfig, RawSocket};
+use linerate_io::raw::{KernelCounts, RawConfig, RawSocket};
 use linerate_io::xdp::{AttachMode, XdpConfig, XdpReceiver, XdpStats};
 
 use crate::error::{Error, Result};
@@ -95,6 +95,11 @@ pub struct BackendReport {
     /// instead, and the socket's and program's counters (or why they
     /// could not be read).
     pub xdp: Option<XdpReport>,
+    /// The packet socket's counts from the kernel: frames that matched it
+    /// and frames dropped because its queue or ring was full (with AF_XDP,
+    /// only the frames the program passed on), or why they could not be
+    /// read. Drops here are frames the boards must send again.
+    pub socket: Result<KernelCounts, String>,
 }
 
 /// The AF_XDP part of a [`BackendReport`].
@@ -242,13 +247,18 @@ impl FrameLink {
     /// The backend and its counters, for reports.
     pub fn report(&mut self) -> BackendReport {
         let passed = self.passed;
+        let socket = self.raw.kernel_counts().map_err(|e| e.to_string());
         let Some(x) = &mut self.xdp else {
             let backend = if self.raw.has_ring() {
                 Backend::Ring
             } else {
                 Backend::Raw
             };
-            return BackendReport { backend, xdp: None };
+            return BackendReport {
+                backend,
+                xdp: None,
+                socket,
+            };
         };
         BackendReport {
             backend: Backend::Xdp,
@@ -258,6 +268,7 @@ impl FrameLink {
                 passed_to_kernel: passed,
                 stats: x.stats().map_err(|e| e.to_string()),
             }),
+            socket,
         }
     }
 }

@@ -37,6 +37,10 @@ const TIMER_SLACK_NS: libc::c_ulong = 1_000;
 /// a retransmission timeout) sleep in the socket, so an ACK ends them.
 const TIMER_ONLY_BELOW: Duration = Duration::from_micros(100);
 
+/// Slots of the board's receive ring: 2 ms of ACKs at 1 GbE line rate,
+/// time enough for a board sharing its core to come back and read them.
+const DEFAULT_RING_SLOTS: usize = 256;
+
 /// Arguments of `linerate fade feb`.
 #[derive(Debug, Args)]
 pub struct FebArgs {
@@ -103,13 +107,16 @@ pub struct FebArgs {
     spin_us: u64,
     /// Take the host's frames (ACKs, commands) from a TPACKET_V2 receive
     /// ring of this many slots, which the board looks at without a
-    /// syscall, as an FPGA reads its receive FIFO; 0 (the default) looks
-    /// with a `recvmmsg` call each time. On a shared bench the ring frees
-    /// the boards' core (each look at the socket costs a syscall: a
-    /// quarter of that core at 1 Gbit/s) but moves the copy of every ACK
-    /// into the ring onto the host's core, inside its ACK send; see
-    /// docs/fade.md for what each choice measured.
-    #[arg(long, default_value_t = 0)]
+    /// syscall, as an FPGA reads its receive FIFO; 0 looks with a
+    /// `recvmmsg` call each time. The ring is the default because the
+    /// emulator should cost its core as little as the hardware it stands
+    /// for: with `recvmmsg`, the looks took a quarter of the boards' core
+    /// at 1 Gbit/s, and on a bench where boards, switch and host share
+    /// cores that capped the throughput (docs/fade.md, *Measured*). On
+    /// such a bench the kernel copies each ACK into the ring inside the
+    /// host's send, where without a ring it only queues it; profiled, the
+    /// host's cost per ACK sent moved little (about 6.3 against 6.0 µs).
+    #[arg(long, default_value_t = DEFAULT_RING_SLOTS)]
     ring_slots: usize,
     /// While packets are due back to back or nearly, look for the host's
     /// frames at most once per this many microseconds (0: before every
@@ -242,6 +249,9 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
     }
     let c = board.counters();
     if args.json {
+        // Frames from the host the board's socket had no room for: ACKs
+        // lost on the board's side, which only retransmission repairs.
+        let kernel = sock.kernel_counts();
         println!(
             "{}",
             serde_json::json!({
@@ -261,6 +271,9 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
                 "retransmit_timeout_ns": board.retransmit_timeout_ns(),
                 "done": board.is_done(),
                 "reset": link.reset_after_start,
+                "ring_slots": args.ring_slots,
+                "kernel_frames": kernel.as_ref().ok().map(|k| k.frames),
+                "kernel_drops": kernel.as_ref().ok().map(|k| k.drops),
             })
         );
     }

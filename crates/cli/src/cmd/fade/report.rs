@@ -161,6 +161,13 @@ fn us(h: &LatencyHistogram, percent: f64) -> f64 {
 /// The receive backend and its counters as JSON (`backend` in the report).
 pub fn backend_json(r: &BackendReport) -> Value {
     let mut v = json!({ "name": r.backend.name() });
+    match &r.socket {
+        Ok(c) => {
+            v["kernel_frames"] = c.frames.into();
+            v["kernel_drops"] = c.drops.into();
+        }
+        Err(e) => v["kernel_counts_error"] = e.as_str().into(),
+    }
     if let Some(x) = &r.xdp {
         v["attach_mode"] = x.attach_mode.name().into();
         v["zero_copy"] = x.zero_copy.into();
