@@ -625,6 +625,58 @@ fn arguments_are_checked_before_anything_is_opened() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected seed or fair"));
 }
 
+/// The board's own report: the stream all confirmed, and the kernel's
+/// count of the host's frames its ring took (every ACK the board acted on
+/// came through it), both with the ring it reads by default and with
+/// `recvmmsg` looks.
+#[test]
+fn a_board_reports_the_frames_its_socket_took_and_dropped() {
+    let _s = serial();
+    let bed = bed("fadefebjson", &["feb", "pc"]);
+    let iface = bed.iface("feb").expect("iface").name.clone();
+    for (slots, extra) in [(256, &[][..]), (0, &["--ring-slots", "0"][..])] {
+        let board = linerate(&bed, "feb")
+            .args([
+                "fade",
+                "feb",
+                "--interface",
+                &iface,
+                "--bytes",
+                "16MiB",
+                "--json",
+            ])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start linerate fade feb");
+        let mut board = Proc(board);
+        let out = recv_cmd(&bed, &["feb"], &["--bytes", "16MiB", "--verify"])
+            .output()
+            .expect("run recv");
+        assert!(out.status.success(), "recv failed: {}", report(&out));
+        // The host's RESET ends the board: its report follows.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while board.0.try_wait().expect("wait").is_none() {
+            assert!(Instant::now() < deadline, "the board did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(board.0.stdout.as_mut().expect("board stdout"), &mut text)
+            .expect("board report");
+        let v: Value = serde_json::from_str(text.trim()).expect("board JSON");
+        assert_eq!(n(&v, "ring_slots"), slots, "{v}");
+        assert_eq!(v["done"], true, "{v}");
+        assert_eq!(n(&v, "confirmed_packets"), 16 << 10, "{v}");
+        let (frames, drops) = (n(&v, "kernel_frames"), n(&v, "kernel_drops"));
+        assert!(frames - drops >= n(&v, "acks"), "{v}");
+        assert!(
+            n(&v, "acks") >= 16 << 10,
+            "one ACK per packet at least: {v}"
+        );
+    }
+}
+
 #[test]
 fn a_timed_run_stops_an_endless_board_and_verifies_what_came() {
     let _s = serial();
