@@ -29,6 +29,11 @@ fn sending(e: IoError) -> Error {
 /// ACKs whose stamps may be outstanding at once; older ones are given up.
 const PENDING: usize = 4096;
 
+/// Most ACKs sent with one `sendmmsg`: a receive batch's worth and more
+/// (the receive backends take at most 64 frames at a time), so the
+/// batched path can keep its frames and keys in arrays on the stack.
+pub const ACK_BATCH: usize = 64;
+
 /// Where the ACK latency ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SentAt {
@@ -153,12 +158,27 @@ impl AckClock {
             if source.raw_os_error() == Some(libc::EINVAL) && self.matched == 0)
     }
 
-    /// Sends `frames` with one `sendmmsg`: the ACKs of frames received at
-    /// `received[i].0` from board `received[i].1`, one in `every` stamped
-    /// as in [`Self::send`]. Returns how many the interface took. A stamped
-    /// ACK the interface refused never brings its stamp and counts as
-    /// missing.
+    /// Sends `frames` with `sendmmsg`, one call per [`ACK_BATCH`]: the
+    /// ACKs of frames received at `received[i].0` from board
+    /// `received[i].1`, one in `every` stamped as in [`Self::send`].
+    /// Returns how many the interface took. A stamped ACK the interface
+    /// refused never brings its stamp and counts as missing.
     pub fn send_batch(
+        &mut self,
+        sock: &RawSocket,
+        frames: &[&[u8]],
+        received: &[(u64, usize)],
+    ) -> Result<usize> {
+        let mut taken = 0;
+        for (frames, received) in frames.chunks(ACK_BATCH).zip(received.chunks(ACK_BATCH)) {
+            taken += self.send_chunk(sock, frames, received)?;
+        }
+        Ok(taken)
+    }
+
+    /// [`Self::send_batch`] for at most [`ACK_BATCH`] frames, with the
+    /// stamp keys in an array on the stack.
+    fn send_chunk(
         &mut self,
         sock: &RawSocket,
         frames: &[&[u8]],
@@ -167,13 +187,14 @@ impl AckClock {
         if self.sent_at == SentAt::SendReturn {
             return sock.send_batch(frames).map_err(sending);
         }
-        let keys: Vec<Option<u32>> = received
-            .iter()
-            .map(|&(received_ns, _)| self.stamp_key(received_ns))
-            .collect();
-        match sock.send_batch_stamped(frames, &keys) {
+        let n = frames.len().min(received.len()).min(ACK_BATCH);
+        let mut keys = [None; ACK_BATCH];
+        for (key, &(received_ns, _)) in keys.iter_mut().zip(&received[..n]) {
+            *key = self.stamp_key(received_ns);
+        }
+        match sock.send_batch_stamped(&frames[..n], &keys[..n]) {
             Ok(taken) => {
-                for (key, &(received_ns, board)) in keys.iter().zip(received) {
+                for (key, &(received_ns, board)) in keys.iter().zip(&received[..n]) {
                     if let Some(key) = *key {
                         self.expect(key, received_ns, board);
                     }
@@ -182,7 +203,7 @@ impl AckClock {
             }
             Err(e) if self.refuses_stamps(&e) => {
                 self.sent_at = SentAt::SendReturn;
-                sock.send_batch(frames).map_err(sending)
+                sock.send_batch(&frames[..n]).map_err(sending)
             }
             Err(e) => Err(sending(e)),
         }

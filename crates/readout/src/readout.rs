@@ -11,7 +11,7 @@ use linerate_fade::ring::RingReader;
 use linerate_fade::version::Version;
 use linerate_io::raw::RawSocket;
 
-use crate::ack_clock::{AckClock, AckStampReport};
+use crate::ack_clock::{AckClock, AckStampReport, ACK_BATCH};
 use crate::error::{Error, Result};
 use crate::link::{Backend, BackendReport, FrameLink};
 use crate::timings::AckTimings;
@@ -149,16 +149,23 @@ impl<W: Version> Readout<W> {
                     }
                 }
             }
-            // Batched ACKs leave together, after the whole receive batch.
-            if !pending.is_empty() {
-                let frames: Vec<&[u8]> = pending.iter().map(|(f, _, _)| f.as_slice()).collect();
-                let received: Vec<(u64, usize)> = pending.iter().map(|&(_, s, i)| (s, i)).collect();
-                ack_clock.send_batch(sock, &frames, &received)?;
+            // Batched ACKs leave together, after the whole receive batch,
+            // from arrays on the stack: nothing allocated per batch.
+            for chunk in pending.chunks(ACK_BATCH) {
+                let mut frames: [&[u8]; ACK_BATCH] = [&[]; ACK_BATCH];
+                let mut received = [(0u64, 0usize); ACK_BATCH];
+                for (k, (f, stamp, i)) in chunk.iter().enumerate() {
+                    frames[k] = f;
+                    received[k] = (*stamp, *i);
+                }
+                let n = chunk.len();
+                ack_clock.send_batch(sock, &frames[..n], &received[..n])?;
                 let returned = link.now_ns();
-                for (_, stamp, i) in pending.drain(..) {
+                for &(_, stamp, i) in chunk {
                     timings[i].sent(stamp, returned, sent_at);
                 }
             }
+            pending.clear();
             // The driver's stamps of this batch's ACKs, now back.
             ack_clock.collect(
                 sock,
