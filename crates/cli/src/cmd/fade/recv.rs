@@ -298,7 +298,19 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let mut value = report::json(&reports, seconds);
     value["controller"] = controller_name(args.controller).into();
     value["version"] = W::NAME.into();
-    value["backend"] = report::backend_json(&readout.backend_report());
+    let backend = readout.backend_report();
+    if let Ok(k) = &backend.socket {
+        if k.drops > 0 {
+            // Not an error (the boards resend), but the sign of a receive
+            // thread that fell behind: say so where a person looks.
+            eprintln!(
+                "warning: the kernel dropped {} of {} frames for want of room in the receive \
+                 socket or ring; the boards had to resend them",
+                k.drops, k.frames
+            );
+        }
+    }
+    value["backend"] = report::backend_json(&backend);
     let stamps = readout.ack_stamps();
     value["ack_sent_at"] = stamps.sent_at.name().into();
     value["ack_stamps"] = report::stamps_json(&stamps);
