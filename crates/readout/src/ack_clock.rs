@@ -15,7 +15,7 @@
 //! a receive batch, so the sample is not biased toward quiet moments)
 //! asks for one.
 
-use linerate_io::raw::RawSocket;
+use linerate_io::raw::{RawSocket, MAX_BATCH};
 use linerate_io::tx_stamp::TxStamp;
 use linerate_io::Error as IoError;
 
@@ -28,11 +28,6 @@ fn sending(e: IoError) -> Error {
 
 /// ACKs whose stamps may be outstanding at once; older ones are given up.
 const PENDING: usize = 4096;
-
-/// Most ACKs sent with one `sendmmsg`: a receive batch's worth and more
-/// (the receive backends take at most 64 frames at a time), so the
-/// batched path can keep its frames and keys in arrays on the stack.
-pub const ACK_BATCH: usize = 64;
 
 /// Where the ACK latency ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +153,7 @@ impl AckClock {
             if source.raw_os_error() == Some(libc::EINVAL) && self.matched == 0)
     }
 
-    /// Sends `frames` with `sendmmsg`, one call per [`ACK_BATCH`]: the
+    /// Sends `frames` with `sendmmsg`, one call per [`MAX_BATCH`]: the
     /// ACKs of frames received at `received[i].0` from board
     /// `received[i].1`, one in `every` stamped as in [`Self::send`].
     /// Returns how many the interface took. A stamped ACK the interface
@@ -170,14 +165,14 @@ impl AckClock {
         received: &[(u64, usize)],
     ) -> Result<usize> {
         let mut taken = 0;
-        for (frames, received) in frames.chunks(ACK_BATCH).zip(received.chunks(ACK_BATCH)) {
+        for (frames, received) in frames.chunks(MAX_BATCH).zip(received.chunks(MAX_BATCH)) {
             taken += self.send_chunk(sock, frames, received)?;
         }
         Ok(taken)
     }
 
-    /// [`Self::send_batch`] for at most [`ACK_BATCH`] frames, with the
-    /// stamp keys in an array on the stack.
+    /// [`Self::send_batch`] for at most [`MAX_BATCH`] frames (all one
+    /// `sendmmsg` takes), with the stamp keys in an array on the stack.
     fn send_chunk(
         &mut self,
         sock: &RawSocket,
@@ -187,8 +182,8 @@ impl AckClock {
         if self.sent_at == SentAt::SendReturn {
             return sock.send_batch(frames).map_err(sending);
         }
-        let n = frames.len().min(received.len()).min(ACK_BATCH);
-        let mut keys = [None; ACK_BATCH];
+        let n = frames.len().min(received.len()).min(MAX_BATCH);
+        let mut keys = [None; MAX_BATCH];
         for (key, &(received_ns, _)) in keys.iter_mut().zip(&received[..n]) {
             *key = self.stamp_key(received_ns);
         }

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use linerate_fade::host::{BoardOutcome, Host, HostConfig, CONTROL_FRAME_LEN};
 use linerate_fade::ring::RingReader;
 use linerate_fade::version::Version;
-use linerate_io::raw::RawSocket;
+use linerate_io::raw::{RawSocket, MAX_BATCH};
 
-use crate::ack_clock::{AckClock, AckStampReport, ACK_BATCH};
+use crate::ack_clock::{AckClock, AckStampReport};
 use crate::error::{Error, Result};
 use crate::link::{Backend, BackendReport, FrameLink};
 use crate::timings::AckTimings;
@@ -150,10 +150,11 @@ impl<W: Version> Readout<W> {
                 }
             }
             // Batched ACKs leave together, after the whole receive batch,
-            // from arrays on the stack: nothing allocated per batch.
-            for chunk in pending.chunks(ACK_BATCH) {
-                let mut frames: [&[u8]; ACK_BATCH] = [&[]; ACK_BATCH];
-                let mut received = [(0u64, 0usize); ACK_BATCH];
+            // handed over in arrays on the stack, one `sendmmsg` at a time
+            // (the socket still builds its message headers per call).
+            for chunk in pending.chunks(MAX_BATCH) {
+                let mut frames: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
+                let mut received = [(0u64, 0usize); MAX_BATCH];
                 for (k, (f, stamp, i)) in chunk.iter().enumerate() {
                     frames[k] = f;
                     received[k] = (*stamp, *i);

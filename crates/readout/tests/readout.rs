@@ -267,11 +267,12 @@ fn ten_g_without_jumbo_frames_is_refused_before_anything_is_sent() {
 
 /// More ACKs than one `sendmmsg` takes at once go out in order, all of
 /// them, and the stamped ones (one in 8) all come back matched: the
-/// batched path splits into calls of `ACK_BATCH` without losing a frame
+/// batched path splits into `sendmmsg` calls of `MAX_BATCH` without losing a frame
 /// or a stamp.
 #[test]
 fn a_batch_of_acks_larger_than_one_call_goes_out_whole_and_stamped() {
-    use linerate_readout::ack_clock::{AckClock, ACK_BATCH};
+    use linerate_io::raw::MAX_BATCH;
+    use linerate_readout::ack_clock::AckClock;
     let bed = bed("rdbatch", 1);
     let (from, to) = (
         bed.iface("pc").expect("iface").name.clone(),
@@ -286,7 +287,7 @@ fn a_batch_of_acks_larger_than_one_call_goes_out_whole_and_stamped() {
         .expect("netns")
         .expect("host socket");
     let mut clock = AckClock::new(&mut tx, 8);
-    let count = 2 * ACK_BATCH + 5;
+    let count = 2 * MAX_BATCH + 5;
     let frames: Vec<Vec<u8>> = (0..count)
         .map(|i| {
             let mut f = vec![0u8; 64];
