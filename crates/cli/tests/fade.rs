@@ -666,8 +666,11 @@ fn a_board_reports_the_frames_its_socket_took_and_dropped() {
             .expect("board report");
         let v: Value = serde_json::from_str(text.trim()).expect("board JSON");
         assert_eq!(n(&v, "ring_slots"), slots, "{v}");
-        assert_eq!(v["done"], true, "{v}");
+        // Every packet confirmed; the board ended either on its last ACK
+        // (`done`) or on the host's RESET, which can arrive with the last
+        // ACKs and empties the board's buffers first.
         assert_eq!(n(&v, "confirmed_packets"), 16 << 10, "{v}");
+        assert!(v["done"] == true || v["reset"] == true, "{v}");
         let (frames, drops) = (n(&v, "kernel_frames"), n(&v, "kernel_drops"));
         assert!(frames - drops >= n(&v, "acks"), "{v}");
         assert!(
