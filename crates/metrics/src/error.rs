@@ -1,5 +1,6 @@
 //! The crate's one error type: every reader here fails the same few ways
-//! (a file that cannot be read, text that is not what the kernel prints).
+//! (a file that cannot be read, text that is not what the kernel prints),
+//! and a noise probe that cannot be pinned.
 
 use std::path::PathBuf;
 
@@ -30,6 +31,20 @@ pub enum Error {
         /// File that was parsed.
         path: PathBuf,
         /// What was missing or wrong.
+        reason: String,
+    },
+    /// A noise probe could not be pinned to the CPU asked for.
+    #[error("cannot pin the noise probe to CPU {cpu}: {error}")]
+    Pin {
+        /// The CPU asked for.
+        cpu: usize,
+        /// What sched_setaffinity said.
+        error: std::io::Error,
+    },
+    /// A noise probe's thread could not run.
+    #[error("noise probe: {reason}")]
+    Probe {
+        /// What went wrong.
         reason: String,
     },
 }

@@ -10,7 +10,10 @@
 //!   serialisable summary in microseconds (p50 … p99.9, max, mean);
 //! * [`kernel_drops`]: the kernel's drop counters (UDP receive-buffer
 //!   errors, interface rx drops, softnet backlog drops and time squeezes),
-//!   read before and after a run and subtracted.
+//!   read before and after a run and subtracted;
+//! * [`noise`]: how quiet a CPU is (a thread spinning on it records every
+//!   moment it was taken away), the latency floor that sets for any
+//!   receiver there, and a replay of a receiver's load against it.
 //!
 //! Every reader has a `parse`/`from_root` form that takes captured text or a
 //! fake `/proc` root, so the parsers are tested on fixed input.
@@ -30,6 +33,7 @@ pub mod cpu;
 pub mod error;
 pub mod kernel_drops;
 pub mod latency;
+pub mod noise;
 pub mod thread;
 
 pub use cpu::{measure, ticks_per_second, CoreUsage, CpuDelta, CpuSnapshot, CpuTimes};
