@@ -34,6 +34,8 @@ enum Commands {
     Grab(cmd::grab::GrabArgs),
     /// Check the host against what a stream needs (buffers, MTU, offloads, IRQs) and print fixes.
     Doctor(cmd::doctor::DoctorArgs),
+    /// Measure how quiet each CPU is and which latency tails that puts out of reach.
+    Noise(cmd::noise::NoiseArgs),
     /// Build, inspect and tear down network test benches (namespaces, veth, loss, rate).
     Testbed(cmd::testbed::TestbedArgs),
     /// Decode GVCP, GVSP, GVSP-over-TCP or FADE packets given as hex.
@@ -80,6 +82,7 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Discover(args) => cmd::discover::run(args),
         Commands::Grab(args) => cmd::grab::run(args),
         Commands::Doctor(args) => cmd::doctor::run(args),
+        Commands::Noise(args) => cmd::noise::run(args),
         Commands::Testbed(args) => cmd::testbed::run(args),
         Commands::Decode(args) => cmd::decode::run(args),
         Commands::Fade(args) => cmd::fade::run(args),

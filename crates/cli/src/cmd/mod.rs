@@ -5,6 +5,7 @@ pub mod discover;
 pub mod doctor;
 pub mod fade;
 pub mod grab;
+pub mod noise;
 pub mod serve;
 pub mod testbed;
 pub mod watch;
