@@ -464,36 +464,38 @@ impl RawSocket {
                 max: MAX_BATCH,
             });
         }
-        let mut iovecs: Vec<libc::iovec> = frames
-            .iter()
-            .map(|f| libc::iovec {
-                iov_base: f.as_ptr().cast_mut().cast(),
-                iov_len: f.len(),
-            })
-            .collect();
-        // One request per key given (none, and no allocation, for a plain
-        // batch).
-        let mut requests: Vec<Option<crate::tx_stamp::StampRequest>> = keys
-            .iter()
-            .map(|k| k.map(crate::tx_stamp::StampRequest::new))
-            .collect();
-        let mut msgs: Vec<libc::mmsghdr> = iovecs
+        // Headers on the stack, nothing allocated: the board emulator sends
+        // every DATA packet through here.
+        let n = frames.len();
+        let mut iovecs = [libc::iovec {
+            iov_base: std::ptr::null_mut(),
+            iov_len: 0,
+        }; MAX_BATCH];
+        for (iov, f) in iovecs.iter_mut().zip(frames) {
+            iov.iov_base = f.as_ptr().cast_mut().cast();
+            iov.iov_len = f.len();
+        }
+        // One request per key given (none for a plain batch).
+        let mut requests: [Option<crate::tx_stamp::StampRequest>; MAX_BATCH] =
+            [const { None }; MAX_BATCH];
+        for (r, k) in requests.iter_mut().zip(keys) {
+            *r = k.map(crate::tx_stamp::StampRequest::new);
+        }
+        // SAFETY: an all-zero mmsghdr is valid; the fields used are set below.
+        let mut all: [libc::mmsghdr; MAX_BATCH] = unsafe { std::mem::zeroed() };
+        for ((m, iov), r) in all
             .iter_mut()
-            .enumerate()
-            .map(|(i, iov)| {
-                // SAFETY: an all-zero msghdr is valid; fields are set below.
-                let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
-                h.msg_iov = iov;
-                h.msg_iovlen = 1;
-                if let Some(Some(r)) = requests.get_mut(i) {
-                    (h.msg_control, h.msg_controllen) = r.control();
-                }
-                libc::mmsghdr {
-                    msg_hdr: h,
-                    msg_len: 0,
-                }
-            })
-            .collect();
+            .zip(iovecs.iter_mut())
+            .zip(requests.iter_mut())
+            .take(n)
+        {
+            m.msg_hdr.msg_iov = iov;
+            m.msg_hdr.msg_iovlen = 1;
+            if let Some(r) = r {
+                (m.msg_hdr.msg_control, m.msg_hdr.msg_controllen) = r.control();
+            }
+        }
+        let msgs = &mut all[..n];
         let mut done = 0;
         let mut refused = 0;
         while done < msgs.len() {
