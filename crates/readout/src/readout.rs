@@ -14,7 +14,7 @@ use linerate_io::raw::{RawSocket, MAX_BATCH};
 use crate::ack_clock::{AckClock, AckStampReport};
 use crate::error::{Error, Result};
 use crate::link::{Backend, BackendReport, FrameLink};
-use crate::timings::AckTimings;
+use crate::timings::{AckTimings, ThreadWork};
 
 /// How a readout meets the wire.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +57,7 @@ pub struct Readout<W: Version> {
     ack_clock: AckClock,
     host: Host<W>,
     timings: Vec<AckTimings>,
+    work: ThreadWork,
     config: LinkConfig,
     clock: Instant,
     ended_ns: Option<u64>,
@@ -77,6 +78,7 @@ impl<W: Version> Readout<W> {
             ack_clock,
             host,
             timings,
+            work: ThreadWork::default(),
             config,
             clock: Instant::now(),
             ended_ns: None,
@@ -94,7 +96,9 @@ impl<W: Version> Readout<W> {
     /// (done or failed) or `stop` is set, which ends the unfinished ones
     /// as interrupted. An error is the link's: the readout cannot go on.
     pub fn run(&mut self, stop: &AtomicBool) -> Result<()> {
+        let started = Instant::now();
         let result = self.receive(stop);
+        self.work.run_ns = started.elapsed().as_nanos() as u64;
         self.ended_ns = Some(self.now_ns());
         result
     }
@@ -121,9 +125,11 @@ impl<W: Version> Readout<W> {
             } else {
                 Duration::from_millis(1)
             };
-            if self.link.recv(Some(wait))? > 0 {
+            let received = self.link.recv(Some(wait))?;
+            let batch_start = (received > 0).then(|| {
                 last_frame = Instant::now();
-            }
+                last_frame
+            });
             let link = &self.link;
             let sock = link.sender();
             let ack_clock = &mut self.ack_clock;
@@ -167,20 +173,38 @@ impl<W: Version> Readout<W> {
                 }
             }
             pending.clear();
-            // The driver's stamps of this batch's ACKs, now back.
-            ack_clock.collect(
-                sock,
-                || link.realtime_minus_now_ns(),
-                |i, t| {
-                    if let Some(b) = timings.get_mut(i) {
-                        b.latency.record_ns(t);
-                    }
-                },
-            )?;
+            // The driver's stamps of the ACKs: while frames keep coming,
+            // read in one go once enough are waiting; all of them when the
+            // link is quiet.
+            let record = |i: usize, t: u64| {
+                if let Some(b) = timings.get_mut(i) {
+                    b.latency.record_ns(t);
+                }
+            };
+            if received > 0 {
+                ack_clock.collect_when_due(sock, || link.realtime_minus_now_ns(), record)?;
+            } else {
+                ack_clock.collect(sock, || link.realtime_minus_now_ns(), record)?;
+            }
             // Timers: START retries, idle boards, the deadline, commands.
             self.host.handle_timeout(now());
             send_queued(&mut self.host, self.link.sender())?;
+            if let Some(t) = batch_start {
+                self.work.batch(received, t.elapsed().as_nanos() as u64);
+            }
         }
+        // The stamps still waiting.
+        let link = &self.link;
+        let timings = &mut self.timings;
+        self.ack_clock.collect(
+            link.sender(),
+            || link.realtime_minus_now_ns(),
+            |i, t| {
+                if let Some(b) = timings.get_mut(i) {
+                    b.latency.record_ns(t);
+                }
+            },
+        )?;
         Ok(())
     }
 
@@ -192,6 +216,11 @@ impl<W: Version> Readout<W> {
     /// Each board's ACK timings, in the same order.
     pub fn timings(&self) -> &[AckTimings] {
         &self.timings
+    }
+
+    /// How busy the receive thread was in [`Self::run`].
+    pub fn thread_work(&self) -> ThreadWork {
+        self.work
     }
 
     /// When [`Self::run`] returned, on [`Self::now_ns`]'s clock.

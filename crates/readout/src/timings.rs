@@ -59,9 +59,68 @@ impl AckTimings {
     }
 }
 
+/// How busy the receive thread was: the time it spent handling frames
+/// (from a batch's arrival in its hands to the last of that batch's ACKs,
+/// copies, stamp reads and timers) against the time it ran. A thread near
+/// saturation queues frames behind every interruption of its CPU, which
+/// is where an ACK latency tail comes from; together with a noise probe
+/// of that CPU (`linerate noise`) this says how much of a tail the work
+/// explains.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadWork {
+    /// Frames handed to the readout (DATA and everything else).
+    pub frames: u64,
+    /// Batches that held at least one frame.
+    pub batches: u64,
+    /// Nanoseconds spent handling them.
+    pub work_ns: u64,
+    /// Nanoseconds the receive loop ran.
+    pub run_ns: u64,
+}
+
+impl ThreadWork {
+    /// Counts a batch of `frames` handled in `work_ns`.
+    pub fn batch(&mut self, frames: usize, work_ns: u64) {
+        self.frames += frames as u64;
+        self.batches += 1;
+        self.work_ns = self.work_ns.saturating_add(work_ns);
+    }
+
+    /// Mean work per frame, µs (0 without frames).
+    pub fn us_per_frame(&self) -> f64 {
+        if self.frames == 0 {
+            0.0
+        } else {
+            self.work_ns as f64 / self.frames as f64 / 1000.0
+        }
+    }
+
+    /// Share (0..=1) of the run spent handling frames.
+    pub fn busy_share(&self) -> f64 {
+        if self.run_ns == 0 {
+            0.0
+        } else {
+            (self.work_ns as f64 / self.run_ns as f64).min(1.0)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thread_work_divides_by_frames_and_run_time() {
+        let mut w = ThreadWork::default();
+        assert_eq!((w.us_per_frame(), w.busy_share()), (0.0, 0.0));
+        w.batch(3, 9_000);
+        w.batch(1, 3_000);
+        w.run_ns = 48_000;
+        assert_eq!(w.frames, 4);
+        assert_eq!(w.batches, 2);
+        assert!((w.us_per_frame() - 3.0).abs() < 1e-12);
+        assert!((w.busy_share() - 0.25).abs() < 1e-12);
+    }
 
     #[test]
     fn the_send_return_is_the_latency_only_without_driver_stamps() {

@@ -329,3 +329,59 @@ fn a_batch_of_acks_larger_than_one_call_goes_out_whole_and_stamped() {
         eprintln!("no keyed transmit stamps on this kernel: only the frames were checked");
     }
 }
+
+/// While frames keep coming the receive loop reads stamps only once
+/// enough are waiting (`collect_when_due`): with fewer outstanding it
+/// makes no call and matches nothing, and the stamps stay queued with
+/// their times until a full `collect` takes them.
+#[test]
+fn stamps_are_read_in_batches_while_busy_and_all_when_idle() {
+    use linerate_readout::ack_clock::{AckClock, SentAt};
+    let bed = bed("rdlazy", 1);
+    let (from, to) = (
+        bed.iface("pc").expect("iface").name.clone(),
+        bed.iface("feb1").expect("iface").name.clone(),
+    );
+    let rx = bed
+        .run_in("feb1", None, move || open_socket::<V1>(&to, 0))
+        .expect("netns")
+        .expect("board socket");
+    let mut tx = bed
+        .run_in("pc", None, move || open_socket::<V1>(&from, 0))
+        .expect("netns")
+        .expect("host socket");
+    // One stamp per ACK, so the count outstanding is the count sent.
+    let mut clock = AckClock::new(&mut tx, 1);
+    if clock.sent_at() != SentAt::DriverStamp {
+        eprintln!("no keyed transmit stamps on this kernel: nothing to batch");
+        return;
+    }
+    let mut frame = vec![0u8; 64];
+    assert!(tx.write_header(&mut frame, rx.mac()));
+    let send = |clock: &mut AckClock, n: u64| {
+        for i in 0..n {
+            assert!(clock.send(&tx, &frame, 1 + i, 0).expect("send"));
+        }
+    };
+    let mut matched = 0;
+    send(&mut clock, 3);
+    // Stamps are made inside the send on veth: all three are queued now.
+    std::thread::sleep(Duration::from_millis(20));
+    clock
+        .collect_when_due(&tx, || 0, |_, _| matched += 1)
+        .expect("stamps");
+    assert_eq!(matched, 0, "three outstanding: not yet worth a call");
+    send(&mut clock, 20);
+    std::thread::sleep(Duration::from_millis(20));
+    clock
+        .collect_when_due(&tx, || 0, |_, _| matched += 1)
+        .expect("stamps");
+    assert_eq!(matched, 23, "23 outstanding: all read at once");
+    send(&mut clock, 2);
+    std::thread::sleep(Duration::from_millis(20));
+    clock
+        .collect(&tx, || 0, |_, _| matched += 1)
+        .expect("stamps");
+    assert_eq!(matched, 25, "an idle collect takes the rest");
+    assert_eq!(clock.report().missing_stamps, 0);
+}

@@ -311,6 +311,13 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         }
     }
     value["backend"] = report::backend_json(&backend);
+    let work = readout.thread_work();
+    value["receive_thread"] = serde_json::json!({
+        "frames": work.frames,
+        "batches": work.batches,
+        "work_us_per_frame": work.us_per_frame(),
+        "busy_share": work.busy_share(),
+    });
     let stamps = readout.ack_stamps();
     value["ack_sent_at"] = stamps.sent_at.name().into();
     value["ack_stamps"] = report::stamps_json(&stamps);
