@@ -105,6 +105,10 @@ pub struct FebArgs {
     /// instead of each spinning through its time slice.
     #[arg(long, default_value_t = 200)]
     spin_us: u64,
+    /// While spinning, give the CPU up (sched_yield) at every turn, so
+    /// that boards sharing a core take turns without sleeping on timers.
+    #[arg(long = "yield")]
+    yield_cpu: bool,
     /// Take the host's frames (ACKs, commands) from a TPACKET_V2 receive
     /// ring of this many slots, which the board looks at without a
     /// syscall, as an FPGA reads its receive FIFO; 0 looks with a
@@ -238,6 +242,12 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
         }
         // Nothing due: spin on the shortest waits, sleep on a timer until
         // the next paced packet, in the socket on long waits.
+        if wait.is_none() && args.yield_cpu {
+            // SAFETY: sched_yield takes no arguments and cannot fail on Linux.
+            unsafe {
+                libc::sched_yield();
+            }
+        }
         if let Some(w) = wait {
             if w < TIMER_ONLY_BELOW {
                 std::thread::sleep(w);
