@@ -136,3 +136,58 @@ fn testbed_up_status_down() {
     let out = linerate(&["testbed", "status", "--name", "clitest", "--json"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("lr-clitest-cam"));
 }
+
+/// `linerate noise` probes the CPUs asked for and reports, in one JSON
+/// object, the gaps, a floor per target (never above the share of time
+/// lost, since each gap adds less to a floor than its length) and one
+/// replay per --work-us; a CPU that is not online is refused by number.
+#[test]
+fn noise_reports_floors_and_replays_and_refuses_an_absent_cpu() {
+    let out = linerate(&[
+        "noise",
+        "--cpu",
+        "0",
+        "--duration",
+        "0.3",
+        "--target-us",
+        "5,30",
+        "--frame-rate",
+        "111k",
+        "--work-us",
+        "1,4",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "noise failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let cpu = &v["cpus"][0];
+    assert_eq!(cpu["cpu"], 0, "{v}");
+    assert!(
+        cpu["duration_ns"].as_u64().expect("duration") >= 300_000_000,
+        "{v}"
+    );
+    let lost = cpu["lost_share"].as_f64().expect("lost share");
+    let floors = cpu["floors"].as_array().expect("floors");
+    assert_eq!(floors.len(), 2, "{v}");
+    assert_eq!(floors[0]["target_us"], 5.0, "{v}");
+    let f5 = floors[0]["share_over"].as_f64().expect("share");
+    let f30 = floors[1]["share_over"].as_f64().expect("share");
+    assert!(
+        f30 <= f5 && f5 <= lost,
+        "floors shrink with the target: {v}"
+    );
+    let replays = cpu["replays"].as_array().expect("replays");
+    assert_eq!(replays.len(), 2, "{v}");
+    assert_eq!(replays[0]["load"]["interarrival_ns"], 9009, "{v}");
+    assert_eq!(replays[1]["load"]["service_ns"], 4000, "{v}");
+    let events = replays[0]["events"].as_u64().expect("events");
+    assert!((33_000..=34_000).contains(&events), "0.3 s at 111k/s: {v}");
+
+    let out = linerate(&["noise", "--cpu", "4095", "--duration", "0.1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("CPU 4095 is not online"), "{err}");
+}
