@@ -30,13 +30,13 @@ fn sending(e: IoError) -> Error {
 const PENDING: usize = 4096;
 
 /// Stamps left waiting in the error queue while frames keep coming, before
-/// [`AckClock::collect_when_due`] reads them in one call. Each read is a
-/// syscall and a few kilobytes of control buffers to clear; made for every
-/// stamped ACK it cost the receive thread about 0.8 µs per frame on
-/// average on the bench (docs/fade.md, *Measured*), time that every frame
-/// queued behind it waits too. The stamps keep their times whenever they
-/// are read.
-const COLLECT_AT: usize = 16;
+/// [`AckClock::collect_when_due`] reads them in one call (as many as one
+/// read takes). Each read is a syscall and a few kilobytes of control
+/// buffers to clear: made right after every stamped ACK, it is time every
+/// frame queued behind it waits too; left to the receive loop's idle turns
+/// (between two frames, while the link is busy), it costs them nothing.
+/// The stamps keep their times whenever they are read.
+const COLLECT_AT: usize = linerate_io::tx_stamp::MAX_STAMPS;
 
 /// Where the ACK latency ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

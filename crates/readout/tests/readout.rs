@@ -364,6 +364,7 @@ fn stamps_are_read_in_batches_while_busy_and_all_when_idle() {
         }
     };
     let mut matched = 0;
+    let due = linerate_io::tx_stamp::MAX_STAMPS as u64;
     send(&mut clock, 3);
     // Stamps are made inside the send on veth: all three are queued now.
     std::thread::sleep(Duration::from_millis(20));
@@ -371,17 +372,20 @@ fn stamps_are_read_in_batches_while_busy_and_all_when_idle() {
         .collect_when_due(&tx, || 0, |_, _| matched += 1)
         .expect("stamps");
     assert_eq!(matched, 0, "three outstanding: not yet worth a call");
-    send(&mut clock, 20);
+    send(&mut clock, due - 3);
     std::thread::sleep(Duration::from_millis(20));
     clock
         .collect_when_due(&tx, || 0, |_, _| matched += 1)
         .expect("stamps");
-    assert_eq!(matched, 23, "23 outstanding: all read at once");
+    assert_eq!(
+        matched, due,
+        "a full read's worth outstanding: all read at once"
+    );
     send(&mut clock, 2);
     std::thread::sleep(Duration::from_millis(20));
     clock
         .collect(&tx, || 0, |_, _| matched += 1)
         .expect("stamps");
-    assert_eq!(matched, 25, "an idle collect takes the rest");
+    assert_eq!(matched, due + 2, "an idle collect takes the rest");
     assert_eq!(clock.report().missing_stamps, 0);
 }
