@@ -47,18 +47,12 @@ pub fn run(
     for (i, board) in sw.senders.iter().enumerate() {
         let iface = sw.bed.iface(board)?.name.clone();
         let mut feb = sw.bed.command(board, &config.linerate)?;
-        // Several boards on one core take turns, spinning and yielding
-        // the CPU at every turn (sleeping on timers between packets cost
-        // their core a fifth of its time on a virtual machine, where each
-        // timer interrupt is dear); a board alone spins for precise pacing.
+        // Several boards on one core take turns (sleeping between
+        // packets); a board alone spins for precise pacing.
+        let spin_us = if sw.senders.len() > 1 { "0" } else { "200" };
         feb.cpu(SENDER_CPU)
             .args(["fade", "feb", "--interface", &iface, "--rate", BOARD_RATE])
-            .args(["--json", "--controller", controller]);
-        if sw.senders.len() > 1 {
-            feb.args(["--yield", "--spin-us", "10000"]);
-        } else {
-            feb.args(["--spin-us", "200"]);
-        }
+            .args(["--json", "--controller", controller, "--spin-us", spin_us]);
         boards.push(Running::spawn(feb, dir, &format!("fade-feb{i}"))?);
     }
     thread::sleep(t.settle);
