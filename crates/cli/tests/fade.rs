@@ -540,6 +540,29 @@ fn three_boards_sharing_a_one_gbit_link_all_get_a_share_and_verify() {
     eprintln!("three boards, fair controller: {v}");
     assert!(out.status.success(), "{v}");
     assert_eq!(v["controller"], "fair");
+    // The receive thread accounts for its work: every frame it handled,
+    // some time per frame, a busy share that is a share.
+    let t = &v["receive_thread"];
+    let received: u64 = v["boards"]
+        .as_array()
+        .expect("boards")
+        .iter()
+        .map(|b| n(b, "received"))
+        .sum();
+    assert!(
+        n(t, "frames") >= received,
+        "{t} against {received} DATA frames"
+    );
+    assert!(
+        t["work_us_per_frame"].as_f64().is_some_and(|w| w > 0.0),
+        "{t}"
+    );
+    assert!(
+        t["busy_share"]
+            .as_f64()
+            .is_some_and(|b| b > 0.0 && b <= 1.0),
+        "{t}"
+    );
     assert!(
         n(&v, "fair_rounds") > 10,
         "the shares were never recomputed"

@@ -106,7 +106,10 @@ pub struct FebArgs {
     #[arg(long, default_value_t = 200)]
     spin_us: u64,
     /// While spinning, give the CPU up (sched_yield) at every turn, so
-    /// that boards sharing a core take turns without sleeping on timers.
+    /// that boards sharing a core take turns without sleeping on timers
+    /// (dear on a virtual machine). Run such boards below the host's own
+    /// work (nice 19, pinned): at normal priority and unpinned beside the
+    /// receiver, one of three was starved in a test.
     #[arg(long = "yield")]
     yield_cpu: bool,
     /// Take the host's frames (ACKs, commands) from a TPACKET_V2 receive
