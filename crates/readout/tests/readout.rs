@@ -14,6 +14,7 @@ use linerate_fade::host::{BoardFailure, HostConfig};
 use linerate_fade::ring::RingReader;
 use linerate_fade::stream;
 use linerate_fade::version::{TenG, Version, V1};
+use linerate_io::raw::RawSocket;
 use linerate_readout::link::{open_socket, Backend};
 use linerate_readout::{Error, LinkConfig, Readout};
 use linerate_testbed::{LossRule, Testbed};
@@ -265,6 +266,24 @@ fn ten_g_without_jumbo_frames_is_refused_before_anything_is_sent() {
     );
 }
 
+/// A v1 raw socket on the board's end of a one-board bed and one on the
+/// host's, for tests that send ACKs by hand.
+fn board_and_host_sockets(bed: &Testbed) -> (RawSocket, RawSocket) {
+    let (from, to) = (
+        bed.iface("pc").expect("iface").name.clone(),
+        bed.iface("feb1").expect("iface").name.clone(),
+    );
+    let rx = bed
+        .run_in("feb1", None, move || open_socket::<V1>(&to, 0))
+        .expect("netns")
+        .expect("board socket");
+    let tx = bed
+        .run_in("pc", None, move || open_socket::<V1>(&from, 0))
+        .expect("netns")
+        .expect("host socket");
+    (rx, tx)
+}
+
 /// More ACKs than one `sendmmsg` takes at once go out in order, all of
 /// them, and the stamped ones (one in 8) all come back matched: the
 /// batched path splits into `sendmmsg` calls of `MAX_BATCH` without losing a frame
@@ -274,18 +293,7 @@ fn a_batch_of_acks_larger_than_one_call_goes_out_whole_and_stamped() {
     use linerate_io::raw::MAX_BATCH;
     use linerate_readout::ack_clock::AckClock;
     let bed = bed("rdbatch", 1);
-    let (from, to) = (
-        bed.iface("pc").expect("iface").name.clone(),
-        bed.iface("feb1").expect("iface").name.clone(),
-    );
-    let mut rx = bed
-        .run_in("feb1", None, move || open_socket::<V1>(&to, 0))
-        .expect("netns")
-        .expect("board socket");
-    let mut tx = bed
-        .run_in("pc", None, move || open_socket::<V1>(&from, 0))
-        .expect("netns")
-        .expect("host socket");
+    let (mut rx, mut tx) = board_and_host_sockets(&bed);
     let mut clock = AckClock::new(&mut tx, 8);
     let count = 2 * MAX_BATCH + 5;
     let frames: Vec<Vec<u8>> = (0..count)
@@ -338,18 +346,7 @@ fn a_batch_of_acks_larger_than_one_call_goes_out_whole_and_stamped() {
 fn stamps_are_read_in_batches_while_busy_and_all_when_idle() {
     use linerate_readout::ack_clock::{AckClock, SentAt};
     let bed = bed("rdlazy", 1);
-    let (from, to) = (
-        bed.iface("pc").expect("iface").name.clone(),
-        bed.iface("feb1").expect("iface").name.clone(),
-    );
-    let rx = bed
-        .run_in("feb1", None, move || open_socket::<V1>(&to, 0))
-        .expect("netns")
-        .expect("board socket");
-    let mut tx = bed
-        .run_in("pc", None, move || open_socket::<V1>(&from, 0))
-        .expect("netns")
-        .expect("host socket");
+    let (rx, mut tx) = board_and_host_sockets(&bed);
     // One stamp per ACK, so the count outstanding is the count sent.
     let mut clock = AckClock::new(&mut tx, 1);
     if clock.sent_at() != SentAt::DriverStamp {
