@@ -596,26 +596,9 @@ fn supply_queued(incoming: &ChannelReceiver<Buffer>, assembler: &mut Assembler) 
     }
 }
 
-/// Pins the calling thread to `cpu`.
-pub fn pin_to_cpu(cpu: usize) -> std::io::Result<()> {
-    if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("CPU {cpu} is beyond CPU_SETSIZE"),
-        ));
-    }
-    // SAFETY: cpu_set_t is plain data; CPU_SET stays in bounds (checked above).
-    let r = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
+/// Pins the calling thread to `cpu` (the one implementation, in
+/// `linerate-metrics`, which its noise probe shares).
+pub use linerate_metrics::pin_current_thread as pin_to_cpu;
 
 #[cfg(test)]
 mod moderation_tests {

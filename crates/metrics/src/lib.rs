@@ -40,4 +40,4 @@ pub use cpu::{measure, ticks_per_second, CoreUsage, CpuDelta, CpuSnapshot, CpuTi
 pub use error::{Error, Result};
 pub use kernel_drops::{KernelDrops, KernelDropsDelta};
 pub use latency::{LatencyHistogram, LatencySummary};
-pub use thread::{current_thread_id, ThreadCpu, ThreadCpuUsage};
+pub use thread::{current_thread_id, pin_current_thread, ThreadCpu, ThreadCpuUsage};

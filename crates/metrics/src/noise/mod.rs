@@ -142,7 +142,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Probe> {
 /// The probe thread: pin, then read the clock until the time is up.
 fn spin(config: &ProbeConfig) -> Result<GapRecorder> {
     if let Some(cpu) = config.cpu {
-        pin(cpu)?;
+        crate::thread::pin_current_thread(cpu).map_err(|error| Error::Pin { cpu, error })?;
     }
     let nanos = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
     let targets: Vec<u64> = config.targets.iter().map(|&t| nanos(t)).collect();
@@ -158,31 +158,6 @@ fn spin(config: &ProbeConfig) -> Result<GapRecorder> {
         }
     }
     Ok(recorder)
-}
-
-/// Pins the calling thread to `cpu`.
-fn pin(cpu: usize) -> Result<()> {
-    if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(Error::Pin {
-            cpu,
-            error: std::io::Error::from_raw_os_error(libc::EINVAL),
-        });
-    }
-    // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays within
-    // it (cpu < CPU_SETSIZE, checked above); sched_setaffinity reads
-    // exactly size_of::<cpu_set_t>() bytes of it.
-    let r = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
-    if r != 0 {
-        return Err(Error::Pin {
-            cpu,
-            error: std::io::Error::last_os_error(),
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]
