@@ -149,6 +149,11 @@ impl GapRecorder {
         &self.kept
     }
 
+    /// The gaps kept, in time order, without copying them.
+    pub fn into_gaps(self) -> Vec<Gap> {
+        self.kept
+    }
+
     /// What the gaps add up to so far.
     pub fn summary(&self) -> GapSummary {
         let duration_ns = self.elapsed_ns();

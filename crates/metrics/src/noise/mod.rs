@@ -135,7 +135,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Probe> {
             steal_share,
             interrupts,
         },
-        gaps: recorder.gaps().to_vec(),
+        gaps: recorder.into_gaps(),
     })
 }
 
