@@ -176,11 +176,7 @@ impl<W: Version> Readout<W> {
             // The driver's stamps of the ACKs: while frames keep coming,
             // read in one go once enough are waiting; all of them when the
             // link is quiet.
-            let record = |i: usize, t: u64| {
-                if let Some(b) = timings.get_mut(i) {
-                    b.latency.record_ns(t);
-                }
-            };
+            let record = record_latency(timings);
             if received > 0 {
                 ack_clock.collect_when_due(sock, || link.realtime_minus_now_ns(), record)?;
             } else {
@@ -195,15 +191,10 @@ impl<W: Version> Readout<W> {
         }
         // The stamps still waiting.
         let link = &self.link;
-        let timings = &mut self.timings;
         self.ack_clock.collect(
             link.sender(),
             || link.realtime_minus_now_ns(),
-            |i, t| {
-                if let Some(b) = timings.get_mut(i) {
-                    b.latency.record_ns(t);
-                }
-            },
+            record_latency(&mut self.timings),
         )?;
         Ok(())
     }
@@ -241,6 +232,15 @@ impl<W: Version> Readout<W> {
     /// What the ACKs' transmit stamps came to.
     pub fn ack_stamps(&self) -> AckStampReport {
         self.ack_clock.report()
+    }
+}
+
+/// Where a matched transmit stamp goes: board `i`'s ACK latency.
+fn record_latency(timings: &mut [AckTimings]) -> impl FnMut(usize, u64) + '_ {
+    |i, t| {
+        if let Some(b) = timings.get_mut(i) {
+            b.latency.record_ns(t);
+        }
     }
 }
 
