@@ -66,25 +66,14 @@ pub struct NoiseArgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuList(Vec<usize>);
 
-/// Parses `1`, `0,2` or `0-3,6` into CPU numbers, in order, without repeats.
+/// Parses `1`, `0,2` or `0-3,6` into CPU numbers, in order, without
+/// repeats (the kernel's list syntax, read by doctor's parser).
 fn parse_cpu_list(s: &str) -> std::result::Result<CpuList, String> {
-    let mut cpus = Vec::new();
-    for part in s.split(',') {
-        let bad = || format!("bad CPU list {s:?}: expected numbers and ranges like 0,2-3");
-        let (lo, hi) = match part.split_once('-') {
-            Some((a, b)) => (a.trim().parse::<usize>(), b.trim().parse::<usize>()),
-            None => (part.trim().parse::<usize>(), part.trim().parse::<usize>()),
-        };
-        let (lo, hi) = (lo.map_err(|_| bad())?, hi.map_err(|_| bad())?);
-        if lo > hi || hi >= 4096 {
-            return Err(format!("bad CPU range {part:?} in {s:?}"));
-        }
-        for c in lo..=hi {
-            if !cpus.contains(&c) {
-                cpus.push(c);
-            }
-        }
-    }
+    let mut cpus = super::doctor::facts::parse_cpu_list(s)
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| format!("bad CPU list {s:?}: expected numbers and ranges like 0,2-3"))?;
+    let mut seen = std::collections::HashSet::new();
+    cpus.retain(|c| seen.insert(*c));
     Ok(CpuList(cpus))
 }
 
@@ -177,9 +166,8 @@ pub fn run(args: NoiseArgs) -> Result<()> {
 fn online_cpus() -> Result<Vec<usize>> {
     let path = "/sys/devices/system/cpu/online";
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
-    parse_cpu_list(text.trim())
-        .map(|l| l.0)
-        .map_err(|e| anyhow::anyhow!("{path}: {e}"))
+    super::doctor::facts::parse_cpu_list(&text)
+        .ok_or_else(|| anyhow::anyhow!("{path}: not a CPU list: {:?}", text.trim()))
 }
 
 /// What a floor means for a percentile target.
