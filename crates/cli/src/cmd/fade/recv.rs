@@ -431,11 +431,8 @@ fn realtime(prio: i32) -> Result<()> {
 
 /// Pins the calling thread to `cpu`.
 fn pin(cpu: usize) -> Result<()> {
-    let mut set = nix::sched::CpuSet::new();
-    set.set(cpu).with_context(|| format!("CPU {cpu}"))?;
-    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
-        .with_context(|| format!("pinning the receive thread to CPU {cpu}"))?;
-    Ok(())
+    linerate_metrics::pin_current_thread(cpu)
+        .with_context(|| format!("pinning the receive thread to CPU {cpu}"))
 }
 
 /// Moves the calling thread to every online CPU but `cpu` (if there is
