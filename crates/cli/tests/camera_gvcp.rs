@@ -424,3 +424,153 @@ fn discover_lists_our_camera_and_aravis_fake_camera() {
     assert_eq!(fake["serial"], "FAKE42");
     assert_eq!(fake["vendor"], "Aravis");
 }
+
+/// Runs `ip -n NETNS ARGS` and fails the test if it fails.
+fn ip_in(netns: &str, args: &[&str]) {
+    let out = std::process::Command::new("ip")
+        .arg("-n")
+        .arg(netns)
+        .args(args)
+        .output()
+        .expect("ip");
+    assert!(
+        out.status.success(),
+        "ip -n {netns} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs `linerate discover ARGS` on host "pc"; returns exit success, stdout, stderr.
+fn discover_from_pc(bed: &Testbed, args: &[&str]) -> (bool, String, String) {
+    let out = bed
+        .command("pc", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .arg("discover")
+        .args(args)
+        .output()
+        .expect("discover");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn discover_asks_every_interface_not_only_the_default_route() {
+    common::require_root();
+    // pc has two interfaces: one to the camera, one to a router "gw"
+    // that carries its default route.
+    let bed = Testbed::builder("discoif")
+        .hosts(["cam", "pc", "gw"])
+        .link("cam", "pc")
+        .link("pc", "gw")
+        .build()
+        .expect("bench");
+    let pc_ns = bed.netns("pc").expect("netns").to_owned();
+    let gw_ip = bed.addr_seen_from("pc", "gw").expect("gw addr").to_string();
+    let pc_to_cam = bed
+        .host("pc")
+        .expect("pc")
+        .ifaces
+        .iter()
+        .find(|i| i.peer_host == "cam")
+        .expect("pc's interface to cam")
+        .clone();
+    ip_in(&pc_ns, &["route", "add", "default", "via", &gw_ip]);
+    let camera = common::start_camera(&bed, &["--width", "256", "--height", "64"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let cam_ip = bed.addr("cam").expect("addr").to_string();
+
+    let find = |json: &str| -> serde_json::Value {
+        let list: serde_json::Value = serde_json::from_str(json).expect("JSON");
+        list.as_array()
+            .expect("array")
+            .iter()
+            .find(|d| d["ip"] == cam_ip.as_str())
+            .cloned()
+            .unwrap_or_else(|| panic!("camera {cam_ip} not discovered: {json}"))
+    };
+    let (ok, out, err) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
+    assert!(ok, "{err}");
+    let dev = find(&out);
+    assert_eq!(dev["interface"], pc_to_cam.name.as_str());
+    assert_eq!(dev["interface_ip"], pc_to_cam.ipv4.to_string().as_str());
+    assert_eq!(dev["reachable"], true);
+
+    // By interface name and by address, and with no default route at all.
+    let (ok, out, err) = discover_from_pc(
+        &bed,
+        &["--json", "--wait-ms", "300", "--interface", &pc_to_cam.name],
+    );
+    assert!(ok, "{err}");
+    find(&out);
+    ip_in(&pc_ns, &["route", "del", "default"]);
+    let by_ip = pc_to_cam.ipv4.to_string();
+    let (ok, out, err) =
+        discover_from_pc(&bed, &["--json", "--wait-ms", "300", "--interface", &by_ip]);
+    assert!(ok, "{err}");
+    find(&out);
+    let (ok, out, err) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
+    assert!(ok, "{err}");
+    find(&out);
+
+    // A bad interface is named in the error.
+    let (ok, _, err) = discover_from_pc(&bed, &["--interface", "nosuch0"]);
+    assert!(!ok);
+    assert!(err.contains("nosuch0"), "{err}");
+
+    // A second camera on an address outside pc's (now /24) subnet answers,
+    // and is reported as one this host cannot reach.
+    let cam_ns = bed.netns("cam").expect("netns").to_owned();
+    let cam_iface = bed.iface("cam").expect("iface").name.clone();
+    ip_in(
+        &cam_ns,
+        &["addr", "add", "169.254.7.1/16", "dev", &cam_iface],
+    );
+    let pc_cidr16 = format!("{}/16", pc_to_cam.ipv4);
+    let pc_cidr24 = format!("{}/24", pc_to_cam.ipv4);
+    ip_in(&pc_ns, &["addr", "del", &pc_cidr16, "dev", &pc_to_cam.name]);
+    ip_in(&pc_ns, &["addr", "add", &pc_cidr24, "dev", &pc_to_cam.name]);
+    let mut other = bed
+        .command("cam", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command");
+    let other = other
+        .args([
+            "camera",
+            "--bind",
+            "169.254.7.1",
+            "--stats-interval",
+            "0",
+            "--json",
+        ])
+        .args(["--serial", "LR007"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("second camera");
+    std::thread::sleep(Duration::from_millis(300));
+    let (ok, out, err) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
+    let (table_ok, table, warnings) = discover_from_pc(&bed, &["--wait-ms", "300"]);
+    // SAFETY: SIGTERM to our own child.
+    unsafe { libc::kill(other.id() as i32, libc::SIGTERM) };
+    let _ = other.wait_with_output();
+    stop_camera(camera);
+    assert!(ok && table_ok, "{err} {warnings}");
+    let list: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let far = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|d| d["ip"] == "169.254.7.1")
+        .unwrap_or_else(|| panic!("second camera not discovered: {out}"));
+    assert_eq!(far["reachable"], false);
+    assert_eq!(find(&out)["reachable"], true);
+    assert!(table.contains("169.254.7.1"), "{table}");
+    assert!(
+        warnings.contains("169.254.7.1") && warnings.contains("not on that interface's subnet"),
+        "{warnings}"
+    );
+}

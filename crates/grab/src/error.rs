@@ -54,7 +54,10 @@ pub enum Error {
         /// Why (heartbeat refused or unanswered).
         reason: String,
     },
-    /// No device with this serial number or address answered discovery.
+    /// Discovery found no interface to broadcast on.
+    #[error("no network interface is up and able to broadcast, so discovery has nowhere to ask (bring an interface up, or give the camera's IP address)")]
+    NoBroadcastInterface,
+    /// A device's name or serial was not found by discovery.
     #[error("no GigE Vision device {0:?} answered discovery (check the cable, the interface address, or give the IP address)")]
     NotFound(String),
     /// A setting is out of range.

@@ -5,6 +5,19 @@ use std::net::{Ipv4Addr, SocketAddr};
 /// An I/O failure, with the operation and the address involved.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The host's interfaces could not be listed.
+    #[error("cannot list network interfaces: {source}")]
+    InterfaceList {
+        /// The OS error from getifaddrs.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No interface has the name or IPv4 address asked for.
+    #[error("no network interface is named {spec:?} or has that IPv4 address")]
+    NoSuchInterface {
+        /// The name or address given.
+        spec: String,
+    },
     /// A socket call failed.
     #[error("{op} on {addr}: {source}")]
     Socket {

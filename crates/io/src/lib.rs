@@ -24,6 +24,7 @@
 pub mod clock;
 pub mod error;
 pub mod fanout;
+pub mod interfaces;
 pub mod netdev;
 pub mod packet_ring;
 pub mod raw;

@@ -103,10 +103,10 @@ impl Link {
 }
 
 /// The list getifaddrs returns, freed on drop.
-struct IfAddrs(*mut libc::ifaddrs);
+pub(crate) struct IfAddrs(*mut libc::ifaddrs);
 
 impl IfAddrs {
-    fn get() -> std::io::Result<IfAddrs> {
+    pub(crate) fn get() -> std::io::Result<IfAddrs> {
         let mut head = std::ptr::null_mut();
         // SAFETY: `head` is a valid out-parameter; the list is freed in Drop.
         if unsafe { libc::getifaddrs(&mut head) } != 0 {
@@ -115,7 +115,7 @@ impl IfAddrs {
         Ok(IfAddrs(head))
     }
 
-    fn iter(&self) -> impl Iterator<Item = &libc::ifaddrs> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &libc::ifaddrs> {
         // SAFETY: the nodes stay valid until `self` is dropped, which the
         // returned references cannot outlive.
         std::iter::successors(unsafe { self.0.as_ref() }, |ifa| unsafe {
@@ -133,7 +133,7 @@ impl Drop for IfAddrs {
     }
 }
 
-fn ifa_name(ifa: &libc::ifaddrs) -> String {
+pub(crate) fn ifa_name(ifa: &libc::ifaddrs) -> String {
     if ifa.ifa_name.is_null() {
         return String::new();
     }
@@ -148,7 +148,7 @@ fn ifa_name(ifa: &libc::ifaddrs) -> String {
 ///
 /// # Safety
 /// `T` must be the sockaddr type of `family`, as getifaddrs fills it.
-unsafe fn sockaddr_as<T>(ifa: &libc::ifaddrs, family: libc::c_int) -> Option<T> {
+pub(crate) unsafe fn sockaddr_as<T>(ifa: &libc::ifaddrs, family: libc::c_int) -> Option<T> {
     let sa = ifa.ifa_addr;
     // SAFETY: a non-null ifa_addr points to a sockaddr, whose family field
     // tells its real type; the caller guarantees `T` matches `family`.

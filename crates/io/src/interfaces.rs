@@ -1,0 +1,155 @@
+//! The host's IPv4 interfaces, and UDP sockets that broadcast out of one
+//! chosen interface.
+//!
+//! Discovery protocols (GVCP) broadcast to 255.255.255.255. A socket that is
+//! not tied to a device sends that out of the default route's interface only,
+//! so a device on any other interface is never asked; and with no default
+//! route the send fails. Broadcasting once per interface, from a socket bound
+//! to that device, reaches every attached network, as Aravis does.
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
+
+use crate::error::{Error, Result};
+use crate::netdev::{ifa_name, IfAddrs};
+
+/// One IPv4 address of one network interface.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ipv4Interface {
+    /// Device name, e.g. "eth0".
+    pub name: String,
+    /// The interface's address.
+    pub address: Ipv4Addr,
+    /// The subnet mask of that address.
+    pub netmask: Ipv4Addr,
+    /// The interface is administratively up and its link is running.
+    pub up: bool,
+    /// The interface can broadcast (not loopback or point-to-point).
+    pub broadcast: bool,
+    /// The loopback interface.
+    pub loopback: bool,
+}
+
+impl Ipv4Interface {
+    /// Prefix length of the netmask (e.g. 16 for 255.255.0.0).
+    pub fn prefix_len(&self) -> u32 {
+        u32::from(self.netmask).count_ones()
+    }
+
+    /// Whether `ip` is on this interface's subnet, i.e. reachable from it
+    /// without a router.
+    pub fn same_subnet(&self, ip: Ipv4Addr) -> bool {
+        let mask = u32::from(self.netmask);
+        u32::from(ip) & mask == u32::from(self.address) & mask
+    }
+
+    /// Whether discovery should broadcast here: up, running and able to
+    /// broadcast.
+    pub fn broadcasts(&self) -> bool {
+        self.up && self.broadcast && !self.loopback
+    }
+}
+
+/// Every IPv4 address of every interface, in the kernel's order.
+pub fn ipv4_interfaces() -> std::io::Result<Vec<Ipv4Interface>> {
+    let list = IfAddrs::get()?;
+    let mut out = Vec::new();
+    for ifa in list.iter() {
+        // SAFETY: getifaddrs fills AF_INET addresses and netmasks as
+        // sockaddr_in (or leaves them null).
+        let (Some(addr), Some(mask)) = (unsafe { inet(ifa.ifa_addr) }, unsafe {
+            inet(ifa.ifa_netmask)
+        }) else {
+            continue;
+        };
+        let flags = ifa.ifa_flags as libc::c_int;
+        out.push(Ipv4Interface {
+            name: ifa_name(ifa),
+            address: addr,
+            netmask: mask,
+            up: flags & libc::IFF_UP != 0 && flags & libc::IFF_RUNNING != 0,
+            broadcast: flags & libc::IFF_BROADCAST != 0,
+            loopback: flags & libc::IFF_LOOPBACK != 0,
+        });
+    }
+    Ok(out)
+}
+
+/// The interface named by `spec`: an interface name ("eth0") or one of its
+/// IPv4 addresses ("169.254.1.2").
+pub fn find_ipv4_interface(spec: &str) -> Result<Ipv4Interface> {
+    let list = ipv4_interfaces().map_err(|source| Error::InterfaceList { source })?;
+    let by_ip = spec.parse::<Ipv4Addr>().ok();
+    list.into_iter()
+        .find(|i| Some(i.address) == by_ip || i.name == spec)
+        .ok_or_else(|| Error::NoSuchInterface {
+            spec: spec.to_owned(),
+        })
+}
+
+/// A UDP socket bound to `iface`'s address (port chosen by the kernel) and
+/// to its device, allowed to broadcast: a datagram to 255.255.255.255 from
+/// it leaves through `iface`, whatever the routing table says.
+pub fn broadcast_socket(iface: &Ipv4Interface) -> Result<UdpSocket> {
+    let local = SocketAddrV4::new(iface.address, 0);
+    let err = |op| {
+        move |source| Error::Socket {
+            op,
+            addr: SocketAddr::V4(local),
+            source,
+        }
+    };
+    let s = socket2::Socket::new(
+        socket2::Domain::IPV4,
+        socket2::Type::DGRAM,
+        Some(socket2::Protocol::UDP),
+    )
+    .map_err(err("socket"))?;
+    s.set_broadcast(true).map_err(err("SO_BROADCAST"))?;
+    s.bind_device(Some(iface.name.as_bytes()))
+        .map_err(err("SO_BINDTODEVICE"))?;
+    s.bind(&SocketAddr::V4(local).into()).map_err(err("bind"))?;
+    Ok(s.into())
+}
+
+/// Reads an AF_INET sockaddr's address.
+///
+/// # Safety
+/// `sa` is null or points to a sockaddr whose family tells its real type.
+unsafe fn inet(sa: *const libc::sockaddr) -> Option<Ipv4Addr> {
+    // SAFETY: per the contract, a non-null `sa` with family AF_INET is a
+    // sockaddr_in.
+    unsafe {
+        if sa.is_null() || libc::c_int::from((*sa).sa_family) != libc::AF_INET {
+            return None;
+        }
+        let sin = std::ptr::read_unaligned(sa.cast::<libc::sockaddr_in>());
+        Some(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_is_listed_and_not_a_broadcaster() {
+        let list = ipv4_interfaces().expect("getifaddrs");
+        let lo = list
+            .iter()
+            .find(|i| i.address == Ipv4Addr::LOCALHOST)
+            .expect("127.0.0.1 is on some interface");
+        assert!(lo.loopback);
+        assert!(!lo.broadcasts());
+        assert_eq!(lo.prefix_len(), 8);
+        assert!(lo.same_subnet(Ipv4Addr::new(127, 1, 2, 3)));
+        assert!(!lo.same_subnet(Ipv4Addr::new(169, 254, 0, 1)));
+    }
+
+    #[test]
+    fn finds_by_name_or_address_and_names_what_is_missing() {
+        let lo = find_ipv4_interface("127.0.0.1").expect("by address");
+        assert_eq!(find_ipv4_interface(&lo.name).expect("by name"), lo);
+        let err = find_ipv4_interface("no-such-if0").expect_err("absent");
+        assert!(err.to_string().contains("no-such-if0"), "{err}");
+    }
+}
