@@ -574,3 +574,25 @@ fn discover_asks_every_interface_not_only_the_default_route() {
         "{warnings}"
     );
 }
+
+#[test]
+fn a_second_camera_on_the_same_address_is_refused_by_name() {
+    let bed = bed("gvcpdup");
+    let first = start_camera(&bed);
+    std::thread::sleep(Duration::from_millis(300));
+    let ip = bed.addr("cam").expect("addr").to_string();
+    let second = bed
+        .command("cam", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .args(["camera", "--bind", &ip, "--stats-interval", "0"])
+        .output()
+        .expect("second camera");
+    let counters = stop_camera(first);
+    assert!(!second.status.success(), "the second camera started");
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains(&format!("{ip}:3956")) && err.contains("already in use"),
+        "{err}"
+    );
+    assert!(counters.is_object(), "{counters}");
+}

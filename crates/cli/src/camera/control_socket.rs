@@ -1,8 +1,14 @@
 //! The camera's GVCP sockets: one bound to the camera's address for unicast
-//! commands, one bound to the wildcard address that receives broadcast
-//! discovery (a socket bound to a unicast address never sees broadcasts).
-//! Replies always leave from the unicast socket, so they carry the camera's
-//! own address.
+//! commands, one bound to the limited broadcast address (255.255.255.255)
+//! that receives broadcast discovery (a socket bound to a unicast address
+//! never sees broadcasts). Replies always leave from the unicast socket, so
+//! they carry the camera's own address.
+//!
+//! The unicast socket is bound exclusively: a second camera on the same
+//! address and port fails to start with an error naming the address,
+//! instead of silently sharing the port. The broadcast socket is shared
+//! (SO_REUSEADDR), so several cameras on one host, each on its own address,
+//! all hear discovery.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::os::fd::AsRawFd;
@@ -17,23 +23,31 @@ pub struct ControlSockets {
     broadcast: UdpSocket,
 }
 
-fn bind(addr: SocketAddrV4, broadcast: bool) -> Result<UdpSocket> {
+fn bind(addr: SocketAddrV4, shared: bool) -> Result<UdpSocket> {
     let s = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP)).context("GVCP socket")?;
-    s.set_reuse_address(true).context("SO_REUSEADDR")?;
-    if broadcast {
+    if shared {
+        s.set_reuse_address(true).context("SO_REUSEADDR")?;
+    } else {
         s.set_broadcast(true).context("SO_BROADCAST")?;
     }
-    s.bind(&SocketAddr::V4(addr).into()).with_context(|| {
-        format!("cannot bind the GVCP port at {addr} (is another camera running there?)")
+    s.bind(&SocketAddr::V4(addr).into()).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            anyhow::anyhow!(
+                "GVCP address {addr} is already in use: another camera (or program) is bound \
+                 there; stop it, or give this camera another --bind address or --port"
+            )
+        } else {
+            anyhow::Error::new(e).context(format!("cannot bind the GVCP port at {addr}"))
+        }
     })?;
     Ok(s.into())
 }
 
 impl ControlSockets {
-    /// Binds `ip:port` and `0.0.0.0:port`.
+    /// Binds `ip:port` (exclusively) and `255.255.255.255:port` (shared).
     pub fn bind(ip: Ipv4Addr, port: u16) -> Result<ControlSockets> {
-        let unicast = bind(SocketAddrV4::new(ip, port), true)?;
-        let broadcast = bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port), false)?;
+        let unicast = bind(SocketAddrV4::new(ip, port), false)?;
+        let broadcast = bind(SocketAddrV4::new(Ipv4Addr::BROADCAST, port), true)?;
         Ok(ControlSockets { unicast, broadcast })
     }
 
