@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{ArgAction, CommandFactory, Parser, Subcommand};
 
 mod camera;
 mod cmd;
@@ -14,10 +14,17 @@ mod stop_signal;
 #[derive(Debug, Parser)]
 #[command(
     name = "linerate",
-    version,
+    version = env!("LINERATE_VERSION"),
     about = "linerate: sensor data over Ethernet at line rate (GigE Vision, FADE)"
 )]
 struct Cli {
+    /// More log output on stderr: -v info, -vv debug, -vvv trace (RUST_LOG,
+    /// if set, takes precedence).
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    verbose: u8,
+    /// Only errors on stderr: no warnings or notes from the libraries.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
     #[command(subcommand)]
     command: Commands,
 }
@@ -48,23 +55,45 @@ enum Commands {
     Watch(cmd::watch::WatchArgs),
     /// Measure linerate against Aravis and iperf3 on this machine (the seeds' studies).
     Bench(cmd::bench::BenchArgs),
+    /// Print a shell completion script (e.g. `linerate completions bash > /etc/bash_completion.d/linerate`).
+    Completions(cmd::docs::CompletionsArgs),
+    /// Write man pages for linerate and every subcommand into a directory.
+    Man(cmd::docs::ManArgs),
+}
+
+/// The log filter for `-v`/`-q`. The GenICam XML parser's own messages
+/// are noise to a user, so they appear only at trace level.
+fn log_filter(verbose: u8, quiet: bool) -> String {
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        (false, _) => "trace",
+    };
+    if verbose >= 3 {
+        level.to_owned()
+    } else {
+        format!("{level},cameleon_genapi=off,cameleon=off")
+    }
 }
 
 fn main() -> ExitCode {
+    let cli = Cli::parse();
     // Warnings from the libraries (a receive buffer capped by rmem_max, a
-    // receive thread that could not be pinned) go to stderr; RUST_LOG
-    // raises the level.
+    // receive thread that could not be pinned) go to stderr; -v/-q or
+    // RUST_LOG change the level.
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new(log_filter(cli.verbose, cli.quiet))
+            }),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .without_time()
         .init();
-    let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -89,5 +118,7 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Serve(args) => cmd::serve::run(args),
         Commands::Watch(args) => cmd::watch::run(args),
         Commands::Bench(args) => cmd::bench::run(args),
+        Commands::Completions(args) => cmd::docs::completions(args, Cli::command()),
+        Commands::Man(args) => cmd::docs::man(args, Cli::command()),
     }
 }

@@ -191,3 +191,53 @@ fn noise_reports_floors_and_replays_and_refuses_an_absent_cpu() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("CPU 4095 is not online"), "{err}");
 }
+
+#[test]
+fn version_names_the_commit_and_completions_and_man_pages_are_generated() {
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .arg("--version")
+        .output()
+        .expect("run");
+    let v = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && v.contains("(commit "), "{v}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["completions", "bash"])
+        .output()
+        .expect("run");
+    let script = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{script}");
+    for word in ["grab", "discover", "fade", "--packet-size"] {
+        assert!(script.contains(word), "bash completion lacks {word}");
+    }
+
+    let dir = std::env::temp_dir().join(format!("linerate-man-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["man", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(dir.join("linerate-fade-recv.1")).expect("fade recv page");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(page.contains("linerate fade recv"), "{page}");
+}
+
+#[test]
+fn quiet_and_verbose_are_accepted_by_every_command_but_not_together() {
+    let ok = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["completions", "-q", "bash"])
+        .output()
+        .expect("run");
+    assert!(ok.status.success());
+    let both = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["-q", "-v", "completions", "bash"])
+        .output()
+        .expect("run");
+    assert!(!both.status.success());
+    assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"));
+}

@@ -2,6 +2,7 @@ pub mod bench;
 pub mod decode;
 pub mod demo;
 pub mod discover;
+pub mod docs;
 pub mod doctor;
 pub mod fade;
 pub mod grab;
