@@ -511,7 +511,7 @@ fn gro_trains_are_scattered_into_frames_and_repaired() {
 }
 
 #[test]
-fn save_writes_every_complete_frame_as_pgm() {
+fn save_writes_every_complete_frame_as_png_and_refuses_a_missing_parent() {
     let _s = serial();
     let bed = bed("grabsave", &["cam", "pc"]);
     let _cam = linerate_camera(&bed);
@@ -531,17 +531,33 @@ fn save_writes_every_complete_frame_as_pgm() {
         .collect();
     files.sort();
     assert_eq!(files.len(), 5, "{files:?}");
-    for f in &files {
-        let bytes = std::fs::read(f).expect("frame file");
-        let header = b"P5\n64 32\n255\n";
+    for (i, f) in files.iter().enumerate() {
+        let name = f.file_name().expect("name").to_string_lossy().into_owned();
         assert!(
-            bytes.starts_with(header),
-            "{}: not a 64x32 PGM",
-            f.display()
+            name.starts_with(&format!("frame-{i:06}-block-")) && name.ends_with(".png"),
+            "{name}"
         );
-        assert_eq!(bytes.len(), header.len() + 64 * 32, "{}", f.display());
+        let bytes = std::fs::read(f).expect("frame file");
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{name}: not a PNG");
+        // IHDR: width and height, big-endian, right after the chunk header.
+        assert_eq!(
+            &bytes[16..24],
+            &[0, 0, 0, 64, 0, 0, 0, 32],
+            "{name}: not 64x32"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
+
+    let missing = dir.join("no-such-parent").join("frames");
+    let missing_arg = missing.display().to_string();
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args(["grab", &ip, "--frames", "1", "--save", &missing_arg])
+        .output()
+        .expect("linerate grab");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "saved under a missing parent: {err}");
+    assert!(err.contains("does not exist"), "{err}");
 }
 
 #[test]

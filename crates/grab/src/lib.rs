@@ -21,6 +21,7 @@ pub mod control;
 pub mod discovery;
 pub mod error;
 pub mod receive;
+pub mod save;
 pub mod stream;
 pub mod verify;
 

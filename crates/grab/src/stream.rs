@@ -150,6 +150,21 @@ impl Buffer {
         }
     }
 
+    /// A complete frame of `format` holding `data`, block id 7, for tests
+    /// of what consumes frames.
+    #[cfg(test)]
+    pub(crate) fn test_frame_as(
+        data: Vec<u8>,
+        width: u32,
+        height: u32,
+        format: PixelFormat,
+    ) -> Buffer {
+        let mut b = Buffer::test_frame(data, width, height);
+        b.info.pixel_format = Some(format);
+        b.info.block_id = 7;
+        b
+    }
+
     fn fill_from(frame: &mut DeliveredFrame) -> Buffer {
         let image = frame.image_info();
         let info = FrameInfo {

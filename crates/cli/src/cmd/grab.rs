@@ -1,7 +1,6 @@
 //! `linerate grab`: receive frames from a GigE Vision camera, verify them,
 //! and report what arrived, what was lost and what it cost in CPU.
 
-use std::io::Write as _;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -76,7 +75,10 @@ pub struct GrabArgs {
     /// Pattern to verify against: auto (from the camera's vendor), linerate or aravis.
     #[arg(long, default_value = "auto")]
     pub pattern: String,
-    /// Save every complete frame into this directory (PGM for 8-bit mono, raw otherwise).
+    /// Save every complete frame into this directory (created if missing; its
+    /// parent must exist): PNG for Mono8, Bayer8, RGB8 and Mono16, TIFF with
+    /// the camera's metadata for Mono10/Mono12, raw bytes otherwise; named
+    /// frame-INDEX-block-ID.EXT, never overwriting a file.
     #[arg(long)]
     pub save: Option<PathBuf>,
     /// Print one JSON object with the results instead of text.
@@ -411,7 +413,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         stream.queue(Buffer::new(payload))?;
     }
     if let Some(dir) = &args.save {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        linerate_grab::save::prepare_directory(dir)?;
     }
     let target = args
         .frames
@@ -629,33 +631,12 @@ impl Tally {
             }
         }
         if let Some(dir) = save {
-            if let Err(e) = save_frame(dir, buffer) {
-                tracing::warn!(error = %e, "cannot save frame");
-            } else {
-                self.saved += 1;
+            match linerate_grab::save::save_frame(dir, self.completed.saturating_sub(1), buffer) {
+                Ok(_) => self.saved += 1,
+                Err(e) => tracing::warn!(error = %e, "cannot save frame"),
             }
         }
     }
-}
-
-fn save_frame(dir: &Path, buffer: &Buffer) -> Result<()> {
-    let info = buffer.info();
-    let mono8 = info.pixel_format == Some(linerate_wire::PixelFormat::MONO8)
-        && (info.width as usize) * (info.height as usize) == buffer.data().len();
-    let (name, header) = if mono8 {
-        (
-            format!("frame-{:08}.pgm", info.block_id),
-            format!("P5\n{} {}\n255\n", info.width, info.height),
-        )
-    } else {
-        (format!("frame-{:08}.raw", info.block_id), String::new())
-    };
-    let path = dir.join(name);
-    let mut f =
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-    f.write_all(header.as_bytes())?;
-    f.write_all(buffer.data())?;
-    Ok(())
 }
 
 fn progress_bar(show: bool, frames: u64, duration: Option<Duration>) -> Option<ProgressBar> {
