@@ -109,3 +109,23 @@ fn help_explains_the_setup_and_the_scenarios() {
     assert!(text.contains("CPU 0") && text.contains("CPU 1"));
     assert!(text.contains("lossless-rate") && text.contains("--quick"));
 }
+
+#[test]
+fn bench_never_replaces_a_bed_it_did_not_make() {
+    let up = linerate(&["testbed", "up", "--name", "benchmine", "--hosts", "a,b"]);
+    assert!(up.status.success(), "{}", stderr(&up));
+    let o = linerate(&["bench", "ceilings", "--quick", "--name", "benchmine"]);
+    let still_there = linerate_testbed::netns_exists("benchmine", "a");
+    let down = linerate(&["testbed", "down", "--name", "benchmine"]);
+    assert!(!o.status.success(), "bench ran on a user's bed");
+    assert!(
+        stderr(&o).contains("\"benchmine\" exists already") && stderr(&o).contains("testbed down"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(still_there, "bench removed the user's bed");
+    assert!(down.status.success(), "{}", stderr(&down));
+    // Its own default name differs from testbed's.
+    let help = stdout(&linerate(&["bench", "--help"]));
+    assert!(help.contains("[default: lrbench]"), "{help}");
+}

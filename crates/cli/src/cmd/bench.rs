@@ -58,8 +58,11 @@ pub struct BenchArgs {
     /// Print the planned runs and an estimate of the duration, run nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Name of the test bench (its namespaces are lr-<name>-cam, lr-<name>-pc...).
-    #[arg(long, default_value = "bench")]
+    /// Name of the test bench (its namespaces are lr-<name>-cam,
+    /// lr-<name>-pc...). Its own default, so a bed made with `linerate
+    /// testbed up` (named "bench" by default) is never touched; a bed that
+    /// already has this name is refused, not replaced.
+    #[arg(long, default_value = "lrbench")]
     pub name: String,
 }
 
@@ -97,6 +100,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         bail!("linerate bench builds network namespaces and needs root (try sudo)");
+    }
+    // The bench rebuilds its bed between scenarios, which replaces any bed
+    // of that name: refuse one this run did not make.
+    if linerate_testbed::list_beds()?.contains(&args.name) {
+        bail!(
+            "a test bench named {:?} exists already (made by `linerate testbed up` or left by an \
+             interrupted run); linerate bench would replace it. Remove it with `linerate testbed \
+             down {}`, or give the bench another --name",
+            args.name,
+            args.name
+        );
     }
     let bar = progress_bar();
     let report = run_bench(&config, |p| report_progress(&bar, p))?;
