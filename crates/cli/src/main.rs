@@ -97,11 +97,28 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            // `{:#}` prints the whole cause chain on one line, without a backtrace.
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The whole cause chain on one line, each cause once: a library error
+/// often repeats its source's text in its own message, and printing both
+/// (as `{:#}` does) says the same thing twice.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -120,5 +137,24 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Bench(args) => cmd::bench::run(args),
         Commands::Completions(args) => cmd::docs::completions(args, Cli::command()),
         Commands::Man(args) => cmd::docs::man(args, Cli::command()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_repeated_by_its_wrapper_is_printed_once() {
+        let inner = std::io::Error::other("got no ack after 3 attempts");
+        let e = anyhow::Error::new(inner)
+            .context("camera 169.254.1.1: got no ack after 3 attempts")
+            .context("opening the camera");
+        assert_eq!(
+            error_chain(&e),
+            "opening the camera: camera 169.254.1.1: got no ack after 3 attempts"
+        );
+        let e = anyhow::anyhow!("b").context("a");
+        assert_eq!(error_chain(&e), "a: b");
     }
 }

@@ -241,3 +241,61 @@ fn quiet_and_verbose_are_accepted_by_every_command_but_not_together() {
     assert!(!both.status.success());
     assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"));
 }
+
+#[test]
+fn errors_name_the_offending_value_once() {
+    let err = |args: &[&str]| {
+        let out = linerate(args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // An address with a typo is not taken for a serial number.
+    let e = err(&["grab", "999.1.1.1", "--frames", "1"]);
+    assert!(
+        e.contains("999.1.1.1") && e.contains("not an IPv4 address"),
+        "{e}"
+    );
+    // A bad local address is named, not the camera's. (Nothing is sent:
+    // the bind fails first.)
+    let e = err(&[
+        "grab",
+        "169.254.9.9",
+        "--interface",
+        "10.1.2.3",
+        "--frames",
+        "1",
+    ]);
+    assert!(e.contains("10.1.2.3") && e.contains("local address"), "{e}");
+    // A MAC with wrong characters says so, not "bad length".
+    let e = err(&[
+        "fade",
+        "recv",
+        "--interface",
+        "lo",
+        "--feb",
+        "zz:00:00:00:00:01",
+    ]);
+    assert!(
+        e.contains("\"zz:00:00:00:00:01\" is not valid") && !e.contains("length"),
+        "{e}"
+    );
+    assert_eq!(
+        e.matches("zz:00:00:00:00:01").count(),
+        2,
+        "said once by clap, once by us: {e}"
+    );
+}
+
+#[test]
+fn testbed_says_it_needs_root() {
+    // setpriv (util-linux) runs the command as nobody.
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_linerate"))
+        .args(["testbed", "up", "--name", "nonroot"])
+        .output()
+        .expect("setpriv (util-linux)");
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(e.contains("needs root") && !e.contains("mount"), "{e}");
+}

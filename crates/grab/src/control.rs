@@ -188,9 +188,20 @@ impl Control {
             addr: device,
             source,
         };
-        let socket = UdpSocket::bind(bind).map_err(|e| sock_err("bind GVCP socket", e))?;
+        // A bind failure is about the local address (--interface), so name it.
+        let bind_err = |op, source| Error::Socket {
+            op,
+            addr: bind,
+            source,
+        };
+        let socket = UdpSocket::bind(bind).map_err(|e| {
+            bind_err(
+                "bind the GVCP socket to the local address (is it one of this host's?)",
+                e,
+            )
+        })?;
         // Learn which local address reaches the camera: the stream is sent there.
-        let probe = UdpSocket::bind(bind).map_err(|e| sock_err("bind route probe", e))?;
+        let probe = UdpSocket::bind(bind).map_err(|e| bind_err("bind route probe", e))?;
         probe
             .connect(device)
             .map_err(|e| sock_err("route to camera", e))?;

@@ -241,8 +241,17 @@ fn collect(
 /// name found by broadcast discovery from `local` (every interface when
 /// `None`) — to the device's address.
 pub fn resolve(target: &str, local: Option<Ipv4Addr>, wait: Duration) -> Result<Ipv4Addr> {
-    if let Ok(ip) = target.parse::<Ipv4Addr>() {
-        return Ok(ip);
+    match target.parse::<Ipv4Addr>() {
+        Ok(ip) => return Ok(ip),
+        // Digits and dots are an address with a typo, not a serial number.
+        Err(e) if !target.is_empty() && target.chars().all(|c| c.is_ascii_digit() || c == '.') => {
+            return Err(Error::BadSetting {
+                what: "camera address",
+                value: target.to_owned(),
+                why: format!("not an IPv4 address ({e})"),
+            })
+        }
+        Err(_) => {}
     }
     let found = discover(local, None, wait)?;
     found

@@ -27,6 +27,7 @@ pub mod fanout;
 pub mod interfaces;
 pub mod netdev;
 pub mod packet_ring;
+pub mod privilege;
 pub mod raw;
 pub mod raw_ring;
 pub mod scatter;

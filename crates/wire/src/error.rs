@@ -26,6 +26,16 @@ pub enum Error {
         /// The rule it breaks, in words.
         rule: &'static str,
     },
+    /// Text meant to be a protocol value (a MAC address) is not one.
+    #[error("{what} {text:?} is not valid: {rule}")]
+    BadText {
+        /// What the text should have been.
+        what: &'static str,
+        /// The text given.
+        text: String,
+        /// What is expected, in words.
+        rule: &'static str,
+    },
     /// A field holds a value the protocol does not allow here.
     #[error("{field}: unexpected value {value:#x}")]
     BadValue {

@@ -46,10 +46,10 @@ impl core::str::FromStr for MacAddr {
 
     /// Parses `aa:bb:cc:dd:ee:ff` (colons or dashes).
     fn from_str(s: &str) -> Result<Self> {
-        let bad = crate::Error::BadLength {
-            what: "MAC address text",
-            len: s.len(),
-            rule: "expected six hex octets such as 02:00:00:00:00:01",
+        let bad = crate::Error::BadText {
+            what: "MAC address",
+            text: s.to_owned(),
+            rule: "expected six hex octets separated by ':' or '-', such as 02:00:00:00:00:01",
         };
         let mut out = [0u8; 6];
         let mut parts = s.split([':', '-']);

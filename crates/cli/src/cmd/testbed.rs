@@ -245,6 +245,21 @@ fn parse_link(s: &str) -> Result<LinkSpec, String> {
 
 /// Runs `linerate testbed ...`.
 pub fn run(args: TestbedArgs) -> Result<()> {
+    let needs_root = match &args.command {
+        TestbedCommand::Up(_) => Some("up"),
+        TestbedCommand::Down(_) => Some("down"),
+        TestbedCommand::Exec(_) => Some("exec"),
+        TestbedCommand::Loss(_) => Some("loss"),
+        TestbedCommand::Status(_) => None,
+    };
+    if let Some(sub) = needs_root {
+        if !linerate_io::privilege::is_root() {
+            anyhow::bail!(
+                "linerate testbed {sub} needs root: it creates and changes network namespaces \
+                 (run it with sudo)"
+            );
+        }
+    }
     match args.command {
         TestbedCommand::Up(a) => up(*a),
         TestbedCommand::Down(a) => down(a),

@@ -125,7 +125,7 @@ pub fn parse_seconds(s: &str) -> std::result::Result<std::time::Duration, String
 pub fn parse_mac(s: &str) -> std::result::Result<[u8; 6], String> {
     s.parse::<linerate_wire::ethernet::MacAddr>()
         .map(|m| m.0)
-        .map_err(|e| format!("bad MAC address {s:?}: {e}"))
+        .map_err(|e| e.to_string())
 }
 
 /// Formats a MAC address.
