@@ -24,21 +24,24 @@ use serde::Serialize;
 pub struct GrabArgs {
     /// Camera: IPv4 address, or serial number / user name (found by discovery).
     pub camera: String,
-    /// Frames to receive; the run stops after this many (complete or not).
-    #[arg(long, conflicts_with = "duration")]
+    /// Frames to receive; the run stops after this many (complete or not),
+    /// up to 4294967295. 0: until --duration ends or Ctrl-C. Default 100
+    /// when neither --frames nor --duration is given.
+    #[arg(long, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
     pub frames: Option<u64>,
-    /// Seconds to receive for (default: 10 frames when neither is given... see --frames).
-    #[arg(long)]
+    /// Seconds to receive for, 0.001..=31536000 (a year).
+    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
     pub duration: Option<f64>,
-    /// Set the Width feature before starting.
-    #[arg(long)]
+    /// Set the Width feature before starting (1..=65535).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65_535))]
     pub width: Option<u32>,
-    /// Set the Height feature before starting.
-    #[arg(long)]
+    /// Set the Height feature before starting (1..=65535).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65_535))]
     pub height: Option<u32>,
     /// Set the AcquisitionFrameRate feature (frames per second); with
     /// --trigger-software, the rate at which triggers are sent instead.
-    #[arg(long)]
+    /// 0.001..=1000000.
+    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=1_000_000.0))]
     pub fps: Option<f64>,
     /// Put the camera in software-trigger mode (TriggerMode On, source
     /// Software) and send one TriggerSoftware command at a time, at --fps
@@ -49,12 +52,13 @@ pub struct GrabArgs {
     /// UDP: stream packet size in bytes (SCPS: IP + UDP + GVSP headers +
     /// data, 576..=16000). TCP: transfer size, the image bytes per record
     /// (512..=16777216; the camera's LinerateTransferSize feature).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(512..=16_777_216))]
     pub packet_size: Option<u32>,
     /// UDP: gap between the camera's stream packets in nanoseconds (the
     /// SCPD register), to pace a camera to its link: 6400 paces
-    /// 8000-byte packets to 10 Gbit/s. Default: the camera's setting.
-    #[arg(long, value_name = "NS")]
+    /// 8000-byte packets to 10 Gbit/s; 0..=1000000000 (0: no gap).
+    /// Default: the camera's setting.
+    #[arg(long, value_name = "NS", value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
     pub packet_delay: Option<u64>,
     /// Stream transport: udp (GVSP, any camera) or tcp (linerate's GVSP
     /// records on TCP: no loss, no resends; needs a camera with the
@@ -85,25 +89,33 @@ pub struct GrabArgs {
     /// Local IPv4 address facing the camera (default: from the routing table).
     #[arg(long)]
     pub interface: Option<Ipv4Addr>,
-    /// Frame buffers lent to the stream.
-    #[arg(long, default_value_t = 16)]
-    pub buffers: usize,
-    /// Pin the receive thread to this CPU.
-    #[arg(long)]
+    /// Frame buffers lent to the stream, 2..=4096 [default: 16, fewer when
+    /// 16 frames exceed --buffer-memory]. Given explicitly, buffers ×
+    /// PayloadSize must fit --buffer-memory.
+    #[arg(long, value_parser = crate::arg_range::usize_in(2..=4096))]
+    pub buffers: Option<usize>,
+    /// Most memory the frame buffers may take, in bytes (suffixes k, m, g:
+    /// binary), 1MiB..=1024GiB.
+    #[arg(long, default_value = "1GiB", value_name = "BYTES",
+          value_parser = crate::arg_range::bytes_in(crate::arg_range::MIB..=1024 * crate::arg_range::GIB))]
+    pub buffer_memory: u64,
+    /// Pin the receive thread to this CPU (0..=4095; 0 is the first CPU).
+    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
     pub cpu: Option<usize>,
     /// Local UDP port for the stream (0: any free port). A fixed port lets
     /// firewall and loss rules select the stream.
     #[arg(long, default_value_t = 0)]
     pub stream_port: u16,
-    /// SO_BUSY_POLL in microseconds (spin instead of sleeping; NAPI drivers only).
-    #[arg(long)]
+    /// SO_BUSY_POLL in microseconds (spin instead of sleeping; NAPI drivers
+    /// only), 0..=1000000 (0: off).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub busy_poll: Option<u32>,
     /// Receive moderation in microseconds (0: off): after a receive that did
     /// not fill a batch, sleep this long so the packets arriving meanwhile are
     /// taken with one wakeup and one syscall. Adds at most this much latency;
     /// UDP only. Default 0 (off): on the veth bench it cost more CPU than
-    /// it saved.
-    #[arg(long, value_name = "US")]
+    /// it saved. At most 100000.
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub coalesce_us: Option<u32>,
     /// Do not connect the stream socket to the camera's source port (SCSP);
     /// by default it is connected when the camera reports the port.
@@ -116,26 +128,27 @@ pub struct GrabArgs {
     /// Never ask the camera to resend lost packets.
     #[arg(long)]
     pub no_resend: bool,
-    /// Microseconds a gap may stay open before the first resend request.
-    #[arg(long, default_value_t = 300)]
+    /// Microseconds a gap may stay open before the first resend request,
+    /// 0..=10000000 (0: at once).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub resend_initial_us: u64,
-    /// Milliseconds before asking again for the same packets.
-    #[arg(long, default_value_t = 5)]
+    /// Milliseconds before asking again for the same packets, 1..=60000.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub resend_repeat_ms: u64,
     /// Most packets requested per frame, as a fraction of the frame's
-    /// packets (repeats count again), 0..=4.
-    #[arg(long, default_value_t = 1.0)]
+    /// packets (repeats count again), 0..=4 (0: none).
+    #[arg(long, default_value_t = 1.0, value_parser = crate::arg_range::float_in(0.0..=4.0))]
     pub resend_ratio: f64,
     /// Microseconds of silence after a frame's last packet before its
     /// missing tail and trailer are requested (at least 16 of the frame's
-    /// packet gaps); 0 waits for the next frame to start.
-    #[arg(long, default_value_t = 1000)]
+    /// packet gaps), 0..=10000000; 0 waits for the next frame to start.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub resend_tail_us: u64,
-    /// Milliseconds an unfinished frame is kept after its last packet.
-    #[arg(long, default_value_t = 100)]
+    /// Milliseconds an unfinished frame is kept after its last packet, 1..=60000.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub retention_ms: u64,
-    /// Seconds to wait for a frame before giving up.
-    #[arg(long, default_value_t = 3.0)]
+    /// Seconds to wait for a frame before giving up, 0.01..=3600.
+    #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::float_in(0.01..=3600.0))]
     pub frame_timeout: f64,
 }
 
@@ -379,7 +392,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     assembler.frame_retention_ns = args.retention_ms.saturating_mul(1_000_000);
     assembler.resend.request_ratio = args.resend_ratio;
     assembler.resend.tail_timeout_ns = args.resend_tail_us.saturating_mul(1_000);
-    let buffers = args.buffers.max(2);
+    let buffers = buffer_count(args.buffers, args.buffer_memory, payload)?;
     let tcp = args.transport == Transport::Tcp;
     let options = StreamOptions {
         transport: args.transport,
@@ -508,6 +521,43 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         report.ok = false;
     }
     Ok(report)
+}
+
+/// Buffers used by default, when 16 frames fit the memory budget.
+const DEFAULT_BUFFERS: usize = 16;
+/// The stream needs one buffer being filled and one being read.
+const MIN_BUFFERS: usize = 2;
+
+/// How many frame buffers of `payload` bytes to lend the stream: the count
+/// asked for, which must fit `budget` bytes, or by default 16 or as many as
+/// fit (at least 2).
+fn buffer_count(asked: Option<usize>, budget: u64, payload: usize) -> Result<usize> {
+    let payload_bytes = (payload as u64).max(1);
+    let fit = usize::try_from(budget / payload_bytes).unwrap_or(usize::MAX);
+    let show = crate::arg_range::show_bytes;
+    let too_big = |n: usize| {
+        anyhow::anyhow!(
+            "{n} buffers × {payload}-byte frames need {} bytes, more than --buffer-memory {} \
+             (at most {fit} such frames fit); lower --buffers or raise --buffer-memory",
+            (n as u64).saturating_mul(payload_bytes),
+            show(budget),
+        )
+    };
+    match asked {
+        Some(n) if n > fit => Err(too_big(n)),
+        Some(n) => Ok(n),
+        None if fit < MIN_BUFFERS => Err(too_big(MIN_BUFFERS)),
+        None => {
+            if fit < DEFAULT_BUFFERS {
+                tracing::warn!(
+                    "using {fit} frame buffers instead of {DEFAULT_BUFFERS}: \
+                     {payload}-byte frames, --buffer-memory {}",
+                    show(budget)
+                );
+            }
+            Ok(fit.min(DEFAULT_BUFFERS))
+        }
+    }
 }
 
 /// Waits for the next frame. On TCP, a lost stream connection ends the
@@ -858,4 +908,27 @@ fn print_summary(r: &GrabReport) {
         h.rmem_max.map_or("?".into(), |v| v.to_string()),
         h.tcp_rmem.as_deref().unwrap_or("?")
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = crate::arg_range::MIB;
+
+    #[test]
+    fn buffers_fit_the_memory_budget() {
+        // The default count shrinks to what fits, never below 2.
+        assert_eq!(buffer_count(None, 1024 * MIB, 1 << 20).ok(), Some(16));
+        assert_eq!(buffer_count(None, 1024 * MIB, 201_326_592).ok(), Some(5));
+        assert!(buffer_count(None, 256 * MIB, 201_326_592).is_err());
+        // An explicit count must fit, and the error says what does.
+        assert_eq!(buffer_count(Some(100), 1024 * MIB, 1 << 20).ok(), Some(100));
+        let e = buffer_count(Some(4096), 1024 * MIB, 1 << 20).expect_err("4 GiB");
+        assert!(
+            e.to_string().contains("at most 1024 such frames fit"),
+            "{e}"
+        );
+        assert!(buffer_count(Some(2), 1024 * MIB, 0).is_ok());
+    }
 }
