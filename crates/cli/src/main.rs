@@ -71,7 +71,11 @@ fn main() -> ExitCode {
         Err(e) => {
             // `{:#}` prints the whole cause chain on one line, without a backtrace.
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            // A run a signal ended exits as a shell reports the signal (130, 143).
+            match e.downcast_ref::<stop_signal::Interrupted>() {
+                Some(i) => ExitCode::from(i.exit_status()),
+                None => ExitCode::FAILURE,
+            }
         }
     }
 }

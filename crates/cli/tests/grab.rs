@@ -867,3 +867,98 @@ fn camera_resend_memory_is_bounded_and_given_back_when_acquisition_stops() {
         );
     }
 }
+
+/// Waits for `child` at most `limit`, killing it past that.
+fn wait_at_most(mut child: Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("grab did not end within {limit:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("grab output")
+}
+
+/// On SIGINT or SIGTERM grab stops acquisition, releases control, prints
+/// its JSON report and exits 130 or 143: the camera's stream stops at
+/// once and a second grab is accepted at once (it used to be refused until
+/// the heartbeat expired, with the camera streaming meanwhile).
+#[test]
+fn a_signal_stops_the_camera_releases_control_and_prints_the_report() {
+    let _s = serial();
+    let bed = bed("grabsig", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let pc = bed.addr("pc").expect("pc address");
+    let port = STREAM_PORT.to_string();
+    for (signal, name, status) in [
+        (libc::SIGINT, "SIGINT", 130),
+        (libc::SIGTERM, "SIGTERM", 143),
+    ] {
+        let child = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+            .args(["grab", &ip, "--json", "--frames", "0", "--fps", "50"])
+            .args(["--stream-port", &port])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("linerate grab");
+        std::thread::sleep(Duration::from_millis(1500));
+        // SAFETY: signals our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = wait_at_most(child, Duration::from_secs(5));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{name}: {stderr}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let v: Value = serde_json::from_str(text.trim())
+            .unwrap_or_else(|e| panic!("{name}: no JSON report ({e}): {text} {stderr}"));
+        assert_eq!(v["error"], format!("interrupted by {name}"), "{v}");
+        assert_eq!(v["ok"], false, "{v}");
+        assert!(n(&v, "frames_completed") >= 20, "{name}: {v}");
+        // The camera stopped streaming: nothing more arrives on the port.
+        let after = bed
+            .run_in("pc", None, move || {
+                let sock = UdpSocket::bind(SocketAddrV4::new(pc, STREAM_PORT)).expect("bind");
+                sock.set_read_timeout(Some(Duration::from_millis(100)))
+                    .expect("timeout");
+                let mut buf = vec![0u8; 9000];
+                let t = Instant::now();
+                let mut packets = 0u32;
+                while t.elapsed() < Duration::from_millis(300) {
+                    if sock.recv(&mut buf).is_ok() {
+                        packets += 1;
+                    }
+                }
+                packets
+            })
+            .expect("run in pc");
+        assert_eq!(
+            after, 0,
+            "{name}: the camera kept streaming after grab ended"
+        );
+        // Control was released: another grab is accepted at once.
+        let started = Instant::now();
+        let (out, v) = grab(&bed, &["--frames", "5"]);
+        assert!(
+            out.status.success(),
+            "{name}: second grab refused: {v} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(started.elapsed() < Duration::from_secs(3), "{name}: {v}");
+    }
+}
+
+/// With --json, a grab that cannot start still prints one JSON object
+/// with the error.
+#[test]
+fn json_grab_without_a_camera_prints_one_object_with_the_error() {
+    let _s = serial();
+    let bed = bed("grabnocam", &["cam", "pc"]);
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let (out, v) = grab(&bed, &["--frames", "5"]);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    assert_eq!(v["ok"], false, "{v}");
+    let error = v["error"].as_str().expect("error text");
+    assert!(error.contains(&ip), "{v}");
+}

@@ -269,8 +269,12 @@ pub struct GrabReport {
     pub incomplete_examples: Vec<IncompleteFrame>,
     /// First verification failures, at most 16.
     pub corrupt_examples: Vec<String>,
-    /// Why the run ended early (control lost, connection closed...), if it did.
+    /// Why the run ended early (control lost, connection closed,
+    /// "interrupted by SIGINT"...), if it did.
     pub error: Option<String>,
+    /// The signal that ended the run, if one did.
+    #[serde(skip)]
+    pub interrupted: Option<crate::stop_signal::Interrupted>,
     /// True when every frame asked for arrived complete (and verified with
     /// --verify) and nothing ended the run early.
     pub ok: bool,
@@ -339,14 +343,33 @@ pub struct IncompleteFrame {
     pub trailer_missing: bool,
 }
 
-/// Runs `linerate grab`.
+/// Runs `linerate grab`. With --json, stdout gets one JSON object also
+/// when the grab cannot start (`{"error": ..., "ok": false}`). On SIGINT or
+/// SIGTERM the camera is stopped and released, the report printed, and the
+/// error is [`Interrupted`](crate::stop_signal::Interrupted).
 pub fn run(args: GrabArgs) -> Result<()> {
     let json = args.json;
-    let report = grab(&args, !json)?;
+    let report = match grab(&args, !json) {
+        Ok(r) => r,
+        Err(e) if json => {
+            println!(
+                "{}",
+                serde_json::json!({ "error": format!("{e:#}"), "ok": false })
+            );
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     if json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print_summary(&report);
+    }
+    if let Some(i) = report.interrupted {
+        return Err(anyhow::Error::new(i).context(format!(
+            "stopped the camera and released it after {} complete and {} incomplete frames",
+            report.frames_completed, report.frames_incomplete
+        )));
     }
     if let Some(e) = &report.error {
         bail!(
@@ -370,12 +393,18 @@ pub fn run(args: GrabArgs) -> Result<()> {
 /// Opens the camera, grabs as `args` say, and returns the report. Shows a
 /// progress bar on a terminal when `progress` is set.
 pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
+    // From here on a signal ends the run in order: acquisition stopped,
+    // control released, the report printed.
+    let interrupt = crate::stop_signal::Interrupt::install()?;
     let control = ControlConfig {
         local: args.interface,
         ..ControlConfig::default()
     };
     let mut camera = Camera::open(&args.camera, &control)
         .with_context(|| format!("opening camera {}", args.camera))?;
+    if let Some(i) = interrupt.signal() {
+        return Err(i.into());
+    }
     configure(&mut camera, args)?;
     let pattern = match args.pattern.as_str() {
         "linerate" => Pattern::Linerate,
@@ -438,7 +467,12 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     camera.start().context("starting acquisition")?;
     let frame_timeout = Duration::from_secs_f64(args.frame_timeout.max(0.01));
     let mut error = None;
+    let mut interrupted = None;
     loop {
+        if let Some(i) = interrupt.signal() {
+            interrupted = Some(i);
+            break;
+        }
         let delivered = tally.completed + tally.incomplete;
         if target > 0 && delivered >= target {
             break;
@@ -449,8 +483,8 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         let mut triggered_at = None;
         if let Some(period) = trigger_period {
             let now = Instant::now();
-            if next_trigger > now {
-                std::thread::sleep(next_trigger - now);
+            if next_trigger > now && !sleep_unless_interrupted(next_trigger - now, &interrupt) {
+                continue;
             }
             next_trigger = next_trigger.max(now) + period;
             triggered_at = Some(linerate_grab::clock::now_ns());
@@ -459,8 +493,9 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
                 break;
             }
         }
-        let buffer = match wait_frame(&stream, frame_timeout, tcp) {
-            Ok(b) => b,
+        let buffer = match wait_frame(&stream, frame_timeout, tcp, &interrupt) {
+            Ok(Some(b)) => b,
+            Ok(None) => continue,
             Err(e) => {
                 error = Some(e);
                 break;
@@ -520,6 +555,11 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         report.error = Some(format!("{e:#}"));
         report.ok = false;
     }
+    if let Some(i) = interrupted {
+        report.error = Some(i.to_string());
+        report.interrupted = Some(i);
+        report.ok = false;
+    }
     Ok(report)
 }
 
@@ -560,26 +600,44 @@ fn buffer_count(asked: Option<usize>, budget: u64, payload: usize) -> Result<usi
     }
 }
 
-/// Waits for the next frame. On TCP, a lost stream connection ends the
-/// wait at once with an error (the camera stopped or died), after the
-/// frames it left incomplete have been delivered.
+/// How often waits look for a signal.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Sleeps for `d`, or less when a signal comes; false if one came.
+fn sleep_unless_interrupted(d: Duration, interrupt: &crate::stop_signal::Interrupt) -> bool {
+    let deadline = Instant::now() + d;
+    loop {
+        if interrupt.signal().is_some() {
+            return false;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(SIGNAL_POLL));
+    }
+}
+
+/// Waits for the next frame; `None` when a signal came first. On TCP, a
+/// lost stream connection ends the wait at once with an error (the camera
+/// stopped or died), after the frames it left incomplete have been delivered.
 fn wait_frame(
     stream: &linerate_grab::stream::Stream,
     timeout: Duration,
     tcp: bool,
-) -> Result<Buffer> {
-    if !tcp {
-        return Ok(stream.wait(timeout)?);
-    }
+    interrupt: &crate::stop_signal::Interrupt,
+) -> Result<Option<Buffer>> {
     let deadline = Instant::now() + timeout;
-    let slice = Duration::from_millis(50);
     loop {
+        if interrupt.signal().is_some() {
+            return Ok(None);
+        }
         let left = deadline.saturating_duration_since(Instant::now());
-        match stream.wait(left.min(slice)) {
-            Ok(b) => return Ok(b),
+        match stream.wait(left.min(SIGNAL_POLL)) {
+            Ok(b) => return Ok(Some(b)),
             Err(linerate_grab::Error::Timeout(_)) if !left.is_zero() => {
-                let lost = stream.stats().receive.tcp.connections_lost;
-                if lost > 0 {
+                let lost = tcp && stream.stats().receive.tcp.connections_lost > 0;
+                if lost {
                     bail!("the camera closed the TCP stream connection");
                 }
             }
@@ -803,6 +861,7 @@ fn report(
         receive_thread_cpu: None,
         kernel_drop_counters: None,
         error: None,
+        interrupted: None,
         max_rss_mib: peak_rss_mib(),
         incomplete_examples: tally.incomplete_examples.clone(),
         corrupt_examples: tally.corrupt_examples.clone(),
