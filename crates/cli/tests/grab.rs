@@ -779,7 +779,8 @@ fn packet_delay_paces_the_camera() {
         seconds >= 0.19,
         "20 paced frames took only {seconds} s: {v}"
     );
-    // A delay that does not fit the 32-bit SCPD register is refused.
+    // A delay that does not fit the 32-bit SCPD register is refused, while
+    // the arguments are parsed.
     let ip = bed.addr("cam").expect("cam address").to_string();
     let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
         .args([
@@ -793,8 +794,11 @@ fn packet_delay_paces_the_camera() {
         .output()
         .expect("linerate grab");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(err.contains("99999999999 ns"), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--packet-delay") && err.contains("99999999999 is not in 0..=4294967295"),
+        "{err}"
+    );
 }
 
 /// Resident and peak resident memory of process `pid`, in KiB.

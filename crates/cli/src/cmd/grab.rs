@@ -56,9 +56,10 @@ pub struct GrabArgs {
     pub packet_size: Option<u32>,
     /// UDP: gap between the camera's stream packets in nanoseconds (the
     /// SCPD register), to pace a camera to its link: 6400 paces
-    /// 8000-byte packets to 10 Gbit/s; 0..=1000000000 (0: no gap).
+    /// 8000-byte packets to 10 Gbit/s; 0..=4294967295 (0: no gap; the
+    /// register holds 32 bits).
     /// Default: the camera's setting.
-    #[arg(long, value_name = "NS", value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+    #[arg(long, value_name = "NS", value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
     pub packet_delay: Option<u64>,
     /// Stream transport: udp (GVSP, any camera) or tcp (linerate's GVSP
     /// records on TCP: no loss, no resends; needs a camera with the
