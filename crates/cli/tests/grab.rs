@@ -840,19 +840,16 @@ fn camera_resend_memory_is_bounded_and_given_back_when_acquisition_stops() {
     let cam = CameraProcess(child);
     wait_for_discovery(&bed, &ip);
     let (idle_rss, _) = rss_kib(cam.0.id());
-    for round in 0..2 {
-        let (_, v) = grab(
-            &bed,
-            &[
-                "--frames",
-                "12",
-                "--fps",
-                "10",
-                "--buffers",
-                "4",
-                "--verify",
-            ],
-        );
+    // Round 0 asks for 4 buffers; round 1 lets the default 16 shrink to
+    // the two 8 MiB frames that fit a 20 MiB budget.
+    for (round, buffers, budget) in [(0, "4", "1GiB"), (1, "", "20MiB")] {
+        let mut args = vec!["--frames", "12", "--fps", "10", "--verify"];
+        args.extend(["--buffer-memory", budget]);
+        if !buffers.is_empty() {
+            args.extend(["--buffers", buffers]);
+        }
+        let (_, v) = grab(&bed, &args);
+        assert_eq!(n(&v, "buffers"), [4, 2][round], "round {round}: {v}");
         // On a busy machine a frame may stay incomplete; none may be corrupt
         // (slots given back and taken again are drawn anew).
         accounted(&v, 12);
@@ -870,6 +867,11 @@ fn camera_resend_memory_is_bounded_and_given_back_when_acquisition_stops() {
             "round {round}: camera still holds {rss} KiB after the grab ({idle_rss} KiB idle)"
         );
     }
+    // Buffers asked for that do not fit the budget: refused, saying what fits.
+    let (out, v) = grab(&bed, &["--buffers", "3", "--buffer-memory", "20MiB"]);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    let error = v["error"].as_str().expect("error");
+    assert!(error.contains("at most 2 such frames fit"), "{v}");
 }
 
 /// Waits for `child` at most `limit`, killing it past that.
@@ -883,6 +885,38 @@ fn wait_at_most(mut child: Child, limit: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.wait_with_output().expect("grab output")
+}
+
+/// UDP datagrams the network namespace of process `pid` has received
+/// (InDatagrams in its /proc/PID/net/snmp).
+fn udp_in_datagrams(pid: u32) -> u64 {
+    let snmp = std::fs::read_to_string(format!("/proc/{pid}/net/snmp")).unwrap_or_default();
+    let mut udp = snmp.lines().filter(|l| l.starts_with("Udp:"));
+    let (names, values) = (udp.next().unwrap_or(""), udp.next().unwrap_or(""));
+    names
+        .split_whitespace()
+        .zip(values.split_whitespace())
+        .find(|(n, _)| *n == "InDatagrams")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Waits until the network namespace of process `pid` has received
+/// `datagrams` more UDP datagrams, at most 30 s.
+fn wait_for_stream_datagrams(pid: u32, datagrams: u64) {
+    let before = udp_in_datagrams(pid);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let received = udp_in_datagrams(pid).saturating_sub(before);
+        if received >= datagrams {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no stream after 30 s ({received} datagrams)"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// On SIGINT or SIGTERM grab stops acquisition, releases control, prints
@@ -908,7 +942,10 @@ fn a_signal_stops_the_camera_releases_control_and_prints_the_report() {
             .stderr(Stdio::piped())
             .spawn()
             .expect("linerate grab");
-        std::thread::sleep(Duration::from_millis(1500));
+        // Signal once frames flow (a loaded machine takes a while to start);
+        // the child enters the namespace first.
+        std::thread::sleep(Duration::from_millis(100));
+        wait_for_stream_datagrams(child.id(), 5000);
         // SAFETY: signals our own child.
         unsafe { libc::kill(child.id() as i32, signal) };
         let out = wait_at_most(child, Duration::from_secs(5));
@@ -919,8 +956,10 @@ fn a_signal_stops_the_camera_releases_control_and_prints_the_report() {
             .unwrap_or_else(|e| panic!("{name}: no JSON report ({e}): {text} {stderr}"));
         assert_eq!(v["error"], format!("interrupted by {name}"), "{v}");
         assert_eq!(v["ok"], false, "{v}");
-        assert!(n(&v, "frames_completed") >= 20, "{name}: {v}");
-        // The camera stopped streaming: nothing more arrives on the port.
+        assert!(n(&v, "frames_completed") >= 1, "{name}: {v}");
+        // The camera stopped streaming: nothing more arrives on the port
+        // (its stream thread takes the stop between two send batches).
+        std::thread::sleep(Duration::from_millis(200));
         let after = bed
             .run_in("pc", None, move || {
                 let sock = UdpSocket::bind(SocketAddrV4::new(pc, STREAM_PORT)).expect("bind");

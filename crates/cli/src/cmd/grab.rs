@@ -238,6 +238,9 @@ pub struct GrabReport {
     pub packets_foreign: u64,
     /// Receive buffer granted, bytes.
     pub recv_buffer: usize,
+    /// Frame buffers lent to the stream (--buffers, or as many of the
+    /// default 16 as fit --buffer-memory).
+    pub buffers: usize,
     /// TCP: connections the camera opened to us.
     pub tcp_connections: u64,
     /// TCP: connections that ended while receiving (each leaves the frames
@@ -546,6 +549,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     }
     let mut report = report(&camera, args, target, &tally, &stats, seconds, cpu);
     report.host = HostTuning::read(camera.local_ip());
+    report.buffers = buffers;
     report.frame_delivery_latency_us = stream.delivery_latency();
     report.trigger_to_frame_latency_us = args.trigger_software.then(|| trigger_latency.summary());
     report.receive_thread_cpu = stream.receive_thread_cpu().map(|t| t.usage(stream_seconds));
@@ -853,6 +857,7 @@ fn report(
         kernel_drops: r.kernel_drops,
         packets_foreign: r.foreign,
         recv_buffer: r.recv_buffer,
+        buffers: 0,
         tcp_connections: r.tcp.connections,
         tcp_connections_lost: r.tcp.connections_lost,
         tcp_bytes_copied: r.tcp.bytes_copied,

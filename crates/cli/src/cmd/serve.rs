@@ -48,8 +48,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 30.0, value_parser = crate::arg_range::float_in(0.001..=100_000.0))]
     fps: f64,
     /// Payload bytes per frame (a 40-byte header precedes each),
-    /// 1..=268435456.
-    #[arg(long, default_value_t = 256 * 1024, value_parser = crate::arg_range::usize_in(1..=256 * crate::arg_range::MIB))]
+    /// 8..=67108864.
+    #[arg(long, default_value_t = 256 * 1024, value_parser = crate::arg_range::usize_in(8..=linerate_wire::served::MAX_FRAME_LEN as u64))]
     frame_size: usize,
     /// How frames reach the sockets: zerocopy (MSG_ZEROCOPY, the cheapest in
     /// docs/serve.md's measurements), write (the kernel copies), sendfile,
@@ -75,8 +75,8 @@ pub struct ServeArgs {
     send_buffer: usize,
     /// UDP datagram size for UDP subscribers (40-byte header + piece); 1472
     /// fits a 1500-byte MTU, 8972 a 9000-byte one. UDP subscribers join by
-    /// sending a subscription to --port over UDP (docs/serve.md). 64..=65507.
-    #[arg(long, default_value_t = 1472, value_parser = crate::arg_range::usize_in(64..=65_507))]
+    /// sending a subscription to --port over UDP (docs/serve.md). 41..=65507.
+    #[arg(long, default_value_t = 1472, value_parser = crate::arg_range::usize_in(41..=65_507))]
     datagram_size: usize,
     /// Seconds a UDP subscriber stays subscribed without renewing,
     /// 0.1..=86400.

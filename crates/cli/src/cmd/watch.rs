@@ -27,8 +27,8 @@ pub struct WatchArgs {
     /// The server, IP:PORT.
     #[arg(long)]
     connect: SocketAddrV4,
-    /// Connections to open, 1..=10000.
-    #[arg(long, default_value_t = 1, value_parser = crate::arg_range::usize_in(1..=10_000))]
+    /// Connections to open, 1..=4096.
+    #[arg(long, default_value_t = 1, value_parser = crate::arg_range::usize_in(1..=4096))]
     clients: usize,
     /// Seconds to watch, 0.001..=31536000.
     #[arg(long, default_value_t = 10.0, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
