@@ -68,9 +68,15 @@ fn in_ns(bed: &Testbed, host: &str, program: &str) -> Command {
 }
 
 fn linerate_camera(bed: &Testbed) -> CameraProcess {
+    linerate_camera_with(bed, &[])
+}
+
+/// `linerate camera` with `extra` arguments.
+fn linerate_camera_with(bed: &Testbed, extra: &[&str]) -> CameraProcess {
     let ip = bed.addr("cam").expect("cam address").to_string();
     let child = in_ns(bed, "cam", env!("CARGO_BIN_EXE_linerate"))
         .args(["camera", "--bind", &ip, "--stats-interval", "0"])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -822,23 +828,17 @@ fn rss_kib(pid: u32) -> (u64, u64) {
 fn camera_resend_memory_is_bounded_and_given_back_when_acquisition_stops() {
     let _s = serial();
     let bed = bed("grabmem", &["cam", "pc"]);
-    let ip = bed.addr("cam").expect("cam address").to_string();
-    let child = in_ns(&bed, "cam", env!("CARGO_BIN_EXE_linerate"))
-        .args(["camera", "--bind", &ip, "--stats-interval", "0"])
-        .args([
+    let cam = linerate_camera_with(
+        &bed,
+        &[
             "--width",
             "4096",
             "--height",
             "2048",
             "--resend-memory",
             "16MiB",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start linerate camera");
-    let cam = CameraProcess(child);
-    wait_for_discovery(&bed, &ip);
+        ],
+    );
     let (idle_rss, _) = rss_kib(cam.0.id());
     // Round 0 asks for 4 buffers; round 1 lets the default 16 shrink to
     // the two 8 MiB frames that fit a 20 MiB budget.
