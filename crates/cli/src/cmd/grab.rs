@@ -25,8 +25,8 @@ pub struct GrabArgs {
     /// Camera: IPv4 address, or serial number / user name (found by discovery).
     pub camera: String,
     /// Frames to receive; the run stops after this many (complete or not),
-    /// up to 4294967295. 0: until --duration ends or Ctrl-C. Default 100
-    /// when neither --frames nor --duration is given.
+    /// up to 4294967295; 0: until Ctrl-C or SIGTERM. Default 100 when
+    /// neither --frames nor --duration is given.
     #[arg(long, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
     pub frames: Option<u64>,
     /// Seconds to receive for, 0.001..=31536000 (a year).
