@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{ArgAction, CommandFactory, Parser, Subcommand};
 
+mod arg_range;
 mod camera;
 mod cmd;
 mod stop_signal;
@@ -98,7 +99,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
-            ExitCode::FAILURE
+            // A run a signal ended exits as a shell reports the signal (130, 143).
+            match e.downcast_ref::<stop_signal::Interrupted>() {
+                Some(i) => ExitCode::from(i.exit_status()),
+                None => ExitCode::FAILURE,
+            }
         }
     }
 }
@@ -141,7 +146,7 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+mod error_chain_tests {
     use super::*;
 
     #[test]
@@ -156,5 +161,131 @@ mod tests {
         );
         let e = anyhow::anyhow!("b").context("a");
         assert_eq!(error_chain(&e), "a: b");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::any::TypeId;
+    use std::time::Duration;
+
+    use clap::error::ErrorKind;
+    use clap::CommandFactory;
+
+    /// Byte counts that may legitimately exceed 4 GiB (a transfer size,
+    /// a memory budget): they must still refuse 2^64 - 1.
+    const LARGE_BYTE_COUNTS: &[&str] = &[
+        "fade feb --bytes",
+        "fade recv --bytes",
+        "grab --buffer-memory",
+        "camera --resend-memory",
+    ];
+
+    /// Every argument whose value parser yields a number or a duration,
+    /// as (subcommand path, --long, help text, default values).
+    fn numeric_args(
+        cmd: &clap::Command,
+        path: &[String],
+        out: &mut Vec<(Vec<String>, String, String, Vec<String>)>,
+    ) {
+        let numeric = [
+            TypeId::of::<u8>(),
+            TypeId::of::<u16>(),
+            TypeId::of::<u32>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<usize>(),
+            TypeId::of::<i32>(),
+            TypeId::of::<i64>(),
+            TypeId::of::<f32>(),
+            TypeId::of::<f64>(),
+            TypeId::of::<Duration>(),
+        ];
+        for a in cmd.get_arguments() {
+            let t = a.get_value_parser().type_id();
+            let Some(long) = a.get_long() else { continue };
+            // A counting flag (-v, -vv) takes no value.
+            let takes_value = !matches!(a.get_action(), clap::ArgAction::Count);
+            if takes_value && numeric.iter().any(|n| t == *n) {
+                out.push((
+                    path.to_vec(),
+                    format!("--{long}"),
+                    a.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                    a.get_default_values()
+                        .iter()
+                        .map(|v| v.to_string_lossy().into_owned())
+                        .collect(),
+                ));
+            }
+        }
+        for s in cmd.get_subcommands() {
+            let mut p = path.to_vec();
+            p.push(s.get_name().to_string());
+            numeric_args(s, &p, out);
+        }
+    }
+
+    /// Parses `linerate PATH... ARG VALUE` and says whether the value was
+    /// refused (Some(message)) or taken (None). Missing required arguments
+    /// and conflicts mean the value itself passed.
+    fn refused(path: &[String], arg: &str, value: &str) -> Option<String> {
+        let argv = std::iter::once("linerate".to_string())
+            .chain(path.iter().cloned())
+            .chain([format!("{arg}={value}")]);
+        let parsed = std::panic::catch_unwind(|| super::Cli::command().try_get_matches_from(argv));
+        let parsed = parsed.unwrap_or_else(|_| panic!("{path:?} {arg} {value} panicked"));
+        match parsed {
+            Ok(_) => None,
+            Err(e) => match e.kind() {
+                ErrorKind::ValueValidation | ErrorKind::InvalidValue => Some(e.to_string()),
+                _ => None,
+            },
+        }
+    }
+
+    #[test]
+    fn every_numeric_argument_has_a_checked_range() {
+        let mut args = Vec::new();
+        numeric_args(&super::Cli::command(), &[], &mut args);
+        assert!(
+            args.len() > 80,
+            "introspection found only {} args",
+            args.len()
+        );
+        let mut failures = Vec::new();
+        for (path, arg, help, defaults) in &args {
+            let name = format!("{} {arg}", path.join(" "));
+            let mut huge = vec!["18446744073709551615", "-1", "x", "NaN"];
+            if !LARGE_BYTE_COUNTS.contains(&name.as_str()) {
+                huge.push("4294967296");
+            }
+            for value in huge {
+                match refused(path, arg, value) {
+                    Some(msg) if msg.contains(arg.as_str()) => {}
+                    Some(msg) => {
+                        failures.push(format!("{name} {value}: error names no argument: {msg}"))
+                    }
+                    None => failures.push(format!("{name} {value}: accepted")),
+                }
+            }
+            // The defaults themselves lie in the range.
+            for d in defaults {
+                if let Some(msg) = refused(path, arg, d) {
+                    failures.push(format!("{name}: default {d} refused: {msg}"));
+                }
+            }
+            // 0 is refused, or accepted and its meaning documented.
+            if refused(path, arg, "0").is_none()
+                && !help.contains('0')
+                && !defaults.iter().any(|d| d == "0")
+            {
+                failures.push(format!("{name} 0: accepted, but --help says nothing of 0"));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} problems:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
     }
 }

@@ -77,8 +77,12 @@ fn demo_repairs_loss_with_resends() {
 #[test]
 fn demo_refuses_bad_arguments() {
     let out = linerate(&["demo", "--loss", "150"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--loss 150"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--loss") && stderr.contains("150 is not in 0..=100"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -298,4 +302,53 @@ fn testbed_says_it_needs_root() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(e.contains("needs root") && !e.contains("mount"), "{e}");
+}
+
+/// Counts, sizes and durations out of range are refused while parsing,
+/// with clap's exit code 2 and an error naming the argument and the range,
+/// before anything is allocated (`grab --buffers 100000000` used to grow
+/// to 6.4 GB, `--buffers 4294967296` to abort, u64::MAX to panic).
+/// `main.rs` checks every numeric argument of every command this way in
+/// process; this runs the binary for a few.
+#[test]
+fn numeric_arguments_out_of_range_are_refused_with_the_range() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["grab", "192.0.2.1"], "--buffers", "2..=4096"),
+        (&["grab", "192.0.2.1"], "--frame-timeout", "0.01..=3600"),
+        (&["grab", "192.0.2.1"], "--duration", "0.001..=31536000"),
+        (
+            &["camera", "--bind", "192.0.2.1"],
+            "--resend-frames",
+            "1..=1024",
+        ),
+        (
+            &["camera", "--bind", "192.0.2.1"],
+            "--resend-memory",
+            "1MiB..=1024GiB",
+        ),
+        (&["serve", "--bind", "127.0.0.1"], "--slots", "2..=65536"),
+        (
+            &["watch", "--connect", "127.0.0.1:1"],
+            "--clients",
+            "1..=4096",
+        ),
+    ];
+    for (command, arg, range) in cases {
+        for value in ["0", "100000000", "4294967296", "18446744073709551615", "x"] {
+            if *arg == "--resend-memory" && ["100000000", "4294967296"].contains(&value) {
+                continue; // 95 MiB and 4 GiB are budgets one may ask for.
+            }
+            let mut argv = command.to_vec();
+            let pair = format!("{arg}={value}");
+            argv.push(&pair);
+            let out = linerate(&argv);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{argv:?}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{argv:?}: {stderr}");
+            assert!(stderr.contains(arg), "{argv:?} names no argument: {stderr}");
+            if value != "x" {
+                assert!(stderr.contains(range), "{argv:?} gives no range: {stderr}");
+            }
+        }
+    }
 }

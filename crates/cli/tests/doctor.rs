@@ -130,6 +130,8 @@ fn camera_address_finds_the_interface_and_the_table_prints() {
     let out = doctor(&bed, &["--interface", "nosuchif0"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nosuchif0"));
+    // A rate out of range is refused while the arguments are parsed.
     let out = doctor(&bed, &["--interface", &iface, "--gbit-per-s", "0"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0 is not in 0.001..=1000"));
 }

@@ -68,9 +68,15 @@ fn in_ns(bed: &Testbed, host: &str, program: &str) -> Command {
 }
 
 fn linerate_camera(bed: &Testbed) -> CameraProcess {
+    linerate_camera_with(bed, &[])
+}
+
+/// `linerate camera` with `extra` arguments.
+fn linerate_camera_with(bed: &Testbed, extra: &[&str]) -> CameraProcess {
     let ip = bed.addr("cam").expect("cam address").to_string();
     let child = in_ns(bed, "cam", env!("CARGO_BIN_EXE_linerate"))
         .args(["camera", "--bind", &ip, "--stats-interval", "0"])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -795,7 +801,8 @@ fn packet_delay_paces_the_camera() {
         seconds >= 0.19,
         "20 paced frames took only {seconds} s: {v}"
     );
-    // A delay that does not fit the 32-bit SCPD register is refused.
+    // A delay that does not fit the 32-bit SCPD register is refused, while
+    // the arguments are parsed.
     let ip = bed.addr("cam").expect("cam address").to_string();
     let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
         .args([
@@ -809,6 +816,208 @@ fn packet_delay_paces_the_camera() {
         .output()
         .expect("linerate grab");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(err.contains("99999999999 ns"), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--packet-delay") && err.contains("99999999999 is not in 0..=4294967295"),
+        "{err}"
+    );
+}
+
+/// Resident and peak resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} missing in {status}"))
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// The camera's resend buffer holds what --resend-memory allows (here two
+/// 8 MiB frames, where 16 frames used to be kept whatever their size) and
+/// is given back once acquisition stops; a second grab after that still
+/// verifies every frame.
+#[test]
+fn camera_resend_memory_is_bounded_and_given_back_when_acquisition_stops() {
+    let _s = serial();
+    let bed = bed("grabmem", &["cam", "pc"]);
+    let cam = linerate_camera_with(
+        &bed,
+        &[
+            "--width",
+            "4096",
+            "--height",
+            "2048",
+            "--resend-memory",
+            "16MiB",
+        ],
+    );
+    let (idle_rss, _) = rss_kib(cam.0.id());
+    // Round 0 asks for 4 buffers; round 1 lets the default 16 shrink to
+    // the two 8 MiB frames that fit a 20 MiB budget.
+    for (round, buffers, budget) in [(0, "4", "1GiB"), (1, "", "20MiB")] {
+        let mut args = vec!["--frames", "12", "--fps", "10", "--verify"];
+        args.extend(["--buffer-memory", budget]);
+        if !buffers.is_empty() {
+            args.extend(["--buffers", buffers]);
+        }
+        let (_, v) = grab(&bed, &args);
+        assert_eq!(n(&v, "buffers"), [4, 2][round], "round {round}: {v}");
+        // On a busy machine a frame may stay incomplete; none may be corrupt
+        // (slots given back and taken again are drawn anew).
+        accounted(&v, 12);
+        assert!(n(&v, "frames_verified") >= 6, "round {round}: {v}");
+        // Stopped: after the second of grace, the frames are let go.
+        std::thread::sleep(Duration::from_millis(1600));
+        let (rss, peak) = rss_kib(cam.0.id());
+        assert!(
+            peak < idle_rss + 40 * 1024,
+            "round {round}: camera peaked at {peak} KiB from {idle_rss} KiB idle: \
+             more than 16 MiB of resend frames held"
+        );
+        assert!(
+            rss < idle_rss + 4 * 1024,
+            "round {round}: camera still holds {rss} KiB after the grab ({idle_rss} KiB idle)"
+        );
+    }
+    // Buffers asked for that do not fit the budget: refused, saying what fits.
+    let (out, v) = grab(&bed, &["--buffers", "3", "--buffer-memory", "20MiB"]);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    let error = v["error"].as_str().expect("error");
+    assert!(error.contains("at most 2 such frames fit"), "{v}");
+}
+
+/// Waits for `child` at most `limit`, killing it past that.
+fn wait_at_most(mut child: Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("grab did not end within {limit:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("grab output")
+}
+
+/// UDP datagrams the network namespace of process `pid` has received
+/// (InDatagrams in its /proc/PID/net/snmp).
+fn udp_in_datagrams(pid: u32) -> u64 {
+    let snmp = std::fs::read_to_string(format!("/proc/{pid}/net/snmp")).unwrap_or_default();
+    let mut udp = snmp.lines().filter(|l| l.starts_with("Udp:"));
+    let (names, values) = (udp.next().unwrap_or(""), udp.next().unwrap_or(""));
+    names
+        .split_whitespace()
+        .zip(values.split_whitespace())
+        .find(|(n, _)| *n == "InDatagrams")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Waits until the network namespace of process `pid` has received
+/// `datagrams` more UDP datagrams, at most 30 s.
+fn wait_for_stream_datagrams(pid: u32, datagrams: u64) {
+    let before = udp_in_datagrams(pid);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let received = udp_in_datagrams(pid).saturating_sub(before);
+        if received >= datagrams {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no stream after 30 s ({received} datagrams)"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// On SIGINT or SIGTERM grab stops acquisition, releases control, prints
+/// its JSON report and exits 130 or 143: the camera's stream stops at
+/// once and a second grab is accepted at once (it used to be refused until
+/// the heartbeat expired, with the camera streaming meanwhile).
+#[test]
+fn a_signal_stops_the_camera_releases_control_and_prints_the_report() {
+    let _s = serial();
+    let bed = bed("grabsig", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let pc = bed.addr("pc").expect("pc address");
+    let port = STREAM_PORT.to_string();
+    for (signal, name, status) in [
+        (libc::SIGINT, "SIGINT", 130),
+        (libc::SIGTERM, "SIGTERM", 143),
+    ] {
+        let child = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+            .args(["grab", &ip, "--json", "--frames", "0", "--fps", "50"])
+            .args(["--stream-port", &port])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("linerate grab");
+        // Signal once frames flow (a loaded machine takes a while to start);
+        // the child enters the namespace first.
+        std::thread::sleep(Duration::from_millis(100));
+        wait_for_stream_datagrams(child.id(), 5000);
+        // SAFETY: signals our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = wait_at_most(child, Duration::from_secs(5));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{name}: {stderr}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let v: Value = serde_json::from_str(text.trim())
+            .unwrap_or_else(|e| panic!("{name}: no JSON report ({e}): {text} {stderr}"));
+        assert_eq!(v["error"], format!("interrupted by {name}"), "{v}");
+        assert_eq!(v["ok"], false, "{v}");
+        assert!(n(&v, "frames_completed") >= 1, "{name}: {v}");
+        // The camera stopped streaming: nothing more arrives on the port
+        // (its stream thread takes the stop between two send batches).
+        std::thread::sleep(Duration::from_millis(200));
+        let after = bed
+            .run_in("pc", None, move || {
+                let sock = UdpSocket::bind(SocketAddrV4::new(pc, STREAM_PORT)).expect("bind");
+                sock.set_read_timeout(Some(Duration::from_millis(100)))
+                    .expect("timeout");
+                let mut buf = vec![0u8; 9000];
+                let t = Instant::now();
+                let mut packets = 0u32;
+                while t.elapsed() < Duration::from_millis(300) {
+                    if sock.recv(&mut buf).is_ok() {
+                        packets += 1;
+                    }
+                }
+                packets
+            })
+            .expect("run in pc");
+        assert_eq!(
+            after, 0,
+            "{name}: the camera kept streaming after grab ended"
+        );
+        // Control was released: another grab is accepted at once.
+        let started = Instant::now();
+        let (out, v) = grab(&bed, &["--frames", "5"]);
+        assert!(
+            out.status.success(),
+            "{name}: second grab refused: {v} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(started.elapsed() < Duration::from_secs(3), "{name}: {v}");
+    }
+}
+
+/// With --json, a grab that cannot start still prints one JSON object
+/// with the error.
+#[test]
+fn json_grab_without_a_camera_prints_one_object_with_the_error() {
+    let _s = serial();
+    let bed = bed("grabnocam", &["cam", "pc"]);
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let (out, v) = grab(&bed, &["--frames", "5"]);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    assert_eq!(v["ok"], false, "{v}");
+    let error = v["error"].as_str().expect("error text");
+    assert!(error.contains(&ip), "{v}");
 }

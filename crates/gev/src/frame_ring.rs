@@ -3,6 +3,9 @@
 //!
 //! Frame memory is allocated once per slot and reused; the oldest frame is
 //! overwritten by the next one, so steady-state streaming allocates nothing.
+//! The ring is bounded in bytes as well as in frames: big frames mean fewer
+//! held (at least one), and [`FrameRing::release`] gives the memory back
+//! when acquisition has ended.
 //! A resend request is answered from here: packets of a frame still held go
 //! out again with status PACKET_RESEND, and a request for a frame already
 //! overwritten gets an error-status packet instead.
@@ -43,25 +46,79 @@ pub enum ResendItem {
 pub struct FrameRing {
     slots: Vec<Slot>,
     next: usize,
+    /// Slots in use, `1..=slots.len()`: as many frames as fit `memory_limit`.
+    active: usize,
+    /// Most bytes of frame data held.
+    memory_limit: usize,
 }
 
 impl FrameRing {
-    /// A ring holding `frames` frames (at least 1).
+    /// A ring holding `frames` frames (at least 1), with no bound in bytes.
     pub fn new(frames: usize) -> FrameRing {
+        FrameRing::with_memory_limit(frames, usize::MAX)
+    }
+
+    /// A ring holding at most `frames` frames (at least 1) and, once
+    /// [`FrameRing::fit`] has been told the frame size, at most
+    /// `memory_limit` bytes of them (but always one frame).
+    pub fn with_memory_limit(frames: usize, memory_limit: usize) -> FrameRing {
+        let frames = frames.max(1);
         FrameRing {
-            slots: (0..frames.max(1))
+            slots: (0..frames)
                 .map(|_| Slot {
                     plan: None,
                     data: Vec::new(),
                 })
                 .collect(),
             next: 0,
+            active: frames,
+            memory_limit,
         }
     }
 
-    /// Frames held at most.
+    /// Frames held at most (slot indices run below this).
     pub fn capacity(&self) -> usize {
         self.slots.len()
+    }
+
+    /// Frames held at most with the frame size last given to [`FrameRing::fit`].
+    pub fn frames_held(&self) -> usize {
+        self.active
+    }
+
+    /// Prepares for frames of `frame_len` bytes: holds as many as fit the
+    /// memory limit (at least one, at most the capacity) and frees the
+    /// slots beyond. Returns the frames that will be held.
+    pub fn fit(&mut self, frame_len: usize) -> usize {
+        let fit = self.memory_limit / frame_len.max(1);
+        self.active = fit.clamp(1, self.slots.len());
+        for slot in &mut self.slots[self.active..] {
+            *slot = Slot {
+                plan: None,
+                data: Vec::new(),
+            };
+        }
+        if self.next >= self.active {
+            self.next = 0;
+        }
+        self.active
+    }
+
+    /// Forgets every held frame and gives its memory back (acquisition
+    /// ended); resend requests are then answered as unavailable.
+    pub fn release(&mut self) {
+        for slot in &mut self.slots {
+            *slot = Slot {
+                plan: None,
+                data: Vec::new(),
+            };
+        }
+        self.next = 0;
+    }
+
+    /// Bytes of frame memory allocated now.
+    pub fn allocated_bytes(&self) -> usize {
+        self.slots.iter().map(|s| s.data.capacity()).sum()
     }
 
     /// The slot the next [`FrameRing::claim`] will take, so a sender whose
@@ -76,7 +133,7 @@ impl FrameRing {
     /// Allocates only when the frame size grows.
     pub fn claim(&mut self, len: usize) -> (usize, &mut [u8]) {
         let index = self.next;
-        self.next = (self.next + 1) % self.slots.len();
+        self.next = (self.next + 1) % self.active;
         let slot = &mut self.slots[index];
         slot.plan = None;
         slot.data.resize(len, 0);
@@ -166,6 +223,41 @@ mod tests {
             },
         )
         .expect("valid plan")
+    }
+
+    #[test]
+    fn big_frames_are_held_fewer_within_the_memory_limit_and_released() {
+        let mut ring = FrameRing::with_memory_limit(16, 10_000);
+        assert_eq!(ring.fit(3000), 3);
+        for block in 1..=5u64 {
+            let (i, data) = ring.claim(3000);
+            assert!(i < 3, "slot {i} beyond the 3 that fit");
+            data.fill(1);
+            ring.commit(i, plan(block, 3000));
+        }
+        assert!(ring.allocated_bytes() <= 10_000);
+        assert!(ring.get(2).is_none() && ring.get(3).is_some() && ring.get(5).is_some());
+        // A frame bigger than the limit is still held, alone.
+        assert_eq!(ring.fit(50_000), 1);
+        // Slots 1 and 2 (blocks 5 and 3) were freed; slot 0 keeps block 4.
+        assert_eq!(ring.allocated_bytes(), 3000);
+        assert!(ring.get(4).is_some() && ring.get(5).is_none());
+        let (i, _) = ring.claim(50_000);
+        assert_eq!((i, ring.next_slot()), (0, 0));
+        ring.commit(i, plan(6, 50_000));
+        assert_eq!(ring.allocated_bytes(), 50_000);
+        ring.release();
+        assert_eq!(ring.allocated_bytes(), 0);
+        assert!(ring.get(6).is_none());
+        assert_eq!(
+            ring.plan_resend(6, 0, 0),
+            vec![ResendItem::Error {
+                packet_id: 0,
+                status: Status::PACKET_UNAVAILABLE
+            }]
+        );
+        // Small frames again: back to the frame count.
+        assert_eq!(ring.fit(100), 16);
     }
 
     #[test]

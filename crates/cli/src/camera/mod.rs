@@ -37,33 +37,40 @@ pub struct CameraArgs {
     /// Serial number reported in discovery (default: derived from the address).
     #[arg(long)]
     serial: Option<String>,
-    /// Initial image width in pixels.
-    #[arg(long, default_value_t = 1024)]
+    /// Initial image width in pixels, 16..=8192 (a multiple of 4).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(16..=8192))]
     width: u32,
-    /// Initial image height in lines.
-    #[arg(long, default_value_t = 768)]
+    /// Initial image height in lines, 1..=8192.
+    #[arg(long, default_value_t = 768, value_parser = clap::value_parser!(u32).range(1..=8192))]
     height: u32,
     /// Initial pixel format: Mono8, Mono10, Mono12, Mono16, BayerRG8, BayerGR8 or RGB8.
     #[arg(long, default_value = "Mono8")]
     pixel_format: String,
-    /// Initial frame rate in frames per second.
-    #[arg(long, default_value_t = 25.0)]
+    /// Initial frame rate in frames per second, 0.1..=10000.
+    #[arg(long, default_value_t = 25.0, value_parser = crate::arg_range::float_in(0.1f32..=10_000.0))]
     fps: f32,
-    /// Initial GVSP packet size (SCPS: IP + UDP + GVSP headers + data).
-    #[arg(long, default_value_t = 1500)]
+    /// Initial GVSP packet size (SCPS: IP + UDP + GVSP headers + data), 576..=16000.
+    #[arg(long, default_value_t = 1500, value_parser = clap::value_parser!(u32).range(576..=16_000))]
     packet_size: u32,
-    /// Frames kept for packet resend requests.
-    #[arg(long, default_value_t = 16)]
+    /// Most frames kept for packet resend requests, 1..=1024; fewer when
+    /// they would exceed --resend-memory (at least one is always kept).
+    #[arg(long, default_value_t = 16, value_parser = crate::arg_range::usize_in(1..=1024))]
     resend_frames: usize,
+    /// Most memory the resend buffer may hold, in bytes (suffixes k, m, g:
+    /// binary), 1MiB..=1024GiB. Frames bigger than this still keep one
+    /// frame. The memory is given back when acquisition stops.
+    #[arg(long, default_value = "256MiB", value_name = "BYTES",
+          value_parser = crate::arg_range::bytes_in(crate::arg_range::MIB..=1024 * crate::arg_range::GIB))]
+    resend_memory: u64,
     /// UDP source port of the stream (0: let the kernel choose). A fixed
     /// port lets firewalls and loss rules select the stream.
     #[arg(long, default_value_t = 0)]
     stream_port: u16,
-    /// GVCP port to listen on (3956 is the standard's).
-    #[arg(long, default_value_t = linerate_wire::gvcp::PORT)]
+    /// GVCP port to listen on, 1..=65535 (3956 is the standard's).
+    #[arg(long, default_value_t = linerate_wire::gvcp::PORT, value_parser = clap::value_parser!(u16).range(1..))]
     port: u16,
-    /// Print a status line every this many seconds (0: never).
-    #[arg(long, default_value_t = 5.0)]
+    /// Print a status line every this many seconds, 0..=86400 (0: never).
+    #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::float_in(0.0..=86_400.0))]
     stats_interval: f64,
     /// Send one datagram per packet instead of UDP GSO super-datagrams
     /// (for comparison; GSO falls back by itself where unsupported).
@@ -74,8 +81,8 @@ pub struct CameraArgs {
     /// copy, e.g. to a socket on the same machine, and `--json` counts that).
     #[arg(long)]
     tcp_zerocopy: bool,
-    /// TCP send buffer (SO_SNDBUF) in bytes.
-    #[arg(long, default_value_t = 4 << 20)]
+    /// TCP send buffer (SO_SNDBUF) in bytes, 4096..=1073741824.
+    #[arg(long, default_value_t = 4 << 20, value_parser = crate::arg_range::usize_in(4096..=crate::arg_range::GIB))]
     tcp_send_buffer: usize,
     /// On exit, print the counters as one JSON object on stdout.
     #[arg(long)]
@@ -207,9 +214,6 @@ fn dispatch(event: &DeviceEvent, device: &Device, now: Duration, tx: &mpsc::Send
 
 /// Runs `linerate camera` until SIGINT or SIGTERM.
 pub fn run(args: CameraArgs) -> Result<()> {
-    if args.resend_frames == 0 {
-        bail!("--resend-frames must be at least 1");
-    }
     let identity = identity(&args)?;
     let mut device =
         Device::new(identity.clone(), config(&args)?).context("building the camera")?;
@@ -240,7 +244,10 @@ pub fn run(args: CameraArgs) -> Result<()> {
         rx,
         Arc::clone(&counters),
         epoch,
-        args.resend_frames,
+        (
+            args.resend_frames,
+            usize::try_from(args.resend_memory).unwrap_or(usize::MAX),
+        ),
         !args.no_gso,
         TcpSendOptions {
             send_buffer: args.tcp_send_buffer,

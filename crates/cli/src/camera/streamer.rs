@@ -31,6 +31,10 @@ use super::tcp_stream::{BlockOutcome, TcpLink};
 const BATCH: usize = 256;
 /// Room for the largest head: extended header + image leader.
 const HEAD_ROOM: usize = 64;
+/// How long the frames of an ended acquisition stay resendable before
+/// their memory is given back: the host's last resend requests come
+/// within milliseconds of the last packet.
+const RELEASE_AFTER_STOP: Duration = Duration::from_secs(1);
 
 /// How the frames reach the host (the LinerateTransport register).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +89,8 @@ pub struct StreamSettings {
 pub enum StreamCommand {
     /// Start streaming with these settings.
     Start(StreamSettings),
-    /// Stop streaming (frames already sent stay resendable).
+    /// Stop streaming (frames already sent stay resendable for a second,
+    /// then their memory is given back).
     Stop,
     /// A software trigger arrived at this instant.
     Trigger(Instant),
@@ -179,6 +184,8 @@ pub struct Streamer {
     exit: bool,
     /// Commands read while a TCP send was held up, for the main loop.
     pending: std::collections::VecDeque<StreamCommand>,
+    /// When the resend buffer of the ended acquisition is given back.
+    release_at: Option<Instant>,
 }
 
 /// Whether the main loop should go on.
@@ -188,17 +195,18 @@ enum Flow {
 }
 
 impl Streamer {
-    /// A stream thread state sending from `socket`, keeping `resend_frames` frames.
+    /// A stream thread state sending from `socket`, keeping up to
+    /// `resend.0` frames and `resend.1` bytes of them for resends.
     pub fn new(
         socket: UdpEndpoint,
         commands: Receiver<StreamCommand>,
         counters: Arc<StreamCounters>,
         epoch: Instant,
-        resend_frames: usize,
+        resend: (usize, usize),
         gso: bool,
         tcp_options: TcpSendOptions,
     ) -> Streamer {
-        let ring = FrameRing::new(resend_frames);
+        let ring = FrameRing::with_memory_limit(resend.0, resend.1);
         Streamer {
             slot_phase: vec![None; ring.capacity()],
             ring,
@@ -219,6 +227,7 @@ impl Streamer {
             on_tcp: false,
             exit: false,
             pending: std::collections::VecDeque::new(),
+            release_at: None,
         }
     }
 
@@ -233,6 +242,11 @@ impl Streamer {
             if self.exit {
                 self.stop();
                 return;
+            }
+            if self.release_at.is_some_and(|t| Instant::now() >= t) {
+                self.release_at = None;
+                self.ring.release();
+                self.slot_phase.fill(None);
             }
             let acquiring = self.settings.is_some();
             let free_running = self.settings.as_ref().is_some_and(|s| !s.triggered);
@@ -256,6 +270,11 @@ impl Streamer {
                 },
                 _ => None,
             };
+            // Idle, wake up to give the resend buffer back.
+            let wait = wait.or_else(|| {
+                self.release_at
+                    .map(|t| t.saturating_duration_since(Instant::now()))
+            });
             let cmd = match wait {
                 _ if !self.pending.is_empty() => self.pending.pop_front(),
                 Some(d) if d.is_zero() => match self.commands.try_recv() {
@@ -305,6 +324,10 @@ impl Streamer {
     fn start(&mut self, s: StreamSettings) {
         let len = s.pixel_format.image_bytes(s.width, s.height).unwrap_or(0) as usize;
         self.generator = Generator::new(len).ok();
+        // Fewer frames held when they are big; slots freed lose their pixels.
+        self.release_at = None;
+        self.ring.fit(len);
+        self.slot_phase.fill(None);
         self.last_destination = Some(s.destination);
         self.on_tcp = matches!(s.transport, Transport::Tcp { .. });
         if let Some(mut old) = self.tcp.take() {
@@ -333,7 +356,9 @@ impl Streamer {
         if let Some(mut link) = self.tcp.take() {
             link.close(&self.counters);
         }
-        self.settings = None;
+        if self.settings.take().is_some() {
+            self.release_at = Some(Instant::now() + RELEASE_AFTER_STOP);
+        }
         self.counters.acquiring.store(0, Ordering::Relaxed);
     }
 

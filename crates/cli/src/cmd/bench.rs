@@ -49,11 +49,12 @@ pub struct BenchArgs {
     /// (BRIEF's RPS recipe, no GRO) or rps-gro (GRO on CPU 0, not charged).
     #[arg(long, default_value = "napi", value_name = "SETUP")]
     pub host: HostSetup,
-    /// Measuring window of each run, seconds (default 8, or 2 with --quick).
-    #[arg(long, value_name = "S")]
+    /// Measuring window of each run, seconds, 0.5..=600 (default 8, or 2
+    /// with --quick).
+    #[arg(long, value_name = "S", value_parser = crate::arg_range::float_in(0.5..=600.0))]
     pub seconds: Option<f64>,
-    /// Repeats of each configuration (default 2, or 1 with --quick).
-    #[arg(long, value_name = "N")]
+    /// Repeats of each configuration, 1..=100 (default 2, or 1 with --quick).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeats: Option<u32>,
     /// Print the planned runs and an estimate of the duration, run nothing.
     #[arg(long)]
@@ -72,16 +73,11 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let mut config = BenchConfig::new(args.scenarios.clone(), args.quick, linerate);
     config.host = args.host;
     config.bed_name = args.name.clone();
+    // --seconds and --repeats are range-checked while parsing.
     if let Some(s) = args.seconds {
-        if !(0.5..=600.0).contains(&s) {
-            bail!("--seconds {s}: the measuring window must be 0.5 to 600 seconds");
-        }
         config.timing.window = Duration::from_secs_f64(s);
     }
     if let Some(r) = args.repeats {
-        if !(1..=100).contains(&r) {
-            bail!("--repeats {r}: choose 1 to 100");
-        }
         config.timing.repeats = r;
     }
     let jobs = plan(&config);

@@ -25,33 +25,33 @@ const STREAM_PORT: u16 = 50_010;
 /// Arguments of `linerate demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Seconds to stream.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds to stream, 0.001..=31536000.
+    #[arg(long, default_value_t = 10.0, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
     duration: f64,
-    /// Stop after this many frames instead of after --duration.
-    #[arg(long)]
+    /// Stop after this many frames (1..=4294967295) instead of after --duration.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=u64::from(u32::MAX)))]
     frames: Option<u64>,
-    /// Image width in pixels (Mono8).
-    #[arg(long, default_value_t = 1024)]
+    /// Image width in pixels (Mono8), 16..=8192, a multiple of 4.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(16..=8192))]
     width: u32,
-    /// Image height in lines.
-    #[arg(long, default_value_t = 1024)]
+    /// Image height in lines, 1..=8192.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=8192))]
     height: u32,
-    /// Frames per second the camera is asked for (600 × 1 MiB ≈ 5 Gbit/s).
-    #[arg(long, default_value_t = 600.0)]
+    /// Frames per second the camera is asked for (600 × 1 MiB ≈ 5 Gbit/s), 0.1..=10000.
+    #[arg(long, default_value_t = 600.0, value_parser = crate::arg_range::float_in(0.1..=10_000.0))]
     fps: f64,
-    /// GVSP packet size (IP + UDP + GVSP headers + data).
-    #[arg(long, default_value_t = 8000)]
+    /// GVSP packet size (IP + UDP + GVSP headers + data), 576..=16000.
+    #[arg(long, default_value_t = 8000, value_parser = clap::value_parser!(u32).range(576..=16_000))]
     packet_size: u32,
     /// Receive backend: mmsg (one copy), copy (two copies) or ring (PF_PACKET).
     #[arg(long, default_value = "mmsg")]
     backend: Backend,
     /// Drop this percentage of stream packets on the host's interface
-    /// (nftables), to watch resends repair them.
-    #[arg(long, default_value_t = 0.0)]
+    /// (nftables), to watch resends repair them; 0..=100 (0: none).
+    #[arg(long, default_value_t = 0.0, value_parser = crate::arg_range::float_in(0.0..=100.0))]
     loss: f64,
-    /// Link MTU on the bench.
-    #[arg(long, default_value_t = 9000)]
+    /// Link MTU on the bench, 1280..=9216.
+    #[arg(long, default_value_t = 9000, value_parser = clap::value_parser!(u32).range(1280..=9216))]
     mtu: u32,
     /// Run on loopback even as root (no bench, no loss emulation).
     #[arg(long)]
@@ -195,7 +195,7 @@ fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> Result<Gr
     g.verify = true;
     g.pattern = "linerate".into();
     g.json = args.json;
-    g.buffers = 32;
+    g.buffers = Some(32);
     g.cpu = cpu;
     g.stream_port = STREAM_PORT;
     Ok(g)

@@ -22,8 +22,8 @@ pub struct DiscoverArgs {
     /// Ask this address directly instead of broadcasting.
     #[arg(long)]
     address: Option<Ipv4Addr>,
-    /// How long to wait for answers, in milliseconds.
-    #[arg(long, default_value_t = 500)]
+    /// How long to wait for answers, in milliseconds, 1..=60000.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     wait_ms: u64,
     /// Print one JSON array instead of a table.
     #[arg(long)]

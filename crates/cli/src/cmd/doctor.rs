@@ -42,12 +42,13 @@ pub struct DoctorArgs {
     /// Check the interface that routes to this camera (or board) address.
     #[arg(long, value_name = "IP")]
     pub camera: Option<Ipv4Addr>,
-    /// Stream rate to check for, in Gbit/s [default: the link speed, or 10].
-    #[arg(long, value_name = "R")]
+    /// Stream rate to check for, in Gbit/s, 0.001..=1000 [default: the link
+    /// speed, or 10].
+    #[arg(long, value_name = "R", value_parser = crate::arg_range::float_in(0.001..=1000.0))]
     pub gbit_per_s: Option<f64>,
     /// CPU the receive thread will be pinned to (`grab --cpu`): IRQs and
-    /// RPS should stay off it.
-    #[arg(long, value_name = "N")]
+    /// RPS should stay off it. 0..=4095 (0 is the first CPU).
+    #[arg(long, value_name = "N", value_parser = crate::arg_range::usize_in(0..=4095))]
     pub cpu: Option<usize>,
     /// One JSON object with a `checks` array instead of the table.
     #[arg(long)]

@@ -23,21 +23,24 @@ use serde::Serialize;
 pub struct GrabArgs {
     /// Camera: IPv4 address, or serial number / user name (found by discovery).
     pub camera: String,
-    /// Frames to receive; the run stops after this many (complete or not).
-    #[arg(long, conflicts_with = "duration")]
+    /// Frames to receive; the run stops after this many (complete or not),
+    /// up to 4294967295; 0: until Ctrl-C or SIGTERM. Default 100 when
+    /// neither --frames nor --duration is given.
+    #[arg(long, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
     pub frames: Option<u64>,
-    /// Seconds to receive for (default: 10 frames when neither is given... see --frames).
-    #[arg(long)]
+    /// Seconds to receive for, 0.001..=31536000 (a year).
+    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
     pub duration: Option<f64>,
-    /// Set the Width feature before starting.
-    #[arg(long)]
+    /// Set the Width feature before starting (1..=65535).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65_535))]
     pub width: Option<u32>,
-    /// Set the Height feature before starting.
-    #[arg(long)]
+    /// Set the Height feature before starting (1..=65535).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65_535))]
     pub height: Option<u32>,
     /// Set the AcquisitionFrameRate feature (frames per second); with
     /// --trigger-software, the rate at which triggers are sent instead.
-    #[arg(long)]
+    /// 0.001..=1000000.
+    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=1_000_000.0))]
     pub fps: Option<f64>,
     /// Put the camera in software-trigger mode (TriggerMode On, source
     /// Software) and send one TriggerSoftware command at a time, at --fps
@@ -48,12 +51,14 @@ pub struct GrabArgs {
     /// UDP: stream packet size in bytes (SCPS: IP + UDP + GVSP headers +
     /// data, 576..=16000). TCP: transfer size, the image bytes per record
     /// (512..=16777216; the camera's LinerateTransferSize feature).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(512..=16_777_216))]
     pub packet_size: Option<u32>,
     /// UDP: gap between the camera's stream packets in nanoseconds (the
     /// SCPD register), to pace a camera to its link: 6400 paces
-    /// 8000-byte packets to 10 Gbit/s. Default: the camera's setting.
-    #[arg(long, value_name = "NS")]
+    /// 8000-byte packets to 10 Gbit/s; 0..=4294967295 (0: no gap; the
+    /// register holds 32 bits).
+    /// Default: the camera's setting.
+    #[arg(long, value_name = "NS", value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
     pub packet_delay: Option<u64>,
     /// Stream transport: udp (GVSP, any camera) or tcp (linerate's GVSP
     /// records on TCP: no loss, no resends; needs a camera with the
@@ -87,25 +92,33 @@ pub struct GrabArgs {
     /// Local IPv4 address facing the camera (default: from the routing table).
     #[arg(long)]
     pub interface: Option<Ipv4Addr>,
-    /// Frame buffers lent to the stream.
-    #[arg(long, default_value_t = 16)]
-    pub buffers: usize,
-    /// Pin the receive thread to this CPU.
-    #[arg(long)]
+    /// Frame buffers lent to the stream, 2..=4096 [default: 16, fewer when
+    /// 16 frames exceed --buffer-memory]. Given explicitly, buffers ×
+    /// PayloadSize must fit --buffer-memory.
+    #[arg(long, value_parser = crate::arg_range::usize_in(2..=4096))]
+    pub buffers: Option<usize>,
+    /// Most memory the frame buffers may take, in bytes (suffixes k, m, g:
+    /// binary), 1MiB..=1024GiB.
+    #[arg(long, default_value = "1GiB", value_name = "BYTES",
+          value_parser = crate::arg_range::bytes_in(crate::arg_range::MIB..=1024 * crate::arg_range::GIB))]
+    pub buffer_memory: u64,
+    /// Pin the receive thread to this CPU (0..=4095; 0 is the first CPU).
+    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
     pub cpu: Option<usize>,
     /// Local UDP port for the stream (0: any free port). A fixed port lets
     /// firewall and loss rules select the stream.
     #[arg(long, default_value_t = 0)]
     pub stream_port: u16,
-    /// SO_BUSY_POLL in microseconds (spin instead of sleeping; NAPI drivers only).
-    #[arg(long)]
+    /// SO_BUSY_POLL in microseconds (spin instead of sleeping; NAPI drivers
+    /// only), 0..=1000000 (0: off).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub busy_poll: Option<u32>,
     /// Receive moderation in microseconds (0: off): after a receive that did
     /// not fill a batch, sleep this long so the packets arriving meanwhile are
     /// taken with one wakeup and one syscall. Adds at most this much latency;
     /// UDP only. Default 0 (off): on the veth bench it cost more CPU than
-    /// it saved.
-    #[arg(long, value_name = "US")]
+    /// it saved. At most 100000.
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub coalesce_us: Option<u32>,
     /// Do not connect the stream socket to the camera's source port (SCSP);
     /// by default it is connected when the camera reports the port.
@@ -118,26 +131,27 @@ pub struct GrabArgs {
     /// Never ask the camera to resend lost packets.
     #[arg(long)]
     pub no_resend: bool,
-    /// Microseconds a gap may stay open before the first resend request.
-    #[arg(long, default_value_t = 300)]
+    /// Microseconds a gap may stay open before the first resend request,
+    /// 0..=10000000 (0: at once).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub resend_initial_us: u64,
-    /// Milliseconds before asking again for the same packets.
-    #[arg(long, default_value_t = 5)]
+    /// Milliseconds before asking again for the same packets, 1..=60000.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub resend_repeat_ms: u64,
     /// Most packets requested per frame, as a fraction of the frame's
-    /// packets (repeats count again), 0..=4.
-    #[arg(long, default_value_t = 1.0)]
+    /// packets (repeats count again), 0..=4 (0: none).
+    #[arg(long, default_value_t = 1.0, value_parser = crate::arg_range::float_in(0.0..=4.0))]
     pub resend_ratio: f64,
     /// Microseconds of silence after a frame's last packet before its
     /// missing tail and trailer are requested (at least 16 of the frame's
-    /// packet gaps); 0 waits for the next frame to start.
-    #[arg(long, default_value_t = 1000)]
+    /// packet gaps), 0..=10000000; 0 waits for the next frame to start.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub resend_tail_us: u64,
-    /// Milliseconds an unfinished frame is kept after its last packet.
-    #[arg(long, default_value_t = 100)]
+    /// Milliseconds an unfinished frame is kept after its last packet, 1..=60000.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub retention_ms: u64,
-    /// Seconds to wait for a frame before giving up.
-    #[arg(long, default_value_t = 3.0)]
+    /// Seconds to wait for a frame before giving up, 0.01..=3600.
+    #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::float_in(0.01..=3600.0))]
     pub frame_timeout: f64,
 }
 
@@ -226,6 +240,9 @@ pub struct GrabReport {
     pub packets_foreign: u64,
     /// Receive buffer granted, bytes.
     pub recv_buffer: usize,
+    /// Frame buffers lent to the stream (--buffers, or as many of the
+    /// default 16 as fit --buffer-memory).
+    pub buffers: usize,
     /// TCP: connections the camera opened to us.
     pub tcp_connections: u64,
     /// TCP: connections that ended while receiving (each leaves the frames
@@ -258,8 +275,12 @@ pub struct GrabReport {
     pub incomplete_examples: Vec<IncompleteFrame>,
     /// First verification failures, at most 16.
     pub corrupt_examples: Vec<String>,
-    /// Why the run ended early (control lost, connection closed...), if it did.
+    /// Why the run ended early (control lost, connection closed,
+    /// "interrupted by SIGINT"...), if it did.
     pub error: Option<String>,
+    /// The signal that ended the run, if one did.
+    #[serde(skip)]
+    pub interrupted: Option<crate::stop_signal::Interrupted>,
     /// True when every frame asked for arrived complete (and verified with
     /// --verify) and nothing ended the run early.
     pub ok: bool,
@@ -328,14 +349,33 @@ pub struct IncompleteFrame {
     pub trailer_missing: bool,
 }
 
-/// Runs `linerate grab`.
+/// Runs `linerate grab`. With --json, stdout gets one JSON object also
+/// when the grab cannot start (`{"error": ..., "ok": false}`). On SIGINT or
+/// SIGTERM the camera is stopped and released, the report printed, and the
+/// error is [`Interrupted`](crate::stop_signal::Interrupted).
 pub fn run(args: GrabArgs) -> Result<()> {
     let json = args.json;
-    let report = grab(&args, !json)?;
+    let report = match grab(&args, !json) {
+        Ok(r) => r,
+        Err(e) if json => {
+            println!(
+                "{}",
+                serde_json::json!({ "error": format!("{e:#}"), "ok": false })
+            );
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     if json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print_summary(&report);
+    }
+    if let Some(i) = report.interrupted {
+        return Err(anyhow::Error::new(i).context(format!(
+            "stopped the camera and released it after {} complete and {} incomplete frames",
+            report.frames_completed, report.frames_incomplete
+        )));
     }
     if let Some(e) = &report.error {
         bail!(
@@ -359,12 +399,18 @@ pub fn run(args: GrabArgs) -> Result<()> {
 /// Opens the camera, grabs as `args` say, and returns the report. Shows a
 /// progress bar on a terminal when `progress` is set.
 pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
+    // From here on a signal ends the run in order: acquisition stopped,
+    // control released, the report printed.
+    let interrupt = crate::stop_signal::Interrupt::install()?;
     let control = ControlConfig {
         local: args.interface,
         ..ControlConfig::default()
     };
     let mut camera = Camera::open(&args.camera, &control)
         .with_context(|| format!("opening camera {}", args.camera))?;
+    if let Some(i) = interrupt.signal() {
+        return Err(i.into());
+    }
     configure(&mut camera, args)?;
     let pattern = match args.pattern.as_str() {
         "linerate" => Pattern::Linerate,
@@ -381,7 +427,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     assembler.frame_retention_ns = args.retention_ms.saturating_mul(1_000_000);
     assembler.resend.request_ratio = args.resend_ratio;
     assembler.resend.tail_timeout_ns = args.resend_tail_us.saturating_mul(1_000);
-    let buffers = args.buffers.max(2);
+    let buffers = buffer_count(args.buffers, args.buffer_memory, payload)?;
     let tcp = args.transport == Transport::Tcp;
     let options = StreamOptions {
         transport: args.transport,
@@ -427,7 +473,12 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     camera.start().context("starting acquisition")?;
     let frame_timeout = Duration::from_secs_f64(args.frame_timeout.max(0.01));
     let mut error = None;
+    let mut interrupted = None;
     loop {
+        if let Some(i) = interrupt.signal() {
+            interrupted = Some(i);
+            break;
+        }
         let delivered = tally.completed + tally.incomplete;
         if target > 0 && delivered >= target {
             break;
@@ -438,8 +489,8 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         let mut triggered_at = None;
         if let Some(period) = trigger_period {
             let now = Instant::now();
-            if next_trigger > now {
-                std::thread::sleep(next_trigger - now);
+            if next_trigger > now && !sleep_unless_interrupted(next_trigger - now, &interrupt) {
+                continue;
             }
             next_trigger = next_trigger.max(now) + period;
             triggered_at = Some(linerate_grab::clock::now_ns());
@@ -448,8 +499,9 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
                 break;
             }
         }
-        let buffer = match wait_frame(&stream, frame_timeout, tcp) {
-            Ok(b) => b,
+        let buffer = match wait_frame(&stream, frame_timeout, tcp, &interrupt) {
+            Ok(Some(b)) => b,
+            Ok(None) => continue,
             Err(e) => {
                 error = Some(e);
                 break;
@@ -499,6 +551,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     }
     let mut report = report(&camera, args, target, &tally, &stats, seconds, cpu);
     report.host = HostTuning::read(camera.local_ip());
+    report.buffers = buffers;
     report.frame_delivery_latency_us = stream.delivery_latency();
     report.trigger_to_frame_latency_us = args.trigger_software.then(|| trigger_latency.summary());
     report.receive_thread_cpu = stream.receive_thread_cpu().map(|t| t.usage(stream_seconds));
@@ -509,29 +562,89 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         report.error = Some(format!("{e:#}"));
         report.ok = false;
     }
+    if let Some(i) = interrupted {
+        report.error = Some(i.to_string());
+        report.interrupted = Some(i);
+        report.ok = false;
+    }
     Ok(report)
 }
 
-/// Waits for the next frame. On TCP, a lost stream connection ends the
-/// wait at once with an error (the camera stopped or died), after the
-/// frames it left incomplete have been delivered.
+/// Buffers used by default, when 16 frames fit the memory budget.
+const DEFAULT_BUFFERS: usize = 16;
+/// The stream needs one buffer being filled and one being read.
+const MIN_BUFFERS: usize = 2;
+
+/// How many frame buffers of `payload` bytes to lend the stream: the count
+/// asked for, which must fit `budget` bytes, or by default 16 or as many as
+/// fit (at least 2).
+fn buffer_count(asked: Option<usize>, budget: u64, payload: usize) -> Result<usize> {
+    let payload_bytes = (payload as u64).max(1);
+    let fit = usize::try_from(budget / payload_bytes).unwrap_or(usize::MAX);
+    let show = crate::arg_range::show_bytes;
+    let too_big = |n: usize| {
+        anyhow::anyhow!(
+            "{n} buffers × {payload}-byte frames need {} bytes, more than --buffer-memory {} \
+             (at most {fit} such frames fit); lower --buffers or raise --buffer-memory",
+            (n as u64).saturating_mul(payload_bytes),
+            show(budget),
+        )
+    };
+    match asked {
+        Some(n) if n > fit => Err(too_big(n)),
+        Some(n) => Ok(n),
+        None if fit < MIN_BUFFERS => Err(too_big(MIN_BUFFERS)),
+        None => {
+            if fit < DEFAULT_BUFFERS {
+                tracing::warn!(
+                    "using {fit} frame buffers instead of {DEFAULT_BUFFERS}: \
+                     {payload}-byte frames, --buffer-memory {}",
+                    show(budget)
+                );
+            }
+            Ok(fit.min(DEFAULT_BUFFERS))
+        }
+    }
+}
+
+/// How often waits look for a signal.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Sleeps for `d`, or less when a signal comes; false if one came.
+fn sleep_unless_interrupted(d: Duration, interrupt: &crate::stop_signal::Interrupt) -> bool {
+    let deadline = Instant::now() + d;
+    loop {
+        if interrupt.signal().is_some() {
+            return false;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(SIGNAL_POLL));
+    }
+}
+
+/// Waits for the next frame; `None` when a signal came first. On TCP, a
+/// lost stream connection ends the wait at once with an error (the camera
+/// stopped or died), after the frames it left incomplete have been delivered.
 fn wait_frame(
     stream: &linerate_grab::stream::Stream,
     timeout: Duration,
     tcp: bool,
-) -> Result<Buffer> {
-    if !tcp {
-        return Ok(stream.wait(timeout)?);
-    }
+    interrupt: &crate::stop_signal::Interrupt,
+) -> Result<Option<Buffer>> {
     let deadline = Instant::now() + timeout;
-    let slice = Duration::from_millis(50);
     loop {
+        if interrupt.signal().is_some() {
+            return Ok(None);
+        }
         let left = deadline.saturating_duration_since(Instant::now());
-        match stream.wait(left.min(slice)) {
-            Ok(b) => return Ok(b),
+        match stream.wait(left.min(SIGNAL_POLL)) {
+            Ok(b) => return Ok(Some(b)),
             Err(linerate_grab::Error::Timeout(_)) if !left.is_zero() => {
-                let lost = stream.stats().receive.tcp.connections_lost;
-                if lost > 0 {
+                let lost = tcp && stream.stats().receive.tcp.connections_lost > 0;
+                if lost {
                     bail!("the camera closed the TCP stream connection");
                 }
             }
@@ -725,6 +838,7 @@ fn report(
         kernel_drops: r.kernel_drops,
         packets_foreign: r.foreign,
         recv_buffer: r.recv_buffer,
+        buffers: 0,
         tcp_connections: r.tcp.connections,
         tcp_connections_lost: r.tcp.connections_lost,
         tcp_bytes_copied: r.tcp.bytes_copied,
@@ -734,6 +848,7 @@ fn report(
         receive_thread_cpu: None,
         kernel_drop_counters: None,
         error: None,
+        interrupted: None,
         max_rss_mib: peak_rss_mib(),
         incomplete_examples: tally.incomplete_examples.clone(),
         corrupt_examples: tally.corrupt_examples.clone(),
@@ -839,4 +954,27 @@ fn print_summary(r: &GrabReport) {
         h.rmem_max.map_or("?".into(), |v| v.to_string()),
         h.tcp_rmem.as_deref().unwrap_or("?")
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = crate::arg_range::MIB;
+
+    #[test]
+    fn buffers_fit_the_memory_budget() {
+        // The default count shrinks to what fits, never below 2.
+        assert_eq!(buffer_count(None, 1024 * MIB, 1 << 20).ok(), Some(16));
+        assert_eq!(buffer_count(None, 1024 * MIB, 201_326_592).ok(), Some(5));
+        assert!(buffer_count(None, 256 * MIB, 201_326_592).is_err());
+        // An explicit count must fit, and the error says what does.
+        assert_eq!(buffer_count(Some(100), 1024 * MIB, 1 << 20).ok(), Some(100));
+        let e = buffer_count(Some(4096), 1024 * MIB, 1 << 20).expect_err("4 GiB");
+        assert!(
+            e.to_string().contains("at most 1024 such frames fit"),
+            "{e}"
+        );
+        assert!(buffer_count(Some(2), 1024 * MIB, 0).is_ok());
+    }
 }

@@ -16,8 +16,6 @@ use clap::Args;
 use linerate_metrics::noise::{probe, Load, NoiseReport, ProbeConfig, QueueEstimate};
 use serde::Serialize;
 
-use super::fade::parse_seconds;
-
 /// Arguments of `linerate noise`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -36,15 +34,17 @@ pub struct NoiseArgs {
     /// every online CPU].
     #[arg(long, value_name = "LIST", value_parser = parse_cpu_list)]
     cpu: Option<CpuList>,
-    /// How long to probe each CPU, in seconds.
-    #[arg(long, default_value = "3", value_parser = parse_seconds)]
+    /// How long to probe each CPU, in seconds, 0.01..=86400.
+    #[arg(long, default_value = "3", value_parser = crate::arg_range::seconds_in(0.01..=86_400.0))]
     duration: Duration,
-    /// Shortest jump between two clock readings counted as a gap, in µs.
-    #[arg(long, default_value_t = 1.0, value_parser = parse_micros)]
+    /// Shortest jump between two clock readings counted as a gap, in µs,
+    /// 0.001..=60000000.
+    #[arg(long, default_value_t = 1.0, value_parser = crate::arg_range::float_in(0.001..=60e6))]
     threshold_us: f64,
-    /// Latency targets to compute the floor for, in µs (comma-separated).
+    /// Latency targets to compute the floor for, in µs (comma-separated),
+    /// each 0.001..=60000000.
     #[arg(long, value_name = "US", value_delimiter = ',', default_value = "10,30,100",
-          value_parser = parse_micros)]
+          value_parser = crate::arg_range::float_in(0.001..=60e6))]
     target_us: Vec<f64>,
     /// Replay a stream of this many events (frames) per second against
     /// the gaps measured (`111k` is a 1 GbE FADE v1 stream); needs
@@ -53,9 +53,10 @@ pub struct NoiseArgs {
     frame_rate: Option<f64>,
     /// CPU time the receive thread spends per event, in µs, for the replay
     /// (comma-separated: one replay each; `linerate fade recv --json`
-    /// reports its own as `receive_thread.work_us_per_frame`).
+    /// reports its own as `receive_thread.work_us_per_frame`); each
+    /// 0.001..=60000000.
     #[arg(long, value_name = "US", requires = "frame_rate", value_delimiter = ',',
-          value_parser = parse_micros)]
+          value_parser = crate::arg_range::float_in(0.001..=60e6))]
     work_us: Vec<f64>,
     /// Print one JSON object instead of the text report.
     #[arg(long)]
@@ -75,16 +76,6 @@ fn parse_cpu_list(s: &str) -> std::result::Result<CpuList, String> {
     let mut seen = std::collections::HashSet::new();
     cpus.retain(|c| seen.insert(*c));
     Ok(CpuList(cpus))
-}
-
-/// Parses a non-negative number of microseconds.
-fn parse_micros(s: &str) -> std::result::Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=60e6).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "bad time {s:?}: expected microseconds, 0 to 60000000"
-        )),
-    }
 }
 
 /// Parses an event rate: a number with an optional k or M suffix.
@@ -273,6 +264,5 @@ mod tests {
         assert_eq!(verdict(0.02), "p99 out of reach");
         assert_eq!(verdict(0.002), "p99.9 out of reach");
         assert_eq!(verdict(0.0), "within reach");
-        assert!(parse_micros("-1").is_err());
     }
 }

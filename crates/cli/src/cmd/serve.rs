@@ -36,19 +36,20 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long)]
     bind: Ipv4Addr,
-    /// TCP port to listen on.
-    #[arg(long, default_value_t = 5600)]
+    /// TCP port to listen on, 1..=65535.
+    #[arg(long, default_value_t = 5600, value_parser = clap::value_parser!(u16).range(1..))]
     port: u16,
     /// Frame source: `pattern` (a self-checking test pattern, almost free to
     /// make) or a file whose consecutive --frame-size chunks are the frames
     /// (read again from the start at its end).
     #[arg(long, default_value = "pattern")]
     source: String,
-    /// Frames per second.
-    #[arg(long, default_value_t = 30.0)]
+    /// Frames per second, 0.001..=100000.
+    #[arg(long, default_value_t = 30.0, value_parser = crate::arg_range::float_in(0.001..=100_000.0))]
     fps: f64,
-    /// Payload bytes per frame (a 40-byte header precedes each).
-    #[arg(long, default_value_t = 256 * 1024)]
+    /// Payload bytes per frame (a 40-byte header precedes each),
+    /// 8..=67108864.
+    #[arg(long, default_value_t = 256 * 1024, value_parser = crate::arg_range::usize_in(8..=linerate_wire::served::MAX_FRAME_LEN as u64))]
     frame_size: usize,
     /// How frames reach the sockets: zerocopy (MSG_ZEROCOPY, the cheapest in
     /// docs/serve.md's measurements), write (the kernel copies), sendfile,
@@ -56,28 +57,30 @@ pub struct ServeArgs {
     /// registered pool, all clients' sends of a frame in one syscall).
     #[arg(long, default_value = DEFAULT_METHOD)]
     method: Method,
-    /// Most clients at once; more are refused (closed at once).
-    #[arg(long, default_value_t = 64)]
+    /// Most clients at once, 1..=65536; more are refused (closed at once).
+    #[arg(long, default_value_t = 64, value_parser = crate::arg_range::usize_in(1..=65_536))]
     max_clients: usize,
     /// Frame slots shared by all clients: the server's whole frame memory
     /// is slots × (frame size + header). A client that still holds the
-    /// oldest slot when a new frame needs it is cut loose.
-    #[arg(long, default_value_t = 32)]
+    /// oldest slot when a new frame needs it is cut loose. 2..=65536.
+    #[arg(long, default_value_t = 32, value_parser = crate::arg_range::usize_in(2..=65_536))]
     slots: usize,
     /// Frames a client may have waiting (not started); a slow client loses
-    /// its oldest waiting frame beyond this.
-    #[arg(long, default_value_t = 4)]
+    /// its oldest waiting frame beyond this. 1..=4096.
+    #[arg(long, default_value_t = 4, value_parser = crate::arg_range::usize_in(1..=4096))]
     queue: usize,
-    /// Socket send buffer per client in bytes (0: the kernel autotunes).
-    #[arg(long, default_value_t = 0)]
+    /// Socket send buffer per client in bytes, 0..=1073741824 (0: the
+    /// kernel autotunes).
+    #[arg(long, default_value_t = 0, value_parser = crate::arg_range::usize_in(0..=crate::arg_range::GIB))]
     send_buffer: usize,
     /// UDP datagram size for UDP subscribers (40-byte header + piece); 1472
     /// fits a 1500-byte MTU, 8972 a 9000-byte one. UDP subscribers join by
-    /// sending a subscription to --port over UDP (docs/serve.md).
-    #[arg(long, default_value_t = 1472)]
+    /// sending a subscription to --port over UDP (docs/serve.md). 41..=65507.
+    #[arg(long, default_value_t = 1472, value_parser = crate::arg_range::usize_in(41..=65_507))]
     datagram_size: usize,
-    /// Seconds a UDP subscriber stays subscribed without renewing.
-    #[arg(long, default_value_t = 5.0)]
+    /// Seconds a UDP subscriber stays subscribed without renewing,
+    /// 0.1..=86400.
+    #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::float_in(0.1..=86_400.0))]
     udp_expiry: f64,
     /// Also send every frame's UDP datagrams once to this multicast group
     /// (at --port, out of the --bind address's interface, TTL 1), for any
@@ -85,8 +88,9 @@ pub struct ServeArgs {
     /// administratively scoped group, 239.0.0.0/8 (e.g. 239.255.0.1).
     #[arg(long)]
     multicast: Option<Ipv4Addr>,
-    /// Stop after this many seconds (default: run until Ctrl-C/SIGTERM).
-    #[arg(long)]
+    /// Stop after this many seconds, 0.001..=31536000 (default: run until
+    /// Ctrl-C/SIGTERM).
+    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
     duration: Option<f64>,
     /// Print the final report as one JSON object.
     #[arg(long)]

@@ -54,7 +54,7 @@ enum TestbedCommand {
 struct LossArgs {
     /// Drop this percentage (0-100, resolution 0.0001) of matching packets,
     /// at random. 0 removes the rule with the same selector.
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(long, value_name = "PERCENT", value_parser = crate::arg_range::float_in(0.0..=100.0))]
     loss: Option<f64>,
     /// Host whose interface drops packets (default: every host).
     #[arg(long, value_name = "HOST")]
@@ -66,11 +66,11 @@ struct LossArgs {
     #[arg(long, value_name = "DIR", default_value = "ingress", value_parser = parse_direction)]
     loss_dir: Direction,
     /// Only UDP datagrams to this destination port (e.g. a GVSP stream port).
-    /// Only first IP fragments carry the port.
-    #[arg(long, value_name = "PORT")]
+    /// Only first IP fragments carry the port. 1..=65535.
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     loss_udp_port: Option<u16>,
-    /// Only UDP datagrams from this source port.
-    #[arg(long, value_name = "PORT")]
+    /// Only UDP datagrams from this source port, 1..=65535.
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     loss_udp_sport: Option<u16>,
     /// Only Ethernet frames of this ethertype: 0x88b5, 2054, arp, ipv4, ipv6.
     #[arg(long, value_name = "TYPE", value_parser = parse_ethertype_arg)]
@@ -135,23 +135,24 @@ struct UpArgs {
     #[arg(long = "link", value_name = "A:B", value_parser = parse_link)]
     links: Vec<LinkSpec>,
     /// MTU of every link, 1280-9216 (1500 standard, 9000 jumbo). Default 1500.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1280..=9216))]
     mtu: Option<u32>,
     /// Rate limit of every link direction (tc tbf): 1g, 5g, 10g, 950m, 2.5g ...
     /// Default: unshaped.
     #[arg(long, value_parser = parse_rate)]
     rate: Option<Rate>,
     /// tbf bucket size in bytes. Default: 2 ms of traffic, at least 256 KiB,
-    /// which measured to sustain the rate with jumbo frames.
-    #[arg(long, value_name = "BYTES")]
+    /// which measured to sustain the rate with jumbo frames. 1500..=1073741824.
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(1500..=1_073_741_824))]
     burst: Option<u32>,
-    /// tbf queueing latency in microseconds (sets the queue limit). Default 10000.
-    #[arg(long, value_name = "US")]
+    /// tbf queueing latency in microseconds (sets the queue limit),
+    /// 1..=10000000. Default 10000.
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     latency_us: Option<u32>,
     #[command(flatten)]
     loss: LossArgs,
-    /// Steer receive processing (RPS) to these CPUs, e.g. 1 or 0,1.
-    #[arg(long, value_delimiter = ',', value_name = "CPU")]
+    /// Steer receive processing (RPS) to these CPUs, e.g. 1 or 0,1 (each 0..=4095).
+    #[arg(long, value_delimiter = ',', value_name = "CPU", value_parser = crate::arg_range::usize_in(0..=4095))]
     rps_cpu: Vec<usize>,
     /// Host whose RPS is set by --rps-cpu (default: every host).
     #[arg(long, value_name = "HOST", requires = "rps_cpu")]
@@ -194,8 +195,8 @@ struct ExecArgs {
     /// Host to run on.
     #[arg(long)]
     host: String,
-    /// Pin the command to this CPU (sched_setaffinity before exec).
-    #[arg(long)]
+    /// Pin the command to this CPU (sched_setaffinity before exec), 0..=4095.
+    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
     cpu: Option<usize>,
     /// The command and its arguments, after `--`.
     #[arg(

@@ -27,11 +27,11 @@ pub struct WatchArgs {
     /// The server, IP:PORT.
     #[arg(long)]
     connect: SocketAddrV4,
-    /// Connections to open.
-    #[arg(long, default_value_t = 1)]
+    /// Connections to open, 1..=4096.
+    #[arg(long, default_value_t = 1, value_parser = crate::arg_range::usize_in(1..=4096))]
     clients: usize,
-    /// Seconds to watch.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds to watch, 0.001..=31536000.
+    #[arg(long, default_value_t = 10.0, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
     duration: f64,
     /// Set TCP_QUICKACK after every read (acknowledge at once instead of
     /// delaying ACKs), to measure what ACKs cost the server.
@@ -48,8 +48,9 @@ pub struct WatchArgs {
     /// subscription is sent.
     #[arg(long, conflicts_with = "udp")]
     multicast: Option<std::net::Ipv4Addr>,
-    /// Receive buffer per connection in bytes (0: the kernel autotunes).
-    #[arg(long, default_value_t = 0)]
+    /// Receive buffer per connection in bytes, 0..=1073741824 (0: the
+    /// kernel autotunes).
+    #[arg(long, default_value_t = 0, value_parser = crate::arg_range::usize_in(0..=crate::arg_range::GIB))]
     recv_buffer: usize,
     /// Print one JSON object instead of a table.
     #[arg(long)]

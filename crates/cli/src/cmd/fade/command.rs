@@ -37,8 +37,8 @@ pub struct CommandArgs {
     #[arg(long, default_value = "0", value_parser = parse_arg)]
     arg: u32,
     /// Sends in all before giving up (the same seq each time, so the board
-    /// answers a repeat again).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    /// answers a repeat again), 1..=10000.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     tries: u32,
     /// Milliseconds between two sends.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=60_000))]

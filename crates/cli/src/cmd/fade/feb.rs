@@ -13,9 +13,7 @@ use linerate_fade::version::{self, TenG, V1};
 use linerate_io::raw::{RawSocket, ETH_HEADER_LEN};
 use linerate_testbed::Rate;
 
-use super::{
-    controller_name, parse_bytes, parse_controller, parse_seconds, parse_version, Version,
-};
+use super::{controller_name, parse_controller, parse_version, Version};
 
 /// Ethernet bytes a frame costs on the wire beyond what the host sees:
 /// preamble and start delimiter (8), FCS (4), inter-frame gap (12).
@@ -57,18 +55,20 @@ pub struct FebArgs {
     /// are acknowledged. v1 rounds up to whole 1024-byte packets; 10g
     /// rounds up to 8-byte words and, when the stream ends part-way through
     /// an 8192-byte packet, sends that last packet flushed (type 0xa5a6,
-    /// the count of valid words in its last 8 bytes).
-    #[arg(long, value_parser = parse_bytes, conflicts_with = "duration")]
+    /// the count of valid words in its last 8 bytes). 1..=1125899906842624
+    /// (1 PiB).
+    #[arg(long, value_parser = crate::arg_range::bytes_in(1..=1 << 50), conflicts_with = "duration")]
     bytes: Option<u64>,
-    /// Stop filling new packets after this many seconds of streaming.
-    #[arg(long, value_parser = parse_seconds)]
+    /// Stop filling new packets after this many seconds of streaming,
+    /// 0.001..=31536000.
+    #[arg(long, value_parser = crate::arg_range::seconds_in(0.001..=31_536_000.0))]
     duration: Option<Duration>,
     /// Line rate to pace to, in bits/s (`1g`, `950m`); unpaced if absent.
     #[arg(long, value_parser = parse_rate)]
     rate: Option<Rate>,
     /// Retransmit an unacknowledged packet after this many microseconds
-    /// (the smallest timeout, unless --fixed-timeout).
-    #[arg(long, default_value_t = 200)]
+    /// (the smallest timeout, unless --fixed-timeout), 1..=10000000.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     retransmit_us: u64,
     /// Keep the retransmission timeout fixed (the published core's
     /// behaviour) instead of adapting it to the measured round trip.
@@ -83,27 +83,29 @@ pub struct FebArgs {
     /// `seed` uses seed 004's adaptive delay only and ignores hints.
     #[arg(long, default_value = "fair", value_parser = parse_controller)]
     controller: Controller,
-    /// Adaptive delay: retransmit ratio above which the delay grows.
-    #[arg(long, default_value_t = 1.0 / 8.0)]
+    /// Adaptive delay: retransmit ratio above which the delay grows, 0..=1
+    /// (0: any retransmit).
+    #[arg(long, default_value_t = 1.0 / 8.0, value_parser = crate::arg_range::float_in(0.0..=1.0))]
     t_high: f64,
-    /// Adaptive delay: retransmit ratio below which the delay shrinks.
-    #[arg(long, default_value_t = 1.0 / 32.0)]
+    /// Adaptive delay: retransmit ratio below which the delay shrinks, 0..=1
+    /// (0: only without retransmits).
+    #[arg(long, default_value_t = 1.0 / 32.0, value_parser = crate::arg_range::float_in(0.0..=1.0))]
     t_low: f64,
-    /// Adaptive delay: growth factor.
-    #[arg(long, default_value_t = 1.25)]
+    /// Adaptive delay: growth factor, 1..=16.
+    #[arg(long, default_value_t = 1.25, value_parser = crate::arg_range::float_in(1.0..=16.0))]
     alpha_incr: f64,
-    /// Adaptive delay: shrink factor.
-    #[arg(long, default_value_t = 0.75)]
+    /// Adaptive delay: shrink factor, 0.01..=1.
+    #[arg(long, default_value_t = 0.75, value_parser = crate::arg_range::float_in(0.01..=1.0))]
     alpha_decr: f64,
-    /// Adaptive delay: packets between two evaluations.
-    #[arg(long, default_value_t = 10_000)]
+    /// Adaptive delay: packets between two evaluations, 1..=100000000.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
     delay_window: u32,
     /// Waits shorter than this are spun, longer ones slept (on a timer up
     /// to 100 µs, in the socket beyond, so an ACK can end them).
     /// Spinning paces most precisely on a core of its own; with several
     /// boards on one core, a small value (or 0) lets them take turns
-    /// instead of each spinning through its time slice.
-    #[arg(long, default_value_t = 200)]
+    /// instead of each spinning through its time slice. At most 1000000.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     spin_us: u64,
     /// While spinning, give the CPU up (sched_yield) at every turn, so
     /// that boards sharing a core take turns without sleeping on timers
@@ -115,7 +117,7 @@ pub struct FebArgs {
     /// Take the host's frames (ACKs, commands) from a TPACKET_V2 receive
     /// ring of this many slots, which the board looks at without a
     /// syscall, as an FPGA reads its receive FIFO; 0 looks with a
-    /// `recvmmsg` call each time. The ring is the default because the
+    /// `recvmmsg` call each time; at most 65536. The ring is the default because the
     /// emulator should cost its core as little as the hardware it stands
     /// for: with `recvmmsg`, the looks took a quarter of the boards' core
     /// at 1 Gbit/s, and on a bench where boards, switch and host share
@@ -123,12 +125,12 @@ pub struct FebArgs {
     /// such a bench the kernel copies each ACK into the ring inside the
     /// host's send, where without a ring it only queues it; profiled, the
     /// host's cost per ACK sent moved little (about 6.3 against 6.0 µs).
-    #[arg(long, default_value_t = DEFAULT_RING_SLOTS)]
+    #[arg(long, default_value_t = DEFAULT_RING_SLOTS, value_parser = crate::arg_range::usize_in(0..=65_536))]
     ring_slots: usize,
     /// While packets are due back to back or nearly, look for the host's
-    /// frames at most once per this many microseconds (0: before every
-    /// packet); a board with nothing to send always looks first.
-    #[arg(long, default_value_t = 0)]
+    /// frames at most once per this many microseconds, 0..=1000000 (0:
+    /// before every packet); a board with nothing to send always looks first.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     poll_us: u64,
     /// Print the board's counters as one JSON object when it exits.
     #[arg(long)]

@@ -90,37 +90,6 @@ pub fn controller_name(c: linerate_fade::board::Controller) -> &'static str {
     }
 }
 
-/// Parses a byte count: a plain number, or with a binary suffix
-/// `k`/`KiB`, `m`/`MiB`, `g`/`GiB`.
-pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("bad byte count {s:?}: expected e.g. 1048576, 64KiB, 1GiB"))?;
-    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kib" => 1 << 10,
-        "m" | "mib" => 1 << 20,
-        "g" | "gib" => 1 << 30,
-        _ => return Err(format!("bad byte unit in {s:?}: use k, m or g (binary)")),
-    };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("byte count {s:?} overflows 64 bits"))
-}
-
-/// Parses a duration in seconds (fractions allowed, at most a year).
-pub fn parse_seconds(s: &str) -> std::result::Result<std::time::Duration, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("bad duration {s:?}: expected seconds, e.g. 2.5"))?;
-    if !(0.0..=31_536_000.0).contains(&v) {
-        return Err(format!("duration {s:?} must be 0 to 31536000 seconds"));
-    }
-    Ok(std::time::Duration::from_secs_f64(v))
-}
-
 /// Parses a MAC address `aa:bb:cc:dd:ee:ff`.
 pub fn parse_mac(s: &str) -> std::result::Result<[u8; 6], String> {
     s.parse::<linerate_wire::ethernet::MacAddr>()
@@ -138,18 +107,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_sizes_versions_and_macs() {
-        assert_eq!(parse_bytes("1GiB"), Ok(1 << 30));
-        assert_eq!(parse_bytes("64k"), Ok(64 << 10));
-        assert_eq!(parse_bytes("1000"), Ok(1000));
-        assert!(parse_bytes("1T").is_err());
-        assert!(parse_bytes("99999999999999999999g").is_err());
+    fn parses_versions_macs_and_controllers() {
         assert_eq!(parse_version("10G"), Ok(Version::TenG));
         assert!(parse_version("2").is_err());
         assert_eq!(parse_mac("02:6c:72:00:01:01"), Ok([2, 0x6c, 0x72, 0, 1, 1]));
         assert!(parse_mac("02:6c").is_err());
-        assert!(parse_seconds("-1").is_err());
-        assert!(parse_seconds("nan").is_err());
         for name in ["seed", "fair"] {
             assert_eq!(parse_controller(name).map(controller_name), Ok(name));
         }

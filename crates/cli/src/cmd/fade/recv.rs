@@ -29,10 +29,7 @@ use linerate_testbed::Rate;
 use super::command::{completion_json, first_seq, parse_user_command, UserCommandArg};
 use super::progress::{Progress, ReadCounters};
 use super::report::{self, BoardReport};
-use super::{
-    controller_name, parse_bytes, parse_controller, parse_mac, parse_seconds, parse_version,
-    Version,
-};
+use super::{controller_name, parse_controller, parse_mac, parse_version, Version};
 
 /// How long a board may stay silent before START is sent again (START can
 /// be lost like any frame).
@@ -73,15 +70,15 @@ pub struct RecvArgs {
     /// within --command-tries sends fails the run.
     #[arg(long, value_name = "CODE[:ARG]", value_parser = parse_user_command)]
     command: Option<UserCommandArg>,
-    /// Sends of --command before giving up, 10 ms apart.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Sends of --command before giving up, 10 ms apart; 1..=10000.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     command_tries: u32,
     /// Bytes to receive from each board (e.g. 1GiB); the run succeeds only
-    /// if all arrive.
-    #[arg(long, value_parser = parse_bytes, conflicts_with = "duration")]
+    /// if all arrive. 1..=1125899906842624 (1 PiB).
+    #[arg(long, value_parser = crate::arg_range::bytes_in(1..=1 << 50), conflicts_with = "duration")]
     bytes: Option<u64>,
-    /// Receive for this many seconds, then stop the boards.
-    #[arg(long, value_parser = parse_seconds)]
+    /// Receive for this many seconds, then stop the boards; 0.001..=31536000.
+    #[arg(long, value_parser = crate::arg_range::seconds_in(0.001..=31_536_000.0))]
     duration: Option<Duration>,
     /// Check every byte against the emulator's counter stream.
     #[arg(long)]
@@ -92,11 +89,12 @@ pub struct RecvArgs {
     /// Print one JSON object with totals and per-board figures.
     #[arg(long)]
     json: bool,
-    /// Ring buffer per board, in MiB.
-    #[arg(long, default_value_t = 64)]
+    /// Ring buffer per board, in MiB, 1..=65536.
+    #[arg(long, default_value_t = 64, value_parser = crate::arg_range::usize_in(1..=65_536))]
     ring_mib: usize,
-    /// Give up on a board that sends nothing for this many milliseconds.
-    #[arg(long, default_value_t = 2000)]
+    /// Give up on a board that sends nothing for this many milliseconds,
+    /// 1..=3600000.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     idle_timeout_ms: u64,
     /// Send the ACKs of one receive batch together with one sendmmsg,
     /// after the batch, instead of one send right after each packet: one
@@ -112,7 +110,7 @@ pub struct RecvArgs {
     /// (always reported too, as ack_return). The JSON says which
     /// (`ack_sent_at`). Each stamp costs an error-queue read on the
     /// receive thread.
-    #[arg(long, default_value_t = 8, value_name = "N")]
+    #[arg(long, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     tx_stamp_every: u32,
     /// `fair`: divide the link among the boards and put each board's
     /// pacing gap in its ACKs (a linerate extension in the ACK padding,
@@ -135,8 +133,8 @@ pub struct RecvArgs {
     /// thread exceeds this many microseconds, a queue is standing in the
     /// host (the host, not the link, is the bottleneck) and the capacity
     /// divided is cut by 1/16; it grows back by 1/64 of the link per round
-    /// once the queue is gone. 0 turns the guard off.
-    #[arg(long, default_value_t = 10, value_name = "US")]
+    /// once the queue is gone. 0..=1000000; 0 turns the guard off.
+    #[arg(long, default_value_t = 10, value_name = "US", value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     queue_target_us: u64,
     /// How DATA frames come in: `ring` (a PF_PACKET socket with a
     /// TPACKET_V2 ring of 1024 slots that the receive thread polls without
@@ -152,12 +150,13 @@ pub struct RecvArgs {
     /// Pin the receive thread to this CPU, and keep the reader threads off
     /// it (on every other online CPU), so that a reader waking up never
     /// preempts the thread whose every microsecond is ACK latency.
-    #[arg(long)]
+    /// 0..=4095 (0 is the first CPU).
+    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
     cpu: Option<usize>,
     /// How long the receive thread busy-polls after the last frame before
     /// it sleeps in the socket until the next one, in microseconds (0:
-    /// never spin, wake up for every batch).
-    #[arg(long, default_value_t = 200)]
+    /// never spin, wake up for every batch); at most 1000000.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     spin_us: u64,
     /// Run the receive thread under SCHED_FIFO at this priority (1-99;
     /// needs root or CAP_SYS_NICE), so that on a busy core it preempts
