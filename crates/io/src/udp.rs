@@ -769,6 +769,8 @@ mod tests {
         );
         let plain = plan_messages(&d, false);
         assert_eq!(plain.len(), d.len());
-        assert!(plain.iter().all(|m| m.segment.is_none() && m.datagrams.len() == 1));
+        assert!(plain
+            .iter()
+            .all(|m| m.segment.is_none() && m.datagrams.len() == 1));
     }
 }
