@@ -34,6 +34,9 @@ pub struct UdpEndpoint {
     socket: UdpSocket,
     local: SocketAddr,
     gso: GsoPolicy,
+    /// The address the socket is connected to, if any: sends there carry
+    /// no address, so the kernel reuses the socket's cached route.
+    peer: Option<SocketAddrV4>,
     /// Per destination: may [`UdpEndpoint::send_datagrams`] use GSO there?
     paths: Mutex<HashMap<Ipv4Addr, DestinationPath>>,
 }
@@ -141,6 +144,7 @@ impl UdpEndpoint {
             socket,
             local,
             gso: GsoPolicy::Auto,
+            peer: None,
             paths: Mutex::new(HashMap::new()),
         })
     }
@@ -230,9 +234,28 @@ impl UdpEndpoint {
                 segment: None,
             })
             .collect();
-        let mut batch = Batch::new(dest, datagrams, &plan);
+        let mut batch = Batch::new(self.name_for(dest), datagrams, &plan);
         // SAFETY: the batch points into itself and the caller's slices.
         unsafe { send_all(&self.socket, &mut batch.msgs, dest, "sendmmsg") }
+    }
+
+    /// Connects the socket to `peer`, for a sender that sends mostly there
+    /// (a camera to its stream destination): datagrams to it then go
+    /// without an address, and the kernel uses the route it cached at
+    /// connect instead of looking one up per datagram. Sends elsewhere
+    /// still work. Only datagrams from `peer` are received afterwards, and
+    /// an ICMP port unreachable from it fails the next send (ECONNREFUSED).
+    pub fn connect(&mut self, peer: SocketAddrV4) -> Result<()> {
+        self.socket
+            .connect(peer)
+            .map_err(sock_err("connect", SocketAddr::V4(peer)))?;
+        self.peer = Some(peer);
+        Ok(())
+    }
+
+    /// The address to put in messages to `dest`: none for the connected peer.
+    fn name_for(&self, dest: SocketAddrV4) -> Option<SocketAddrV4> {
+        (self.peer != Some(dest)).then_some(dest)
     }
 
     /// Receives up to `bufs.len()` datagrams in one `recvmmsg` call, waiting
@@ -351,7 +374,7 @@ impl UdpEndpoint {
                 max: MAX_BATCH,
             });
         }
-        let mut batch = Batch::new(dest, datagrams, &plan);
+        let mut batch = Batch::new(self.name_for(dest), datagrams, &plan);
         // SAFETY: the batch points into itself and the caller's slices.
         let sent_msgs =
             unsafe { send_all(&self.socket, &mut batch.msgs, dest, "sendmmsg (UDP GSO)")? };
@@ -475,7 +498,7 @@ impl UdpEndpoint {
         outcome: &mut SendOutcome,
         waits: &mut u32,
     ) -> bool {
-        let mut batch = Batch::new(dest, datagrams, plan);
+        let mut batch = Batch::new(self.name_for(dest), datagrams, plan);
         let mut next = 0;
         while next < plan.len() {
             let rest = &mut batch.msgs[next..];
@@ -592,8 +615,9 @@ fn plan_messages(datagrams: &[(&[u8], &[u8])], gso: bool) -> Vec<Message> {
     plan
 }
 
-/// The `sendmmsg` messages of a plan: the destination, the iovecs and the
-/// UDP_SEGMENT control messages, which the headers point into.
+/// The `sendmmsg` messages of a plan: the destination (none on a
+/// connected socket), the iovecs and the UDP_SEGMENT control messages,
+/// which the headers point into.
 struct Batch {
     _addr: Box<libc::sockaddr_in>,
     _iovecs: Vec<libc::iovec>,
@@ -602,8 +626,10 @@ struct Batch {
 }
 
 impl Batch {
-    fn new(dest: SocketAddrV4, datagrams: &[(&[u8], &[u8])], plan: &[Message]) -> Batch {
-        let mut addr = Box::new(sockaddr_in(dest));
+    fn new(dest: Option<SocketAddrV4>, datagrams: &[(&[u8], &[u8])], plan: &[Message]) -> Batch {
+        let mut addr = Box::new(sockaddr_in(
+            dest.unwrap_or(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)),
+        ));
         let mut iovecs = Vec::with_capacity(datagrams.len() * 2);
         let mut spans = Vec::with_capacity(plan.len());
         for m in plan {
@@ -629,8 +655,10 @@ impl Batch {
             // pointer set here points into `addr`, `iovecs` or `controls`,
             // whose heap storage does not move while the Batch lives.
             let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
-            hdr.msg_name = (&mut *addr as *mut libc::sockaddr_in).cast();
-            hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+            if dest.is_some() {
+                hdr.msg_name = (&mut *addr as *mut libc::sockaddr_in).cast();
+                hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+            }
             hdr.msg_iov = iovecs[span.clone()].as_mut_ptr();
             hdr.msg_iovlen = span.len();
             if let Some(segment) = m.segment {

@@ -197,3 +197,36 @@ fn loopback_gets_standard_datagrams_not_gso() {
     assert_eq!(outcome.sent + outcome.failed_count(), 2000, "{outcome:?}");
     assert!(outcome.sent > 0, "{outcome:?}");
 }
+
+#[test]
+fn a_connected_endpoint_still_reaches_its_peer_and_others() {
+    let lo = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0);
+    let bind = |_| {
+        let s = UdpEndpoint::bind(lo, &UdpOptions::default()).expect("bind");
+        s.socket()
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        s
+    };
+    let (peer, other) = (bind(0), bind(1));
+    let addr = |e: &UdpEndpoint| match e.local_addr() {
+        std::net::SocketAddr::V4(a) => a,
+        a => panic!("unexpected {a}"),
+    };
+    let mut tx = UdpEndpoint::bind(lo, &UdpOptions::default()).expect("bind");
+    tx.connect(addr(&peer)).expect("connect");
+    let data = [9u8; 100];
+    let batch: Vec<(&[u8], &[u8])> = vec![(&[1u8][..], &data[..]); 3];
+    for rx in [&peer, &other] {
+        let outcome = tx.send_datagrams(addr(rx), &batch);
+        assert_eq!(
+            (outcome.sent, outcome.failed_count()),
+            (3, 0),
+            "{outcome:?}"
+        );
+        let mut buf = [0u8; 256];
+        for _ in 0..3 {
+            assert_eq!(rx.socket().recv(&mut buf).expect("datagram"), 101);
+        }
+    }
+}

@@ -653,10 +653,14 @@ impl Streamer {
         eprintln!("camera: {message}");
     }
 
-    /// Decides how datagrams to `destination` leave (GSO or one by one),
-    /// says so when it differs from the last decision, and keeps it for
+    /// Connects the stream socket to `destination`, decides how datagrams
+    /// to it leave (GSO or one by one), says so when it differs from the last decision, and keeps it for
     /// the report.
     fn decide_egress(&mut self, destination: SocketAddrV4) {
+        // Connected, the kernel looks the route up once, not per packet.
+        if let Err(e) = self.socket.connect(destination) {
+            eprintln!("camera: {e}; sending with an address per packet");
+        }
         let egress = self.socket.redecide_gso(*destination.ip());
         let mut last = self
             .counters
