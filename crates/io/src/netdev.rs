@@ -320,6 +320,50 @@ pub fn driver(name: &str) -> Option<Driver> {
     })
 }
 
+/// ETHTOOL_GSSET_INFO, ETHTOOL_GSTRINGS and ETHTOOL_GFEATURES, and the
+/// string set of feature names (linux/ethtool.h).
+const ETHTOOL_GSSET_INFO: u32 = 0x37;
+const ETHTOOL_GSTRINGS: u32 = 0x1b;
+const ETHTOOL_GFEATURES: u32 = 0x3a;
+const ETH_SS_FEATURES: u32 = 4;
+/// Bytes of one ethtool string.
+const ETH_GSTRING_LEN: usize = 32;
+
+/// Whether feature `feature` (as `ethtool -k` names it, e.g.
+/// "tx-udp-segmentation") is active on interface `name`; `None` when the
+/// interface or the feature is unknown.
+pub fn feature_active(name: &str, feature: &str) -> Option<bool> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    let fd = socket.as_raw_fd();
+    // struct ethtool_sset_info: cmd, reserved, u64 sset_mask, u32 data[].
+    let mut info = [ETHTOOL_GSSET_INFO, 0, 1 << ETH_SS_FEATURES, 0, 0u32];
+    ifreq_with_data(fd, name, info.as_mut_ptr().cast())?;
+    if info[2] & (1 << ETH_SS_FEATURES) == 0 {
+        return None;
+    }
+    let count = info[4] as usize;
+    if count == 0 || count > 4096 {
+        return None;
+    }
+    // struct ethtool_gstrings: cmd, string_set, len, then len strings.
+    let mut strings = vec![0u32; 3 + count * ETH_GSTRING_LEN / 4];
+    strings[..3].copy_from_slice(&[ETHTOOL_GSTRINGS, ETH_SS_FEATURES, count as u32]);
+    ifreq_with_data(fd, name, strings.as_mut_ptr().cast())?;
+    let bytes: Vec<u8> = strings[3..].iter().flat_map(|w| w.to_ne_bytes()).collect();
+    let index = bytes.chunks(ETH_GSTRING_LEN).position(|s| {
+        let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
+        &s[..end] == feature.as_bytes()
+    })?;
+    // struct ethtool_gfeatures: cmd, size, then size blocks of
+    // (available, requested, active, never_changed).
+    let blocks = count.div_ceil(32);
+    let mut features = vec![0u32; 2 + blocks * 4];
+    features[..2].copy_from_slice(&[ETHTOOL_GFEATURES, blocks as u32]);
+    ifreq_with_data(fd, name, features.as_mut_ptr().cast())?;
+    let active = features[2 + (index / 32) * 4 + 2];
+    Some(active & (1 << (index % 32)) != 0)
+}
+
 /// Drivers of software devices that hand a UDP GSO super-datagram on
 /// whole (to a peer namespace, a bridge port, a tap reader, a lower
 /// device) instead of cutting it into wire-sized datagrams.
@@ -386,7 +430,14 @@ impl GsoEgress {
     /// Decides for interface `name`.
     pub fn of_interface(name: &str) -> GsoEgress {
         let driver = driver(name);
+        // A device without UDP segmentation gets super-datagrams cut by
+        // the kernel just before it, whatever it is.
+        let udp_segmentation = feature_active(name, "tx-udp-segmentation");
         let (segmented, reason) = match &driver {
+            _ if udp_segmentation == Some(false) => (
+                true,
+                "tx-udp-segmentation is off, so the kernel segments before the device".to_owned(),
+            ),
             None if name == "lo" => (
                 false,
                 "loopback passes GSO super-datagrams through".to_owned(),
@@ -492,6 +543,14 @@ mod tests {
         assert_eq!(e.interface.as_deref(), Some("lo"));
         assert!(!e.segmented_before_wire, "{e:?}");
         assert!(!GsoEgress::of_interface("no-such-if0").segmented_before_wire);
+    }
+
+    #[test]
+    fn loopback_features_are_read_by_name() {
+        // Loopback carries UDP GSO super-datagrams: the feature is on.
+        assert_eq!(feature_active("lo", "tx-udp-segmentation"), Some(true));
+        assert_eq!(feature_active("lo", "no-such-feature"), None);
+        assert_eq!(feature_active("no-such-if0", "tx-udp-segmentation"), None);
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! The camera's send path under send errors: a packet filter on the
-//! camera's own output (nftables, `hook output`) drops stream packets, so
-//! the camera's sends fail with EPERM, as they do behind a host firewall.
-//! No frame may lose its tail: what did not leave is sent or resent.
+//! The camera's UDP send path: how it chooses between UDP GSO and one
+//! datagram per packet for its egress interface, and what it does with
+//! send errors (a packet filter on the camera's own output, nftables
+//! `hook output`, makes sends fail with EPERM, as behind a host firewall:
+//! no frame may lose its tail; what did not leave is sent or resent).
 
 use std::process::Stdio;
 
@@ -92,4 +93,39 @@ fn eperm_from_an_output_filter_loses_no_frame() {
     assert_eq!(v["frames_corrupt"], 0, "{v}");
     assert_eq!(v["frames_completed"], 300, "{v}");
     assert_eq!(v["frames_incomplete"], 0, "{v}");
+}
+
+/// veth passes GSO super-datagrams through while its tx-udp-segmentation
+/// is on (the default), and gets them cut by the kernel when it is off:
+/// the camera uses GSO only in the second case.
+#[test]
+fn gso_is_used_only_where_the_egress_segments() {
+    let bed = common::two_host_bed("camgsochoice");
+    let start_stop = || {
+        let camera = common::start_camera(&bed, &[]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        common::stop_camera(camera)
+    };
+    let default = start_stop();
+    assert_eq!(default["udp_send"]["interface"], "eth0", "{default}");
+    assert_eq!(default["udp_send"]["driver"], "veth", "{default}");
+    assert_eq!(default["udp_send"]["gso"], false, "{default}");
+
+    let off = bed
+        .command("cam", "ethtool")
+        .expect("command")
+        .into_command()
+        .expect("command")
+        .args(["-K", "eth0", "tx-udp-segmentation", "off"])
+        .status()
+        .expect("ethtool (scripts/test installs it)");
+    assert!(off.success());
+    let segmented = start_stop();
+    assert_eq!(segmented["udp_send"]["gso"], true, "{segmented}");
+    assert!(
+        segmented["udp_send"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("tx-udp-segmentation is off")),
+        "{segmented}"
+    );
 }
