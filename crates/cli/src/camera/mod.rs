@@ -354,7 +354,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
         "interface": shown.interface,
         "driver": shown.driver,
         "gso": !args.no_gso && shown.segmented_before_wire,
-        "reason": shown.reason,
+        "reason": if args.no_gso { "--no-gso" } else { shown.reason.as_str() },
         "decided_for": if stream_egress.is_some() { "stream destination" } else { "bound interface" },
     });
     if args.json {
