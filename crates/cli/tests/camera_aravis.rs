@@ -391,3 +391,166 @@ fn software_trigger_makes_one_frame_per_trigger() {
         "{counters}"
     );
 }
+
+/// Runs `program args` in the bench's `host` namespace and returns its
+/// standard output, failing the test with its stderr if it fails.
+fn run_in(bed: &Testbed, host: &str, program: &str, args: &[&str]) -> String {
+    let out = bed
+        .command(host, program)
+        .expect("command")
+        .into_command()
+        .expect("command")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program} (scripts/test installs it): {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The defect this guards against: veth passes UDP GSO super-datagrams
+/// through whole, so a packet socket (Aravis as root, tcpdump, tshark)
+/// saw 64 KB "datagrams" from the camera. With GSO passthrough turned on
+/// explicitly on the camera's veth, what a capture on the host's side
+/// holds must be GVSP as a wire carries it: every packet within the
+/// packet size, none malformed, and Aravis (as root: packet socket)
+/// missing nothing.
+#[test]
+fn a_capture_on_a_gso_passthrough_veth_holds_only_legal_gvsp() {
+    let _serial = serial();
+    let bed = bed("arvcap");
+    run_in(
+        &bed,
+        "cam",
+        "ethtool",
+        &["-K", "eth0", "tx-udp-segmentation", "on"],
+    );
+    let features = run_in(&bed, "cam", "ethtool", &["-k", "eth0"]);
+    assert!(
+        features
+            .lines()
+            .any(|l| l.trim().starts_with("tx-udp-segmentation: on")),
+        "{features}"
+    );
+    let dir = std::env::temp_dir().join(format!("linerate-capture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let pcap = dir.join("stream.pcap");
+    let pcap_arg = pcap.to_string_lossy().into_owned();
+    let filter = format!("udp src port {STREAM_PORT}");
+    // Headers are enough to judge sizes and dissect; keep the file small.
+    let mut capture = bed
+        .command("pc", "dumpcap")
+        .expect("command")
+        .into_command()
+        .expect("command")
+        .args([
+            "-q", "-i", "eth0", "-s", "256", "-f", &filter, "-w", &pcap_arg,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start dumpcap (scripts/test installs it)");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::metadata(&pcap).map_or(0, |m| m.len()) == 0 {
+        assert!(Instant::now() < deadline, "dumpcap did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let camera = Camera::start(&bed, &[]);
+    let ip = bed.addr("cam").expect("addr").to_string();
+    let out = arv(
+        &bed,
+        "arv-camera-test-0.8",
+        &[
+            "-n",
+            &ip,
+            "-f",
+            "50",
+            "-w",
+            "1024",
+            "-h",
+            "1024",
+            "-i",
+            "8000",
+            "--duration",
+            "3",
+        ],
+        20,
+    );
+    let s = stats(&out);
+    let counters = camera.stop();
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: sends SIGTERM to our own child process.
+    unsafe { libc::kill(capture.id() as i32, libc::SIGTERM) };
+    let _ = capture.wait();
+
+    let completed = get(&s, "n_completed_buffers", &out);
+    assert!(
+        completed >= 100,
+        "only {completed} frames in 3 s at 50 fps:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for key in ["n_size_mismatch_errors", "n_missing_packets", "n_failures"] {
+        assert_eq!(
+            get(&s, key, &out),
+            0,
+            "{key} in\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    assert_eq!(
+        counters["udp_send"]["gso"], false,
+        "veth passes GSO through, yet the camera used it: {counters}"
+    );
+
+    let port_rule = format!("udp.port=={STREAM_PORT},gvsp");
+    let fields = run_in(
+        &bed,
+        "pc",
+        "tshark",
+        &[
+            "-n",
+            "-r",
+            &pcap_arg,
+            "-d",
+            &port_rule,
+            "-T",
+            "fields",
+            "-E",
+            "separator=\t",
+            "-e",
+            "frame.len",
+            "-e",
+            "frame.protocols",
+            "-e",
+            "_ws.malformed",
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let (mut gvsp, mut largest, mut malformed) = (0u64, 0usize, 0u64);
+    for line in fields.lines() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let len: usize = cols.first().and_then(|c| c.parse().ok()).unwrap_or(0);
+        largest = largest.max(len);
+        if cols.get(1).is_some_and(|p| p.contains("gvsp")) {
+            gvsp += 1;
+        }
+        if cols.get(2).is_some_and(|m| !m.is_empty()) {
+            malformed += 1;
+        }
+    }
+    let sent = counters["packets_sent"].as_u64().expect("packets_sent");
+    eprintln!("capture: {gvsp} GVSP packets (camera sent {sent}), largest frame {largest} bytes");
+    assert_eq!(malformed, 0, "tshark found malformed packets");
+    assert!(
+        largest <= 8000 + 14,
+        "a {largest}-byte frame on the wire: the packet size is 8000"
+    );
+    assert!(
+        gvsp >= sent,
+        "tshark recognised {gvsp} GVSP packets of the {sent} the camera sent"
+    );
+}

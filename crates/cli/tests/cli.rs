@@ -74,6 +74,58 @@ fn demo_repairs_loss_with_resends() {
     );
 }
 
+/// A PATH holding nothing but iproute2's `ip`: no ethtool, nft, tc,
+/// tshark, Aravis or even coreutils.
+fn path_with_only_ip() -> std::path::PathBuf {
+    let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
+        .into_iter()
+        .map(Path::new)
+        .find(|p| p.exists())
+        .expect("iproute2's ip is installed");
+    let dir = std::env::temp_dir().join(format!("linerate-only-ip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let link = dir.join("ip");
+    if !link.exists() {
+        std::os::unix::fs::symlink(ip, &link).expect("symlink ip");
+    }
+    dir
+}
+
+#[test]
+fn demo_needs_nothing_but_ip_on_path() {
+    let _one = demo_lock();
+    let path = path_with_only_ip();
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["demo", "--frames", "100", "--fps", "300", "--json"])
+        .env("PATH", &path)
+        .output()
+        .expect("run linerate");
+    assert!(
+        out.status.success(),
+        "demo with only ip on PATH failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["mode"], "testbed", "{v}");
+    assert_eq!(v["frames_completed"], 100, "{v}");
+    assert_eq!(v["frames_incomplete"], 0, "{v}");
+
+    // Loss emulation needs nft: the demo says so instead of failing in
+    // the middle.
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["demo", "--frames", "10", "--loss", "5", "--json"])
+        .env("PATH", &path)
+        .output()
+        .expect("run linerate");
+    let _ = std::fs::remove_dir_all(&path);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("nft is not on PATH") && stderr.contains("nftables"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn demo_refuses_bad_arguments() {
     let out = linerate(&["demo", "--loss", "150"]);

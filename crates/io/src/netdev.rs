@@ -265,6 +265,225 @@ pub fn coalesce(name: &str) -> Result<Option<Coalesce>> {
     }))
 }
 
+/// ETHTOOL_GDRVINFO (linux/ethtool.h).
+const ETHTOOL_GDRVINFO: u32 = 0x03;
+
+/// `struct ethtool_drvinfo`: driver, version, firmware, bus and EEPROM
+/// strings of 32 bytes, 12 reserved bytes and five counts.
+#[repr(C)]
+struct EthtoolDrvinfo {
+    cmd: u32,
+    driver: [u8; 32],
+    version: [u8; 32],
+    fw_version: [u8; 32],
+    bus_info: [u8; 32],
+    erom_version: [u8; 32],
+    reserved: [u8; 12],
+    counts: [u32; 5],
+}
+
+/// The driver behind an interface and the bus it sits on (`ethtool -i`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Driver {
+    /// Driver name, e.g. "ixgbe" or "veth".
+    pub name: String,
+    /// Bus address, e.g. "0000:01:00.0"; empty or "N/A" for virtual devices.
+    pub bus_info: String,
+}
+
+/// Reads the driver of interface `name`; `None` when the device reports
+/// none (loopback, some virtual devices) or the interface does not exist.
+pub fn driver(name: &str) -> Option<Driver> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    let mut d = EthtoolDrvinfo {
+        cmd: ETHTOOL_GDRVINFO,
+        driver: [0; 32],
+        version: [0; 32],
+        fw_version: [0; 32],
+        bus_info: [0; 32],
+        erom_version: [0; 32],
+        reserved: [0; 12],
+        counts: [0; 5],
+    };
+    ifreq_with_data(
+        socket.as_raw_fd(),
+        name,
+        (&mut d as *mut EthtoolDrvinfo).cast(),
+    )?;
+    let text = |b: &[u8]| {
+        let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+        String::from_utf8_lossy(&b[..end]).trim().to_owned()
+    };
+    Some(Driver {
+        name: text(&d.driver),
+        bus_info: text(&d.bus_info),
+    })
+}
+
+/// ETHTOOL_GSSET_INFO, ETHTOOL_GSTRINGS and ETHTOOL_GFEATURES, and the
+/// string set of feature names (linux/ethtool.h).
+const ETHTOOL_GSSET_INFO: u32 = 0x37;
+const ETHTOOL_GSTRINGS: u32 = 0x1b;
+const ETHTOOL_GFEATURES: u32 = 0x3a;
+const ETH_SS_FEATURES: u32 = 4;
+/// Bytes of one ethtool string.
+const ETH_GSTRING_LEN: usize = 32;
+
+/// Whether feature `feature` (as `ethtool -k` names it, e.g.
+/// "tx-udp-segmentation") is active on interface `name`; `None` when the
+/// interface or the feature is unknown.
+pub fn feature_active(name: &str, feature: &str) -> Option<bool> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    let fd = socket.as_raw_fd();
+    // struct ethtool_sset_info: cmd, reserved, u64 sset_mask, u32 data[].
+    let mut info = [ETHTOOL_GSSET_INFO, 0, 1 << ETH_SS_FEATURES, 0, 0u32];
+    ifreq_with_data(fd, name, info.as_mut_ptr().cast())?;
+    if info[2] & (1 << ETH_SS_FEATURES) == 0 {
+        return None;
+    }
+    let count = info[4] as usize;
+    if count == 0 || count > 4096 {
+        return None;
+    }
+    // struct ethtool_gstrings: cmd, string_set, len, then len strings.
+    let mut strings = vec![0u32; 3 + count * ETH_GSTRING_LEN / 4];
+    strings[..3].copy_from_slice(&[ETHTOOL_GSTRINGS, ETH_SS_FEATURES, count as u32]);
+    ifreq_with_data(fd, name, strings.as_mut_ptr().cast())?;
+    let bytes: Vec<u8> = strings[3..].iter().flat_map(|w| w.to_ne_bytes()).collect();
+    let index = bytes.chunks(ETH_GSTRING_LEN).position(|s| {
+        let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
+        &s[..end] == feature.as_bytes()
+    })?;
+    // struct ethtool_gfeatures: cmd, size, then size blocks of
+    // (available, requested, active, never_changed).
+    let blocks = count.div_ceil(32);
+    let mut features = vec![0u32; 2 + blocks * 4];
+    features[..2].copy_from_slice(&[ETHTOOL_GFEATURES, blocks as u32]);
+    ifreq_with_data(fd, name, features.as_mut_ptr().cast())?;
+    let active = features[2 + (index / 32) * 4 + 2];
+    Some(active & (1 << (index % 32)) != 0)
+}
+
+/// Drivers of software devices that hand a UDP GSO super-datagram on
+/// whole (to a peer namespace, a bridge port, a tap reader, a lower
+/// device) instead of cutting it into wire-sized datagrams.
+const PASS_THROUGH_DRIVERS: &[&str] = &[
+    "veth",
+    "bridge",
+    "tun",
+    "macvlan",
+    "ipvlan",
+    "vxlan",
+    "geneve",
+    "dummy",
+    "bonding",
+    "team",
+    "802.1Q VLAN Support",
+    "openvswitch",
+    "vrf",
+    "wireguard",
+    "gre",
+    "ip_gre",
+    "ipip",
+    "sit",
+    "ifb",
+    "nlmon",
+    "netkit",
+];
+
+/// Where UDP GSO super-datagrams sent towards some address get cut into
+/// standard datagrams: by the egress device (a NIC with a real driver
+/// segments in hardware, or the kernel does it just before the driver
+/// when the NIC cannot), or nowhere before other eyes see them (veth,
+/// loopback, bridges, tun and any device not known to be a NIC pass the
+/// super-datagram on whole, so a packet socket on the path, tcpdump or
+/// Aravis as root, captures one 64 KB "datagram" no wire ever carries).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GsoEgress {
+    /// The egress interface, if it was found.
+    pub interface: Option<String>,
+    /// Its driver, if it reports one.
+    pub driver: Option<String>,
+    /// True when super-datagrams reach the wire as standard datagrams, so
+    /// UDP GSO may be used; false when the sender must cut them itself.
+    pub segmented_before_wire: bool,
+    /// Why, in words, for start-up lines and reports.
+    pub reason: String,
+}
+
+impl GsoEgress {
+    /// Decides for the interface this host would use to reach `remote`.
+    /// Never fails: an egress it cannot identify is treated as one that
+    /// passes super-datagrams through.
+    pub fn towards(remote: Ipv4Addr) -> GsoEgress {
+        match Link::towards(remote) {
+            Ok(link) => GsoEgress::of_interface(&link.name),
+            Err(e) => GsoEgress {
+                interface: None,
+                driver: None,
+                segmented_before_wire: false,
+                reason: format!("no egress interface found towards {remote} ({e})"),
+            },
+        }
+    }
+
+    /// Decides for interface `name`.
+    pub fn of_interface(name: &str) -> GsoEgress {
+        let driver = driver(name);
+        // A device without UDP segmentation gets super-datagrams cut by
+        // the kernel just before it, whatever it is.
+        let udp_segmentation = feature_active(name, "tx-udp-segmentation");
+        let (segmented, reason) = match &driver {
+            _ if udp_segmentation == Some(false) => (
+                true,
+                "tx-udp-segmentation is off, so the kernel segments before the device".to_owned(),
+            ),
+            None if name == "lo" => (
+                false,
+                "loopback passes GSO super-datagrams through".to_owned(),
+            ),
+            None => (
+                false,
+                "the device reports no driver, so it may pass GSO super-datagrams through"
+                    .to_owned(),
+            ),
+            Some(d) if PASS_THROUGH_DRIVERS.contains(&d.name.as_str()) => (
+                false,
+                format!(
+                    "driver {} passes GSO super-datagrams through unsegmented",
+                    d.name
+                ),
+            ),
+            Some(d) if is_bus_address(&d.bus_info) => (
+                true,
+                format!(
+                    "NIC driver {} at {} segments before the wire",
+                    d.name, d.bus_info
+                ),
+            ),
+            Some(d) => (
+                false,
+                format!(
+                    "driver {} is on no hardware bus, so it may pass GSO super-datagrams through",
+                    d.name
+                ),
+            ),
+        };
+        GsoEgress {
+            interface: Some(name.to_owned()),
+            driver: driver.map(|d| d.name),
+            segmented_before_wire: segmented,
+            reason,
+        }
+    }
+}
+
+/// Whether ethtool's bus_info names a hardware bus position (PCI, USB,
+/// platform) rather than a virtual device's placeholder.
+fn is_bus_address(bus: &str) -> bool {
+    !bus.is_empty() && !matches!(bus, "N/A" | "tun" | "tap")
+}
+
 fn ifreq_for(name: &str) -> Option<libc::ifreq> {
     let bytes = name.as_bytes();
     if bytes.is_empty() || bytes.len() >= libc::IFNAMSIZ {
@@ -316,6 +535,30 @@ mod tests {
         let link = Link::towards(Ipv4Addr::LOCALHOST).expect("route to 127.0.0.1");
         assert_eq!(link.name, "lo");
         assert_eq!(coalesce("lo").expect("ioctl socket"), None);
+    }
+
+    #[test]
+    fn loopback_passes_gso_through() {
+        let e = GsoEgress::towards(Ipv4Addr::LOCALHOST);
+        assert_eq!(e.interface.as_deref(), Some("lo"));
+        assert!(!e.segmented_before_wire, "{e:?}");
+        assert!(!GsoEgress::of_interface("no-such-if0").segmented_before_wire);
+    }
+
+    #[test]
+    fn loopback_features_are_read_by_name() {
+        // Loopback carries UDP GSO super-datagrams: the feature is on.
+        assert_eq!(feature_active("lo", "tx-udp-segmentation"), Some(true));
+        assert_eq!(feature_active("lo", "no-such-feature"), None);
+        assert_eq!(feature_active("no-such-if0", "tx-udp-segmentation"), None);
+    }
+
+    #[test]
+    fn only_hardware_bus_addresses_count() {
+        assert!(is_bus_address("0000:01:00.0"));
+        assert!(!is_bus_address(""));
+        assert!(!is_bus_address("N/A"));
+        assert!(!is_bus_address("tap"));
     }
 
     #[test]

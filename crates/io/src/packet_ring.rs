@@ -17,11 +17,12 @@
 //! the kernel offers the virtio-net header only on `SOCK_RAW` sockets, and
 //! that header is the only place the ring learns the segment size of a UDP
 //! GSO train. Packet sockets see such a train (datagrams sent in one go
-//! with [`crate::udp::UdpEndpoint::send_gso`], as the emulated camera does,
-//! or merged on receive by UDP GRO) as one packet whenever it is cut into
-//! datagrams only later, by the UDP layer: on loopback, on veth links that
-//! keep tx-udp-segmentation on (the test bench turns it off to behave like
-//! a NIC), and after GRO when a socket on the port enables UDP_GRO or the
+//! with [`crate::udp::UdpEndpoint::send_gso`], or merged on receive by UDP
+//! GRO) as one packet whenever it is cut into datagrams only later, by the
+//! UDP layer: on loopback, on veth links in their default state
+//! (tx-udp-segmentation on passes trains through; linerate's own senders
+//! use [`crate::udp::UdpEndpoint::send_datagrams`], which sends standard
+//! datagrams there), and after GRO when a socket on the port enables UDP_GRO or the
 //! interface has rx-gro-list or rx-udp-gro-forwarding on.
 //! [`PacketRing::for_each_packet`] cuts trains the same way the UDP layer
 //! does. On kernels whose virtio-net header has no UDP segmentation type

@@ -1,11 +1,16 @@
 //! Batched UDP: many datagrams per syscall, each gathered from two slices.
 
-use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
+use std::ops::Range;
 use std::os::fd::AsRawFd;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::error::{Error, Result};
+use crate::netdev::GsoEgress;
 use crate::sockopt::{set_int_option, set_recv_buffer, set_send_buffer};
 
 /// Most datagrams passed to one `sendmmsg`/`recvmmsg` (the kernel's UIO_MAXIOV bound).
@@ -28,6 +33,85 @@ pub struct UdpOptions {
 pub struct UdpEndpoint {
     socket: UdpSocket,
     local: SocketAddr,
+    gso: GsoPolicy,
+    /// The address the socket is connected to, if any: sends there carry
+    /// no address, so the kernel reuses the socket's cached route.
+    peer: Option<SocketAddrV4>,
+    /// Per destination: may [`UdpEndpoint::send_datagrams`] use GSO there?
+    paths: Mutex<HashMap<Ipv4Addr, DestinationPath>>,
+}
+
+/// When [`UdpEndpoint::send_datagrams`] may hand the kernel UDP GSO
+/// super-datagrams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GsoPolicy {
+    /// Where the egress interface cuts them into standard datagrams before
+    /// the wire (a NIC); elsewhere (veth, loopback, bridges, tun, unknown
+    /// devices) the datagrams are sent one by one, batched with sendmmsg.
+    #[default]
+    Auto,
+    /// Never: one datagram per packet everywhere.
+    Never,
+}
+
+/// What the endpoint decided for one destination.
+#[derive(Debug, Clone)]
+struct DestinationPath {
+    egress: GsoEgress,
+    /// GSO sends the kernel refused in a row (EIO, EINVAL, EOPNOTSUPP).
+    refusals: u32,
+}
+
+/// GSO refusals in a row after which a destination is sent to one
+/// datagram at a time: one refusal may be a passing state (a route
+/// change), a run of them is a path that cannot do GSO.
+const GSO_REFUSALS_TO_STOP: u32 = 8;
+/// Most paths remembered; the table starts over when full.
+const MAX_PATHS: usize = 4096;
+/// Waits for room when the kernel reports a full queue (ENOBUFS, EAGAIN)
+/// before a datagram is given up (and left to a resend).
+const FULL_QUEUE_WAITS: u32 = 50;
+/// One such wait.
+const FULL_QUEUE_WAIT: Duration = Duration::from_micros(100);
+
+/// Datagrams of one [`UdpEndpoint::send_datagrams`] call that did not
+/// leave, and why.
+#[derive(Debug)]
+pub struct FailedSend {
+    /// Their indices in the caller's slice.
+    pub datagrams: Range<usize>,
+    /// The error the kernel gave (EPERM from a packet filter, ENOBUFS or
+    /// EAGAIN from a queue that stayed full, EHOSTUNREACH...).
+    pub error: std::io::Error,
+}
+
+/// What became of the datagrams of one [`UdpEndpoint::send_datagrams`] call.
+#[derive(Debug, Default)]
+pub struct SendOutcome {
+    /// Datagrams the kernel took.
+    pub sent: usize,
+    /// Datagrams that did not leave; every other one did.
+    pub failed: Vec<FailedSend>,
+    /// Datagrams that went inside GSO super-datagrams.
+    pub gso_datagrams: usize,
+}
+
+impl SendOutcome {
+    /// Datagrams that did not leave.
+    pub fn failed_count(&self) -> usize {
+        self.failed.iter().map(|f| f.datagrams.len()).sum()
+    }
+
+    /// Adds the outcome of sending a part that starts at datagram `offset`.
+    fn merge(&mut self, part: SendOutcome, offset: usize) {
+        self.sent += part.sent;
+        self.gso_datagrams += part.gso_datagrams;
+        self.failed
+            .extend(part.failed.into_iter().map(|f| FailedSend {
+                datagrams: f.datagrams.start + offset..f.datagrams.end + offset,
+                error: f.error,
+            }));
+    }
 }
 
 fn sock_err(op: &'static str, addr: SocketAddr) -> impl FnOnce(std::io::Error) -> Error {
@@ -56,7 +140,13 @@ impl UdpEndpoint {
         socket.bind(&sa.into()).map_err(sock_err("bind", sa))?;
         let socket: UdpSocket = socket.into();
         let local = socket.local_addr().map_err(sock_err("getsockname", sa))?;
-        Ok(UdpEndpoint { socket, local })
+        Ok(UdpEndpoint {
+            socket,
+            local,
+            gso: GsoPolicy::Auto,
+            peer: None,
+            paths: Mutex::new(HashMap::new()),
+        })
     }
 
     /// The bound address (with the port the kernel chose, if 0 was asked).
@@ -129,6 +219,8 @@ impl UdpEndpoint {
     /// Sends each `(head, data)` pair as one datagram to `dest`, in as few
     /// `sendmmsg` calls as possible. Returns the number of datagrams sent,
     /// which is less than asked only if the socket is non-blocking and full.
+    /// The first error ends the call; [`UdpEndpoint::send_datagrams`] goes
+    /// on past errors instead.
     pub fn send_gather(&self, dest: SocketAddrV4, datagrams: &[(&[u8], &[u8])]) -> Result<usize> {
         if datagrams.len() > MAX_BATCH {
             return Err(Error::BatchTooLarge {
@@ -136,41 +228,34 @@ impl UdpEndpoint {
                 max: MAX_BATCH,
             });
         }
-        let mut addr = sockaddr_in(dest);
-        let mut iovecs: Vec<[libc::iovec; 2]> = datagrams
-            .iter()
-            .map(|(h, d)| {
-                [
-                    libc::iovec {
-                        iov_base: h.as_ptr() as *mut libc::c_void,
-                        iov_len: h.len(),
-                    },
-                    libc::iovec {
-                        iov_base: d.as_ptr() as *mut libc::c_void,
-                        iov_len: d.len(),
-                    },
-                ]
+        let plan: Vec<Message> = (0..datagrams.len())
+            .map(|i| Message {
+                datagrams: i..i + 1,
+                segment: None,
             })
             .collect();
-        let mut msgs: Vec<libc::mmsghdr> = iovecs
-            .iter_mut()
-            .map(|iov| {
-                // SAFETY: an all-zero msghdr is a valid "empty" value; every
-                // pointer set below outlives the syscall.
-                let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
-                hdr.msg_name = (&mut addr as *mut libc::sockaddr_in).cast();
-                hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
-                hdr.msg_iov = iov.as_mut_ptr();
-                hdr.msg_iovlen = 2;
-                libc::mmsghdr {
-                    msg_hdr: hdr,
-                    msg_len: 0,
-                }
-            })
-            .collect();
-        // SAFETY: every mmsghdr's name and iovecs point into `addr`,
-        // `iovecs` and the caller's slices, all alive until we return.
-        unsafe { send_all(&self.socket, &mut msgs, dest, "sendmmsg") }
+        let mut batch = Batch::new(self.name_for(dest), datagrams, &plan);
+        // SAFETY: the batch points into itself and the caller's slices.
+        unsafe { send_all(&self.socket, &mut batch.msgs, dest, "sendmmsg") }
+    }
+
+    /// Connects the socket to `peer`, for a sender that sends mostly there
+    /// (a camera to its stream destination): datagrams to it then go
+    /// without an address, and the kernel uses the route it cached at
+    /// connect instead of looking one up per datagram. Sends elsewhere
+    /// still work. Only datagrams from `peer` are received afterwards, and
+    /// an ICMP port unreachable from it fails the next send (ECONNREFUSED).
+    pub fn connect(&mut self, peer: SocketAddrV4) -> Result<()> {
+        self.socket
+            .connect(peer)
+            .map_err(sock_err("connect", SocketAddr::V4(peer)))?;
+        self.peer = Some(peer);
+        Ok(())
+    }
+
+    /// The address to put in messages to `dest`: none for the connected peer.
+    fn name_for(&self, dest: SocketAddrV4) -> Option<SocketAddrV4> {
+        (self.peer != Some(dest)).then_some(dest)
     }
 
     /// Receives up to `bufs.len()` datagrams in one `recvmmsg` call, waiting
@@ -248,14 +333,18 @@ impl UdpEndpoint {
     /// Sends datagrams of exactly `segment` bytes each (`head` + `data`)
     /// with UDP generic segmentation offload: several datagrams travel
     /// through the stack as one, and are cut into `segment`-byte datagrams
-    /// at the last moment (by the NIC, or by the receiver's kernel on veth).
-    /// Several such super-datagrams go in one `sendmmsg`. Nothing is copied
-    /// in user space: the iovecs point at the caller's slices.
+    /// where the egress device does it. Several such super-datagrams go in
+    /// one `sendmmsg`. Nothing is copied in user space: the iovecs point at
+    /// the caller's slices.
+    ///
+    /// No check is made of the egress: on veth, loopback or a bridge the
+    /// super-datagrams travel whole, and a packet socket on the path sees
+    /// them so. Senders that put traffic on a wire use
+    /// [`UdpEndpoint::send_datagrams`], which uses GSO only where the egress
+    /// segments.
     ///
     /// Only the last datagram may be shorter than `segment`. Returns the
-    /// number of datagrams sent; an error from the first call (for example
-    /// EIO where the kernel or device cannot segment) tells the caller to
-    /// fall back to [`UdpEndpoint::send_gather`].
+    /// number of datagrams sent; the first error ends the call.
     pub fn send_gso(
         &self,
         dest: SocketAddrV4,
@@ -271,64 +360,332 @@ impl UdpEndpoint {
                 return Err(Error::GsoSegment { segment });
             }
         }
-        // Datagrams per super-datagram: the kernel caps both the segment
-        // count and the total size of one UDP GSO send.
-        let per_message = (MAX_GSO_BYTES / segment).clamp(1, MAX_GSO_SEGMENTS);
-        let mut addr = sockaddr_in(dest);
-        let chunks: Vec<&[(&[u8], &[u8])]> = datagrams.chunks(per_message).collect();
-        if chunks.len() > MAX_BATCH {
+        let per_message = gso_datagrams_per_message(segment);
+        let plan: Vec<Message> = (0..datagrams.len())
+            .step_by(per_message)
+            .map(|start| Message {
+                datagrams: start..(start + per_message).min(datagrams.len()),
+                segment: Some(segment as u16),
+            })
+            .collect();
+        if plan.len() > MAX_BATCH {
             return Err(Error::BatchTooLarge {
-                len: chunks.len(),
+                len: plan.len(),
                 max: MAX_BATCH,
             });
         }
-        let mut iovecs: Vec<Vec<libc::iovec>> = chunks
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .flat_map(|(h, d)| [*h, *d])
-                    .filter(|s| !s.is_empty())
-                    .map(|s| libc::iovec {
-                        iov_base: s.as_ptr() as *mut libc::c_void,
-                        iov_len: s.len(),
-                    })
-                    .collect()
+        let mut batch = Batch::new(self.name_for(dest), datagrams, &plan);
+        // SAFETY: the batch points into itself and the caller's slices.
+        let sent_msgs =
+            unsafe { send_all(&self.socket, &mut batch.msgs, dest, "sendmmsg (UDP GSO)")? };
+        Ok(plan.iter().take(sent_msgs).map(|m| m.datagrams.len()).sum())
+    }
+
+    /// Sets when [`UdpEndpoint::send_datagrams`] may use UDP GSO.
+    pub fn set_gso_policy(&mut self, policy: GsoPolicy) {
+        self.gso = policy;
+    }
+
+    /// When [`UdpEndpoint::send_datagrams`] may use UDP GSO.
+    pub fn gso_policy(&self) -> GsoPolicy {
+        self.gso
+    }
+
+    /// What [`UdpEndpoint::send_datagrams`] does towards `dest`: whether
+    /// GSO super-datagrams would be cut into standard datagrams before the
+    /// wire there, and why. Decided once per destination (see
+    /// [`UdpEndpoint::redecide_gso`]).
+    pub fn gso_egress(&self, dest: Ipv4Addr) -> GsoEgress {
+        let mut paths = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        if paths.len() >= MAX_PATHS && !paths.contains_key(&dest) {
+            paths.clear();
+        }
+        paths
+            .entry(dest)
+            .or_insert_with(|| DestinationPath {
+                egress: GsoEgress::towards(dest),
+                refusals: 0,
             })
-            .collect();
-        let cmsg_space = cmsg_space(std::mem::size_of::<u16>());
-        let mut controls: Vec<Vec<u64>> = chunks
-            .iter()
-            .map(|_| vec![0u64; cmsg_space.div_ceil(8)])
-            .collect();
-        let mut msgs: Vec<libc::mmsghdr> = Vec::with_capacity(chunks.len());
-        for (iov, control) in iovecs.iter_mut().zip(controls.iter_mut()) {
-            // SAFETY: an all-zero msghdr is a valid empty value; every pointer
-            // set here outlives the sendmmsg call below.
+            .egress
+            .clone()
+    }
+
+    /// Forgets what was decided for `dest` and decides again (the route
+    /// may have changed, e.g. when a camera's stream destination is set).
+    pub fn redecide_gso(&self, dest: Ipv4Addr) -> GsoEgress {
+        self.paths
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&dest);
+        self.gso_egress(dest)
+    }
+
+    /// Whether GSO may be used towards `dest` now.
+    fn gso_allowed(&self, dest: Ipv4Addr) -> bool {
+        self.gso == GsoPolicy::Auto && self.gso_egress(dest).segmented_before_wire
+    }
+
+    /// Counts a GSO send the kernel refused (or, with `refused` false,
+    /// took); after [`GSO_REFUSALS_TO_STOP`] refusals in a row the
+    /// destination gets standard datagrams only.
+    fn note_gso_result(&self, dest: Ipv4Addr, refused: Option<&std::io::Error>) {
+        let mut paths = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(path) = paths.get_mut(&dest) else {
+            return;
+        };
+        match refused {
+            None => path.refusals = 0,
+            Some(e) => {
+                path.refusals += 1;
+                if path.refusals >= GSO_REFUSALS_TO_STOP && path.egress.segmented_before_wire {
+                    path.egress.segmented_before_wire = false;
+                    path.egress.reason = format!(
+                        "the kernel refused {} UDP GSO sends in a row (last: {e})",
+                        path.refusals
+                    );
+                }
+            }
+        }
+    }
+
+    /// Sends each `(head, data)` pair as one datagram to `dest`, as the
+    /// wire must carry them, in as few system calls as it can: one
+    /// `sendmmsg` for the batch, with runs of equal-sized datagrams
+    /// (closed by at most one shorter) packed into UDP GSO super-datagrams
+    /// where the egress segments them before the wire (see
+    /// [`UdpEndpoint::gso_egress`] and [`GsoPolicy`]), one message per
+    /// datagram elsewhere.
+    ///
+    /// An error does not end the call: a message the kernel would not take
+    /// (EPERM from a packet filter, EHOSTUNREACH...) is reported in the
+    /// outcome and the rest are sent; a full device queue (ENOBUFS) is
+    /// waited on, a few milliseconds per call at most; a GSO message the
+    /// kernel refuses (EIO, EINVAL) is sent again as standard datagrams. On
+    /// a non-blocking socket, EAGAIN (send buffer full) ends the call, and
+    /// the rest are reported failed with it.
+    pub fn send_datagrams(&self, dest: SocketAddrV4, datagrams: &[(&[u8], &[u8])]) -> SendOutcome {
+        let gso = datagrams.len() > 1 && self.gso_allowed(*dest.ip());
+        let mut outcome = SendOutcome::default();
+        let mut waits = 0;
+        for (k, chunk) in datagrams.chunks(MAX_BATCH).enumerate() {
+            let plan = plan_messages(chunk, gso);
+            let mut part = SendOutcome::default();
+            let full = self.send_plan(dest, chunk, &plan, &mut part, &mut waits);
+            outcome.merge(part, k * MAX_BATCH);
+            if full {
+                let start = (k * MAX_BATCH + chunk.len()).min(datagrams.len());
+                if start < datagrams.len() {
+                    outcome.failed.push(FailedSend {
+                        datagrams: start..datagrams.len(),
+                        error: std::io::Error::from_raw_os_error(libc::EAGAIN),
+                    });
+                }
+                break;
+            }
+        }
+        outcome
+    }
+
+    /// Sends the messages of `plan`, past errors, into `outcome`; `waits`
+    /// counts the waits for a full queue in this call. Returns true when a
+    /// non-blocking socket was full (EAGAIN): the remaining messages are
+    /// then reported failed and the call should end.
+    fn send_plan(
+        &self,
+        dest: SocketAddrV4,
+        datagrams: &[(&[u8], &[u8])],
+        plan: &[Message],
+        outcome: &mut SendOutcome,
+        waits: &mut u32,
+    ) -> bool {
+        let mut batch = Batch::new(self.name_for(dest), datagrams, plan);
+        let mut next = 0;
+        while next < plan.len() {
+            let rest = &mut batch.msgs[next..];
+            // SAFETY: the batch points into itself and the caller's slices.
+            let n = unsafe {
+                libc::sendmmsg(
+                    self.socket.as_raw_fd(),
+                    rest.as_mut_ptr(),
+                    rest.len() as u32,
+                    0,
+                )
+            };
+            if n > 0 {
+                for m in &plan[next..next + n as usize] {
+                    outcome.sent += m.datagrams.len();
+                    if m.segment.is_some() {
+                        outcome.gso_datagrams += m.datagrams.len();
+                        self.note_gso_result(*dest.ip(), None);
+                    }
+                }
+                next += n as usize;
+                continue;
+            }
+            let error = std::io::Error::last_os_error();
+            let m = &plan[next];
+            match error.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => {
+                    outcome.failed.push(FailedSend {
+                        datagrams: m.datagrams.start..datagrams.len(),
+                        error,
+                    });
+                    return true;
+                }
+                Some(libc::ENOBUFS | libc::ENOMEM) if *waits < FULL_QUEUE_WAITS => {
+                    *waits += 1;
+                    std::thread::sleep(FULL_QUEUE_WAIT);
+                    continue;
+                }
+                Some(libc::EIO | libc::EINVAL | libc::EOPNOTSUPP) if m.segment.is_some() => {
+                    // The path cannot segment this: send it as it must go.
+                    self.note_gso_result(*dest.ip(), Some(&error));
+                    let one_by_one = plan_messages(&datagrams[m.datagrams.clone()], false);
+                    let mut part = SendOutcome::default();
+                    let full = self.send_plan(
+                        dest,
+                        &datagrams[m.datagrams.clone()],
+                        &one_by_one,
+                        &mut part,
+                        waits,
+                    );
+                    outcome.merge(part, m.datagrams.start);
+                    if full {
+                        let rest = m.datagrams.end..datagrams.len();
+                        if !rest.is_empty() {
+                            outcome.failed.push(FailedSend {
+                                datagrams: rest,
+                                error: std::io::Error::from_raw_os_error(libc::EAGAIN),
+                            });
+                        }
+                        return true;
+                    }
+                }
+                _ => outcome.failed.push(FailedSend {
+                    datagrams: m.datagrams.clone(),
+                    error,
+                }),
+            }
+            next += 1;
+        }
+        false
+    }
+}
+
+/// One `sendmmsg` message: a range of the caller's datagrams, sent as one
+/// datagram or (with a segment size) as one GSO super-datagram.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Message {
+    datagrams: Range<usize>,
+    segment: Option<u16>,
+}
+
+/// Datagrams of `segment` bytes one GSO super-datagram may carry: the
+/// kernel caps both the segment count and the total size.
+fn gso_datagrams_per_message(segment: usize) -> usize {
+    (MAX_GSO_BYTES / segment.max(1)).clamp(1, MAX_GSO_SEGMENTS)
+}
+
+/// Groups `datagrams` into messages: with `gso`, each run of two or more
+/// datagrams of one size (closed by at most one shorter datagram) becomes
+/// GSO super-datagrams; everything else goes one datagram per message.
+fn plan_messages(datagrams: &[(&[u8], &[u8])], gso: bool) -> Vec<Message> {
+    let len = |i: usize| datagrams[i].0.len() + datagrams[i].1.len();
+    let mut plan = Vec::new();
+    let mut i = 0;
+    while i < datagrams.len() {
+        let segment = len(i);
+        let mut end = i + 1;
+        if gso && segment > 0 && segment <= MAX_GSO_BYTES {
+            let most = gso_datagrams_per_message(segment);
+            while end < datagrams.len() && end - i < most && len(end) == segment {
+                end += 1;
+            }
+            if end < datagrams.len() && end - i < most && end - i >= 2 && len(end) < segment {
+                end += 1;
+            }
+        }
+        plan.push(Message {
+            datagrams: i..end,
+            segment: (end - i >= 2).then_some(segment as u16),
+        });
+        i = end;
+    }
+    plan
+}
+
+/// The `sendmmsg` messages of a plan: the destination (none on a
+/// connected socket), the iovecs and the UDP_SEGMENT control messages,
+/// which the headers point into.
+struct Batch {
+    _addr: Box<libc::sockaddr_in>,
+    _iovecs: Vec<libc::iovec>,
+    _controls: Vec<u64>,
+    msgs: Vec<libc::mmsghdr>,
+}
+
+impl Batch {
+    fn new(dest: Option<SocketAddrV4>, datagrams: &[(&[u8], &[u8])], plan: &[Message]) -> Batch {
+        let mut addr = Box::new(sockaddr_in(
+            dest.unwrap_or(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)),
+        ));
+        let mut iovecs = Vec::with_capacity(datagrams.len() * 2);
+        let mut spans = Vec::with_capacity(plan.len());
+        for m in plan {
+            let start = iovecs.len();
+            for (h, d) in &datagrams[m.datagrams.clone()] {
+                for s in [*h, *d] {
+                    if !s.is_empty() {
+                        iovecs.push(libc::iovec {
+                            iov_base: s.as_ptr() as *mut libc::c_void,
+                            iov_len: s.len(),
+                        });
+                    }
+                }
+            }
+            spans.push(start..iovecs.len());
+        }
+        let space = cmsg_space(std::mem::size_of::<u16>());
+        let words = space.div_ceil(8);
+        let mut controls = vec![0u64; words * plan.len()];
+        let mut msgs = Vec::with_capacity(plan.len());
+        for (k, (m, span)) in plan.iter().zip(spans).enumerate() {
+            // SAFETY: an all-zero msghdr is a valid empty value; every
+            // pointer set here points into `addr`, `iovecs` or `controls`,
+            // whose heap storage does not move while the Batch lives.
             let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
-            hdr.msg_name = (&mut addr as *mut libc::sockaddr_in).cast();
-            hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
-            hdr.msg_iov = iov.as_mut_ptr();
-            hdr.msg_iovlen = iov.len();
-            hdr.msg_control = control.as_mut_ptr().cast();
-            hdr.msg_controllen = cmsg_space;
-            // SAFETY: msg_control points to a zeroed buffer of CMSG_SPACE(2)
-            // bytes, 8-byte aligned, so CMSG_FIRSTHDR/CMSG_DATA stay inside it.
-            unsafe {
-                let c = libc::CMSG_FIRSTHDR(&hdr);
-                (*c).cmsg_level = libc::SOL_UDP;
-                (*c).cmsg_type = libc::UDP_SEGMENT;
-                (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<u16>() as u32) as usize;
-                std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<u16>(), segment as u16);
+            if dest.is_some() {
+                hdr.msg_name = (&mut *addr as *mut libc::sockaddr_in).cast();
+                hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+            }
+            hdr.msg_iov = iovecs[span.clone()].as_mut_ptr();
+            hdr.msg_iovlen = span.len();
+            if let Some(segment) = m.segment {
+                hdr.msg_control = controls[k * words..].as_mut_ptr().cast();
+                hdr.msg_controllen = space;
+                // SAFETY: msg_control points to a zeroed, 8-byte aligned
+                // buffer of CMSG_SPACE(2) bytes, so CMSG_FIRSTHDR and
+                // CMSG_DATA stay inside it.
+                unsafe {
+                    let c = libc::CMSG_FIRSTHDR(&hdr);
+                    (*c).cmsg_level = libc::SOL_UDP;
+                    (*c).cmsg_type = libc::UDP_SEGMENT;
+                    (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<u16>() as u32) as usize;
+                    std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<u16>(), segment);
+                }
             }
             msgs.push(libc::mmsghdr {
                 msg_hdr: hdr,
                 msg_len: 0,
             });
         }
-        // SAFETY: names, iovecs and control buffers live in `addr`,
-        // `iovecs` and `controls`, alive until we return.
-        let sent_msgs = unsafe { send_all(&self.socket, &mut msgs, dest, "sendmmsg (UDP GSO)")? };
-        Ok(chunks.iter().take(sent_msgs).map(|c| c.len()).sum())
+        Batch {
+            _addr: addr,
+            _iovecs: iovecs,
+            _controls: controls,
+            msgs,
+        }
     }
 }
 
@@ -404,5 +761,44 @@ fn sockaddr_in(a: SocketAddrV4) -> libc::sockaddr_in {
             s_addr: u32::from(*a.ip()).to_be(),
         },
         sin_zero: [0; 8],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(plan: &[Message]) -> Vec<(Range<usize>, Option<u16>)> {
+        plan.iter()
+            .map(|m| (m.datagrams.clone(), m.segment))
+            .collect()
+    }
+
+    #[test]
+    fn runs_of_one_size_become_super_datagrams_only_with_gso() {
+        let leader = [0u8; 44];
+        let data = [0u8; 8000];
+        let last = [0u8; 100];
+        let trailer = [0u8; 16];
+        // Leader, 10 full packets, a short last packet, the trailer.
+        let mut d: Vec<(&[u8], &[u8])> = vec![(&leader[..], &[][..])];
+        d.extend(std::iter::repeat_n((&data[..20], &data[20..]), 10));
+        d.push((&last[..20], &last[20..]));
+        d.push((&trailer[..], &[][..]));
+        // 65507 / 8000: eight segments per super-datagram at most.
+        assert_eq!(
+            sizes(&plan_messages(&d, true)),
+            vec![
+                (0..1, None),
+                (1..9, Some(8000)),
+                (9..12, Some(8000)),
+                (12..13, None)
+            ]
+        );
+        let plain = plan_messages(&d, false);
+        assert_eq!(plain.len(), d.len());
+        assert!(plain
+            .iter()
+            .all(|m| m.segment.is_none() && m.datagrams.len() == 1));
     }
 }

@@ -251,14 +251,20 @@ fn gso_trains_arrive_as_their_datagrams() -> TestResult {
     let (a, b) = (bed.addr("a")?, bed.addr("b")?);
     let count = gso_stream().1.len() as u64;
 
-    // Across the link the bench cuts trains on the sending host, as a NIC
-    // without UDP segmentation offload would: one ring packet per datagram.
+    // veth (in its default state) and loopback pass UDP GSO trains
+    // through whole; packet sockets see one packet per train, and the ring
+    // cuts them by the segment size in the virtio-net header.
     let (got, st) = gso_run(&bed, ("a", a), ("b", b))?;
     assert_gso_stream(&got, SocketAddrV4::new(a, SRC_PORT), &st);
-    assert_eq!(st.packets, count, "{st:?}");
-
-    // On loopback trains reach packet sockets whole; the ring cuts them by
-    // the segment size in the virtio-net header.
+    assert!(
+        st.packets < count,
+        "trains were cut before the ring on veth: {st:?}"
+    );
+    eprintln!(
+        "veth: {} datagrams arrived in {} ring packets",
+        got.len(),
+        st.packets
+    );
     let lo = Ipv4Addr::LOCALHOST;
     let (got, st) = gso_run(&bed, ("b", lo), ("b", lo))?;
     assert_gso_stream(&got, SocketAddrV4::new(lo, SRC_PORT), &st);

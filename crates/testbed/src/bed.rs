@@ -259,14 +259,8 @@ impl Testbed {
                 sys::ip_in(&h.netns, &["link", "set", "dev", &i.name, "up"])?;
             }
         }
-        // Segment UDP GSO super-datagrams on the sending host, as a NIC
-        // without UDP segmentation offload does. veth would otherwise carry
-        // them whole, and a packet-socket receiver (Aravis as root) would see
-        // 64 KB "datagrams" no real wire ever carries.
-        for v in &plan.veths {
-            disable_udp_segmentation(&v.a_netns, &v.a_iface)?;
-            disable_udp_segmentation(&v.b_netns, &v.b_iface)?;
-        }
+        // Offloads stay as the kernel sets them: real-peer tests must see
+        // what a user's veth carries.
         for (ns, peer, iface) in &plan.routes {
             sys::ip_in(ns, &["route", "add", &format!("{peer}/32"), "dev", iface])?;
         }
@@ -623,25 +617,6 @@ pub fn netns_exists(bed: &str, host: &str) -> bool {
     std::path::Path::new(netns::NETNS_DIR)
         .join(netns_name(bed, host))
         .exists()
-}
-
-/// Turns off tx-udp-segmentation on one interface (see `Testbed::build`).
-fn disable_udp_segmentation(ns: &str, iface: &str) -> Result<()> {
-    sys::run(
-        "ip",
-        &[
-            "netns",
-            "exec",
-            ns,
-            "ethtool",
-            "-K",
-            iface,
-            "tx-udp-segmentation",
-            "off",
-        ],
-        None,
-    )?;
-    Ok(())
 }
 
 fn disable_ipv6(ns: &str) -> Result<()> {

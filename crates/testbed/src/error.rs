@@ -40,6 +40,17 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A program a feature needs is not on PATH.
+    #[error("{program} is not on PATH; {purpose} needs it (install {package})")]
+    MissingTool {
+        /// The program looked for, e.g. "nft".
+        program: &'static str,
+        /// What it is needed for, e.g. "packet loss emulation".
+        purpose: &'static str,
+        /// The usual package, e.g. "nftables".
+        package: &'static str,
+    },
+
     /// A command ran and exited non-zero.
     #[error("`{cmdline}` failed ({status}): {stderr}")]
     Command {

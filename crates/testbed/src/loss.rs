@@ -174,6 +174,7 @@ pub(crate) fn parse_rules(json: &str) -> Result<Vec<InstalledLoss>> {
 
 /// Reads the loss rules installed in `netns`.
 pub(crate) fn list(netns: &str) -> Result<Vec<InstalledLoss>> {
+    sys::require("nft", "packet loss emulation", "nftables")?;
     let json = sys::exec_in(
         netns,
         "nft",

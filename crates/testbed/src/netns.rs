@@ -68,6 +68,53 @@ where
     })
 }
 
+/// Runs `f` on a fresh thread inside `netns` whose `/sys` shows that
+/// namespace's interfaces (as `ip netns exec` arranges for a program),
+/// with no program run: the thread gets a mount namespace of its own,
+/// made a slave of the host's so nothing propagates back, and mounts a
+/// sysfs there after entering `netns` (sysfs lists the devices of the
+/// network namespace it was mounted in). The mount namespace ends with
+/// the thread.
+pub fn run_with_sysfs<T, F>(netns: &str, f: F) -> Result<T>
+where
+    T: Send,
+    F: FnOnce() -> T + Send,
+{
+    use nix::mount::{mount, umount2, MntFlags, MsFlags};
+    std::thread::scope(|s| {
+        let h = s.spawn(|| -> Result<T> {
+            // A thread may take its own mount namespace: CLONE_NEWNS
+            // unshares the thread's filesystem context with it.
+            nix::sched::unshare(CloneFlags::CLONE_NEWNS)
+                .map_err(|e| Error::io("unshare(CLONE_NEWNS) for a private /sys", e))?;
+            mount(
+                None::<&str>,
+                "/",
+                None::<&str>,
+                MsFlags::MS_REC | MsFlags::MS_SLAVE,
+                None::<&str>,
+            )
+            .map_err(|e| Error::io("making / a slave mount", e))?;
+            enter(netns, None)?;
+            // Not mounted (a minimal container) is fine: mount over it.
+            let _ = umount2("/sys", MntFlags::MNT_DETACH);
+            mount(
+                Some("sysfs"),
+                "/sys",
+                Some("sysfs"),
+                MsFlags::empty(),
+                None::<&str>,
+            )
+            .map_err(|e| Error::io(format!("mounting sysfs for {netns}"), e))?;
+            Ok(f())
+        });
+        match h.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
 /// Starts `f` on a background thread inside `netns` (pinned to `cpus` if
 /// given). Returns once the thread is in the namespace, so an error to
 /// enter it is reported here rather than lost in the thread.

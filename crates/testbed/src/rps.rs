@@ -7,11 +7,12 @@
 //! for "the receiving machine".
 //!
 //! The mask lives in sysfs, which is per network namespace only through a
-//! sysfs mount made inside it; `ip netns exec` does that remount, a plain
-//! `setns` does not, so these helpers go through `ip netns exec`.
+//! sysfs mount made inside it; a plain `setns` does not give one, so these
+//! helpers read and write it from a thread with its own sysfs mount
+//! ([`crate::netns::run_with_sysfs`]), with no outside program.
 
 use crate::error::{Error, Result};
-use crate::sys;
+use crate::netns::run_with_sysfs;
 
 /// Highest CPU number accepted in a mask (exclusive).
 pub const MAX_CPUS: usize = 1024;
@@ -77,12 +78,11 @@ fn rps_path(iface: &str) -> Result<String> {
 
 /// Reads the RPS CPUs of `iface` in `netns` (empty: RPS off).
 pub(crate) fn read(netns: &str, iface: &str) -> Result<Vec<usize>> {
-    let out = sys::exec_in(netns, "cat", &[&rps_path(iface)?], None)?;
+    let path = rps_path(iface)?;
+    let out = run_with_sysfs(netns, || std::fs::read_to_string(&path))?
+        .map_err(|e| Error::io(format!("reading {path} in {netns}"), e))?;
     parse_cpu_mask(&out).map_err(|_| Error::Output {
-        cmdline: format!(
-            "ip netns exec {netns} cat {}",
-            rps_path(iface).unwrap_or_default()
-        ),
+        cmdline: format!("reading {path} in {netns}"),
         detail: format!("not a cpumask: {out:?}"),
     })
 }
@@ -96,14 +96,15 @@ pub(crate) fn write(netns: &str, iface: &str, cpus: &[usize]) -> Result<()> {
         cpu_mask(cpus)?
     };
     let path = rps_path(iface)?;
-    sys::exec_in(netns, "tee", &[&path], Some(&format!("{mask}\n")))?;
+    run_with_sysfs(netns, || std::fs::write(&path, format!("{mask}\n")))?
+        .map_err(|e| Error::io(format!("writing {mask} to {path} in {netns}"), e))?;
     let mut want = cpus.to_vec();
     want.sort_unstable();
     want.dedup();
     let got = read(netns, iface)?;
     if got != want {
         return Err(Error::Output {
-            cmdline: format!("ip netns exec {netns} tee {path}"),
+            cmdline: format!("writing {mask} to {path} in {netns}"),
             detail: format!("wrote CPUs {want:?} (mask {mask}) but it reads back as {got:?}"),
         });
     }

@@ -81,8 +81,39 @@ pub(crate) fn ip_in(netns: &str, args: &[&str]) -> Result<String> {
     run("ip", &v, None)
 }
 
+/// Whether `program` is an executable file in a PATH directory.
+pub(crate) fn on_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(program))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    })
+}
+
+/// Fails with [`Error::MissingTool`] unless `program` is on PATH, so a
+/// feature that needs an optional tool says which one, before anything
+/// half-runs (`ip netns exec` would report only "exec failed").
+pub(crate) fn require(
+    program: &'static str,
+    purpose: &'static str,
+    package: &'static str,
+) -> Result<()> {
+    if on_path(program) {
+        Ok(())
+    } else {
+        Err(Error::MissingTool {
+            program,
+            purpose,
+            package,
+        })
+    }
+}
+
 /// `tc -n NETNS args...`.
 pub(crate) fn tc_in(netns: &str, args: &[&str]) -> Result<String> {
+    require("tc", "rate shaping (tbf)", "iproute2's tc")?;
     let mut v: Vec<&str> = vec!["-n", netns];
     v.extend_from_slice(args);
     run("tc", &v, None)
@@ -103,6 +134,7 @@ pub(crate) fn exec_in(
 
 /// Runs an nft script atomically (one transaction) inside `netns`.
 pub(crate) fn nft_script(netns: &str, script: &str) -> Result<String> {
+    require("nft", "packet loss emulation", "nftables")?;
     exec_in(netns, "nft", &["-f", "-"], Some(script))
 }
 
@@ -136,5 +168,15 @@ mod tests {
             Err(Error::Spawn { .. })
         ));
         assert!(matches!(run("cat", &[] as &[&str], Some("hi")), Ok(ref s) if s == "hi"));
+    }
+
+    #[test]
+    fn missing_tools_are_named() {
+        assert!(on_path("sh"));
+        let e = require("no-such-tool-xyz", "testing", "nothing").expect_err("missing");
+        assert_eq!(
+            e.to_string(),
+            "no-such-tool-xyz is not on PATH; testing needs it (install nothing)"
+        );
     }
 }

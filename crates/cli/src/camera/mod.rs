@@ -21,6 +21,7 @@ use clap::Args;
 use linerate_gev::device::{
     AcquisitionMode, Counters, Device, DeviceConfig, DeviceEvent, DeviceIdentity,
 };
+use linerate_io::netdev::GsoEgress;
 use linerate_io::tcp::send::TcpSendOptions;
 use linerate_io::udp::{UdpEndpoint, UdpOptions};
 use linerate_wire::PixelFormat;
@@ -72,8 +73,11 @@ pub struct CameraArgs {
     /// Print a status line every this many seconds, 0..=86400 (0: never).
     #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::float_in(0.0..=86_400.0))]
     stats_interval: f64,
-    /// Send one datagram per packet instead of UDP GSO super-datagrams
-    /// (for comparison; GSO falls back by itself where unsupported).
+    /// Send one datagram per packet, never UDP GSO super-datagrams (for
+    /// comparison). By default GSO is used only where the egress interface
+    /// cuts super-datagrams into standard datagrams before the wire (a
+    /// NIC); on veth, loopback, bridges, tun and unknown devices, which
+    /// pass them through whole, every packet is its own datagram anyway.
     #[arg(long)]
     no_gso: bool,
     /// On the TCP transport, send frame data with MSG_ZEROCOPY (the kernel
@@ -264,9 +268,24 @@ pub fn run(args: CameraArgs) -> Result<()> {
         })
         .context("starting the stream thread")?;
 
+    // How stream datagrams leave through the bound interface (decided
+    // again per destination when a stream starts).
+    let egress = match linerate_io::netdev::Link::owning(args.bind) {
+        Ok(link) => GsoEgress::of_interface(&link.name),
+        Err(e) => GsoEgress {
+            interface: None,
+            driver: None,
+            segmented_before_wire: false,
+            reason: e.to_string(),
+        },
+    };
     eprintln!(
-        "camera: serial {} at {}:{} (stream source port {source_port}), MAC {}; Ctrl-C to stop",
-        identity.serial, args.bind, args.port, identity.mac
+        "camera: serial {} at {}:{} (stream source port {source_port}), MAC {}; UDP send: {}; Ctrl-C to stop",
+        identity.serial,
+        args.bind,
+        args.port,
+        identity.mac,
+        streamer::describe_egress(&egress, args.no_gso)
     );
     let mut buf = vec![0u8; 2048];
     let mut last_stats = Instant::now();
@@ -332,6 +351,19 @@ pub fn run(args: CameraArgs) -> Result<()> {
     let c = snapshot(&counters);
     let seconds = epoch.elapsed().as_secs_f64();
     let send_thread_cpu = send_thread_cpu.map(|t| t.usage(Duration::from_secs_f64(seconds)));
+    let stream_egress = counters
+        .udp_egress
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let shown = stream_egress.as_ref().unwrap_or(&egress);
+    let udp_send = serde_json::json!({
+        "interface": shown.interface,
+        "driver": shown.driver,
+        "gso": !args.no_gso && shown.segmented_before_wire,
+        "reason": if args.no_gso { "--no-gso" } else { shown.reason.as_str() },
+        "decided_for": if stream_egress.is_some() { "stream destination" } else { "bound interface" },
+    });
     if args.json {
         println!(
             "{}",
@@ -354,6 +386,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
                 "zerocopy_completions": counters.zerocopy_completions.load(Ordering::Relaxed),
                 "zerocopy_copied": counters.zerocopy_copied.load(Ordering::Relaxed),
                 "send_thread_cpu": send_thread_cpu,
+                "udp_send": udp_send,
             })
         );
     } else {

@@ -17,8 +17,9 @@ use linerate_gev::block_plan::BlockPlan;
 use linerate_gev::frame_clock::{FrameClock, Tick};
 use linerate_gev::frame_ring::{FrameRing, ResendItem};
 use linerate_gev::test_pattern::{self, Generator};
+use linerate_io::netdev::GsoEgress;
 use linerate_io::tcp::send::{TcpSendOptions, Waiting};
-use linerate_io::udp::UdpEndpoint;
+use linerate_io::udp::{GsoPolicy, UdpEndpoint};
 use linerate_wire::gvcp::PacketResend;
 use linerate_wire::gvsp::{
     HeaderRepr, ImageInfo, LeaderInfo, LeaderRepr, PacketFormat, PayloadType, TrailerRepr,
@@ -142,6 +143,9 @@ pub struct StreamCounters {
     pub zerocopy_copied: AtomicU64,
     /// True (1) while acquiring.
     pub acquiring: AtomicU64,
+    /// How the last UDP stream's datagrams leave: GSO where the egress
+    /// interface segments before the wire, one by one elsewhere.
+    pub udp_egress: std::sync::Mutex<Option<GsoEgress>>,
     /// Acquisitions that ended by themselves (single/multi frame done).
     pub runs_finished: AtomicU64,
 }
@@ -174,7 +178,9 @@ pub struct Streamer {
     generator: Option<Generator>,
     sent_in_run: u64,
     last_destination: Option<SocketAddrV4>,
-    gso: bool,
+    /// When send errors were last written to stderr (they are counted
+    /// always, printed at most every few seconds).
+    last_error_report: Option<Instant>,
     tcp_options: TcpSendOptions,
     /// The current (or, after a stop, the last) acquisition's TCP link.
     tcp: Option<TcpLink>,
@@ -196,9 +202,11 @@ enum Flow {
 
 impl Streamer {
     /// A stream thread state sending from `socket`, keeping up to
-    /// `resend.0` frames and `resend.1` bytes of them for resends.
+    /// `resend.0` frames and `resend.1` bytes of them for resends. With
+    /// `gso` false, every packet goes as its own datagram; otherwise UDP
+    /// GSO is used where the egress interface segments.
     pub fn new(
-        socket: UdpEndpoint,
+        mut socket: UdpEndpoint,
         commands: Receiver<StreamCommand>,
         counters: Arc<StreamCounters>,
         epoch: Instant,
@@ -207,6 +215,9 @@ impl Streamer {
         tcp_options: TcpSendOptions,
     ) -> Streamer {
         let ring = FrameRing::with_memory_limit(resend.0, resend.1);
+        if !gso {
+            socket.set_gso_policy(GsoPolicy::Never);
+        }
         Streamer {
             slot_phase: vec![None; ring.capacity()],
             ring,
@@ -221,7 +232,7 @@ impl Streamer {
             generator: None,
             sent_in_run: 0,
             last_destination: None,
-            gso,
+            last_error_report: None,
             tcp_options,
             tcp: None,
             on_tcp: false,
@@ -330,6 +341,9 @@ impl Streamer {
         self.slot_phase.fill(None);
         self.last_destination = Some(s.destination);
         self.on_tcp = matches!(s.transport, Transport::Tcp { .. });
+        if !self.on_tcp {
+            self.decide_egress(s.destination);
+        }
         if let Some(mut old) = self.tcp.take() {
             old.close(&self.counters);
         }
@@ -629,28 +643,66 @@ impl Streamer {
             .iter()
             .map(|(h, d)| (h.len() + d.len()) as u64)
             .sum();
-        let segment = plan.data_per_packet() + plan.header_len();
-        let mut gso_failed = false;
-        let ok = if self.gso && datagrams.len() > 1 {
-            match send_runs(&self.socket, to, segment, &datagrams) {
-                Ok(()) => true,
-                Err(e) => {
-                    // The kernel or device cannot segment: fall back for good.
-                    eprintln!("camera: UDP GSO unavailable ({e}); sending one datagram per packet");
-                    gso_failed = true;
-                    self.socket.send_gather(to, &datagrams).is_ok()
-                }
-            }
-        } else {
-            self.socket.send_gather(to, &datagrams).is_ok()
-        };
-        if gso_failed {
-            self.gso = false;
-        }
-        if !ok {
-            self.counters.send_errors.fetch_add(1, Ordering::Relaxed);
+        // What did not leave stays in the frame ring: the host's resend
+        // request brings it. Nothing is switched off.
+        let outcome = self.socket.send_datagrams(to, &datagrams);
+        let failed = outcome.failed_count() as u64;
+        let message = outcome.failed.first().map(|f| {
+            format!(
+                "{failed} packet(s) of block {} to {to} not sent ({}); \
+                 they stay available for resend",
+                plan.block_id(),
+                f.error
+            )
+        });
+        if let Some(message) = message {
+            self.counters
+                .send_errors
+                .fetch_add(failed, Ordering::Relaxed);
+            self.report_send_error(message);
         }
         bytes
+    }
+
+    /// Writes a send error to stderr, unless one was written in the last
+    /// five seconds (the `send_errors` counter has them all).
+    fn report_send_error(&mut self, message: String) {
+        let now = Instant::now();
+        if self
+            .last_error_report
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(5))
+        {
+            return;
+        }
+        self.last_error_report = Some(now);
+        eprintln!("camera: {message}");
+    }
+
+    /// Connects the stream socket to `destination`, decides how datagrams
+    /// to it leave (GSO or one by one), says so when it differs from the last decision, and keeps it for
+    /// the report.
+    fn decide_egress(&mut self, destination: SocketAddrV4) {
+        // Connected, the kernel looks the route up once, not per packet.
+        if let Err(e) = self.socket.connect(destination) {
+            eprintln!("camera: {e}; sending with an address per packet");
+        }
+        let egress = self.socket.redecide_gso(*destination.ip());
+        let mut last = self
+            .counters
+            .udp_egress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if last.as_ref() != Some(&egress) {
+            eprintln!(
+                "camera: stream to {destination}: {}",
+                describe_egress(&egress, self.socket_gso_policy_never())
+            );
+        }
+        *last = Some(egress);
+    }
+
+    fn socket_gso_policy_never(&self) -> bool {
+        self.socket.gso_policy() == GsoPolicy::Never
     }
 
     fn resend(&mut self, r: &PacketResend) {
@@ -750,34 +802,20 @@ impl Streamer {
     }
 }
 
-/// Sends `datagrams` in order: runs of full-size datagrams (plus one
-/// shorter datagram closing a run) as UDP GSO super-datagrams, the rest
-/// (leader, trailer) one by one.
-fn send_runs(
-    socket: &UdpEndpoint,
-    to: SocketAddrV4,
-    segment: usize,
-    datagrams: &[(&[u8], &[u8])],
-) -> linerate_io::Result<()> {
-    let len = |d: &(&[u8], &[u8])| d.0.len() + d.1.len();
-    let mut i = 0;
-    while i < datagrams.len() {
-        let start = i;
-        while i < datagrams.len() && len(&datagrams[i]) == segment {
-            i += 1;
-        }
-        if i > start {
-            // A shorter datagram may close the run.
-            if i < datagrams.len() && len(&datagrams[i]) < segment {
-                i += 1;
-            }
-            socket.send_gso(to, segment, &datagrams[start..i])?;
-        } else {
-            socket.send_gather(to, &datagrams[i..=i])?;
-            i += 1;
-        }
+/// How UDP datagrams leave, in words: for the camera's start-up line and
+/// its log when a stream starts.
+pub fn describe_egress(egress: &GsoEgress, gso_off: bool) -> String {
+    let iface = egress.interface.as_deref().unwrap_or("egress unknown");
+    if gso_off {
+        "one sendmmsg message per packet (--no-gso)".to_owned()
+    } else if egress.segmented_before_wire {
+        format!("UDP GSO ({iface}: {})", egress.reason)
+    } else {
+        format!(
+            "software segmentation, one datagram per packet batched with sendmmsg ({iface}: {})",
+            egress.reason
+        )
     }
-    Ok(())
 }
 
 /// Packets per send call with a packet delay of `delay_ns`: about 20 µs

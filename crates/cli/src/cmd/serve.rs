@@ -18,7 +18,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use linerate_io::fanout::{wait_ready, ClientSocket, Method, SharedFrames, SocketCounters};
-use linerate_io::udp::{UdpEndpoint, UdpOptions};
+use linerate_io::udp::{SendOutcome, UdpEndpoint, UdpOptions};
 use linerate_io::uring::{Completion, Piece, UringSender};
 use linerate_serve::datagram::piece_headers;
 use linerate_serve::frame::{slot_len, write_copied, PatternMaker};
@@ -212,8 +212,10 @@ struct Subscriber {
 }
 
 /// UDP subscribers: each frame is cut into datagrams whose headers are
-/// built once, and sent to every subscriber with UDP GSO straight from the
-/// frame's slot (the kernel copies; nothing is held after the call).
+/// built once, and sent to every subscriber straight from the frame's slot
+/// (the kernel copies; nothing is held after the call), with UDP GSO where
+/// the egress interface segments before the wire, batched one datagram per
+/// message elsewhere.
 struct UdpFanout {
     ep: UdpEndpoint,
     datagram: usize,
@@ -345,39 +347,50 @@ impl UdpFanout {
             .collect();
         if let Some((group, r)) = self.multicast.as_mut() {
             // Once for every receiver in the group.
-            match self.ep.send_gso(*group, self.datagram, &pairs) {
-                Ok(n) => {
-                    r.datagrams += n as u64;
-                    if n == pairs.len() {
-                        r.frames_sent += 1;
-                    } else {
-                        r.frames_failed += 1;
-                    }
-                }
-                Err(e) => {
-                    tracing::debug!("UDP to {group}: {e}");
-                    r.frames_failed += 1;
-                }
-            }
+            let outcome = self.ep.send_datagrams(*group, &pairs);
+            count_frame(
+                &outcome,
+                *group,
+                &mut r.datagrams,
+                &mut r.frames_sent,
+                &mut r.frames_failed,
+            );
         }
         for (addr, s) in &self.subs {
             let r = &mut self.reports[s.report];
-            match self.ep.send_gso(*addr, self.datagram, &pairs) {
-                Ok(n) => {
-                    r.datagrams += n as u64;
-                    if n == pairs.len() {
-                        r.frames_sent += 1;
-                    } else {
-                        r.frames_failed += 1;
-                    }
-                }
-                Err(e) => {
-                    tracing::debug!("UDP to {addr}: {e}");
-                    r.frames_failed += 1;
-                }
-            }
+            let outcome = self.ep.send_datagrams(*addr, &pairs);
+            count_frame(
+                &outcome,
+                *addr,
+                &mut r.datagrams,
+                &mut r.frames_sent,
+                &mut r.frames_failed,
+            );
         }
         Ok(())
+    }
+}
+
+/// Adds one frame's send to a receiver's counts: datagrams that left, and
+/// the frame as sent whole or failed.
+fn count_frame(
+    outcome: &SendOutcome,
+    to: SocketAddrV4,
+    datagrams: &mut u64,
+    frames_sent: &mut u64,
+    frames_failed: &mut u64,
+) {
+    *datagrams += outcome.sent as u64;
+    match outcome.failed.first() {
+        None => *frames_sent += 1,
+        Some(f) => {
+            tracing::debug!(
+                "UDP to {to}: {} datagrams not sent: {}",
+                outcome.failed_count(),
+                f.error
+            );
+            *frames_failed += 1;
+        }
     }
 }
 
