@@ -19,6 +19,7 @@ pub mod datagram;
 pub mod error;
 pub mod frame;
 pub mod hub;
+pub mod subscribe;
 pub mod verify;
 
 pub use error::{Error, Result};

@@ -23,7 +23,8 @@ use linerate_io::uring::{Completion, Piece, UringSender};
 use linerate_serve::datagram::piece_headers;
 use linerate_serve::frame::{slot_len, write_copied, PatternMaker};
 use linerate_serve::hub::{ClientCounters, ClientId, Hub, HubConfig, Release};
-use linerate_wire::served::{FrameHeader, FrameHeaderRepr, Subscribe, HEADER_LEN};
+use linerate_serve::subscribe::{Event, SubscriptionConfig, Subscriptions};
+use linerate_wire::served::{FrameHeader, FrameHeaderRepr, HEADER_LEN};
 use serde::Serialize;
 
 /// The method `serve` uses unless told otherwise; chosen from the
@@ -68,14 +69,33 @@ pub struct ServeArgs {
     /// its oldest waiting frame beyond this.
     #[arg(long, default_value_t = 4)]
     queue: usize,
+    /// Seconds a client may have frames waiting and take none of them (no
+    /// frame handed whole to its socket) before it is cut loose and its
+    /// place freed: a client that never reads is cut after this, whatever
+    /// the send method. Raise it for frames that take longer to send.
+    #[arg(long, default_value_t = 3.0)]
+    stall_timeout: f64,
     /// Socket send buffer per client in bytes (0: the kernel autotunes).
     #[arg(long, default_value_t = 0)]
     send_buffer: usize,
+    /// Also serve UDP subscribers on --port (off unless asked for: a UDP
+    /// server can be made to send to addresses that never asked, see
+    /// docs/serve.md). A subscriber gets frames only after echoing a
+    /// cookie the server sent to its address.
+    #[arg(long)]
+    udp: bool,
     /// UDP datagram size for UDP subscribers (40-byte header + piece); 1472
     /// fits a 1500-byte MTU, 8972 a 9000-byte one. UDP subscribers join by
-    /// sending a subscription to --port over UDP (docs/serve.md).
+    /// a handshake on --port over UDP (docs/serve.md).
     #[arg(long, default_value_t = 1472)]
     datagram_size: usize,
+    /// Most UDP traffic to all subscribers together, in Mbit/s: a
+    /// subscriber that would take the total past it is refused.
+    #[arg(long, default_value_t = 1000.0)]
+    udp_max_rate: f64,
+    /// Most UDP subscribers from one IP address.
+    #[arg(long, default_value_t = 8)]
+    udp_per_source: usize,
     /// Seconds a UDP subscriber stays subscribed without renewing.
     #[arg(long, default_value_t = 5.0)]
     udp_expiry: f64,
@@ -99,8 +119,13 @@ pub struct ClientReport {
     /// The client's address.
     pub peer: String,
     /// How it ended: "connected" (still at the end), "closed" (by the
-    /// client or an error), or "cut" (cut loose for pinning the oldest slot).
+    /// client or an error), or "cut" (cut loose, see `cut_reason`).
     pub end: &'static str,
+    /// Why it was cut: "stalled" (took nothing for --stall-timeout),
+    /// "behind" (still on a frame a whole pool old) or "pool_full" (held
+    /// the oldest slot when a new frame needed it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_reason: Option<&'static str>,
     /// Frames queued for it.
     pub frames_queued: u64,
     /// Frames fully handed to its socket.
@@ -165,8 +190,22 @@ pub struct ServeReport {
     pub frame_pool_bytes: usize,
     /// Every client, in order of arrival.
     pub clients: Vec<ClientReport>,
-    /// UDP subscriptions refused for --max-clients.
+    /// Whether UDP subscribers were served (--udp).
+    pub udp: bool,
+    /// Most UDP subscribers at once: --max-clients, or fewer if the stream
+    /// times that many would pass --udp-max-rate.
+    pub udp_max_subscribers: usize,
+    /// Confirmed UDP subscriptions refused: the most subscribers (or the
+    /// total rate) reached, or --udp-per-source for their address.
     pub udp_refused: u64,
+    /// Cookies sent in answer to a Hello or a Join with a stale or bad
+    /// cookie (each the size of what provoked it).
+    pub udp_challenges: u64,
+    /// Joins and Leaves with a cookie not valid for their source: forged,
+    /// or older than two cookie epochs.
+    pub udp_bad_cookies: u64,
+    /// Datagrams on the UDP port that were no valid subscription message.
+    pub udp_invalid: u64,
     /// Every UDP subscriber, in order of joining.
     pub udp_subscribers: Vec<UdpReport>,
     /// The multicast group's sends (with --multicast).
@@ -192,7 +231,8 @@ pub struct MulticastReport {
 pub struct UdpReport {
     /// The subscriber's address.
     pub peer: String,
-    /// How it ended: "subscribed" (at the end), "left" or "expired".
+    /// How it ended: "subscribed" (at the end), "left", "expired" or
+    /// "unreachable" (its address answered with an ICMP error).
     pub end: &'static str,
     /// Frames sent to it whole.
     pub frames_sent: u64,
@@ -203,7 +243,6 @@ pub struct UdpReport {
 }
 
 struct Subscriber {
-    last_seen: Instant,
     report: usize,
 }
 
@@ -213,11 +252,13 @@ struct Subscriber {
 struct UdpFanout {
     ep: UdpEndpoint,
     datagram: usize,
-    expiry: Duration,
-    max: usize,
+    /// The subscription handshake and limits (with --udp).
+    core: Option<Subscriptions>,
+    /// The clock of `core`.
+    start: Instant,
+    /// Confirmed subscribers, as `core` reports them.
     subs: HashMap<SocketAddrV4, Subscriber>,
     reports: Vec<UdpReport>,
-    refused: u64,
     /// The multicast group, sent every frame once (from the same socket).
     multicast: Option<(SocketAddrV4, MulticastReport)>,
 }
@@ -255,70 +296,96 @@ impl UdpFanout {
             }
             None => None,
         };
+        let core = if args.udp {
+            // ICMP errors for our datagrams, to drop unreachable subscribers.
+            ep.set_recv_errors(true)?;
+            Some(Subscriptions::new(SubscriptionConfig {
+                key: random_key()?,
+                epoch_ns: COOKIE_EPOCH.as_nanos() as u64,
+                expiry_ns: (args.udp_expiry * 1e9) as u64,
+                max_subscribers: udp_max_subscribers(args),
+                max_per_source: args.udp_per_source,
+            })?)
+        } else {
+            None
+        };
         Ok(UdpFanout {
             ep,
             datagram: args.datagram_size,
-            expiry: Duration::from_secs_f64(args.udp_expiry),
-            max: args.max_clients,
+            core,
+            start: Instant::now(),
             subs: HashMap::new(),
             reports: Vec::new(),
-            refused: 0,
             multicast,
         })
     }
 
-    fn raw_fd(&self) -> std::os::fd::RawFd {
-        self.ep.socket().as_raw_fd()
+    /// The socket to poll for subscription messages (with --udp).
+    fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        self.core.as_ref().map(|_| self.ep.socket().as_raw_fd())
     }
 
-    /// Reads every subscription message waiting, and forgets subscribers
-    /// that did not renew in time.
+    /// Reads every subscription message waiting (answering Hellos with
+    /// cookies), drops subscribers whose address answered with an ICMP
+    /// error and those that did not renew in time.
     fn poll(&mut self, now: Instant) {
+        let Some(core) = self.core.as_mut() else {
+            return;
+        };
+        let now_ns = now.saturating_duration_since(self.start).as_nanos() as u64;
         let mut buf = [0u8; 64];
-        while let Ok((n, from)) = self.ep.socket().recv_from(&mut buf) {
+        // Bounded per call, so a flood cannot hold the loop.
+        for _ in 0..4096 {
+            let Ok((n, from)) = self.ep.socket().recv_from(&mut buf) else {
+                break;
+            };
             let std::net::SocketAddr::V4(from) = from else {
                 continue;
             };
-            match Subscribe::parse(&buf[..n]) {
-                Ok(Subscribe::Join) => {
-                    if let Some(s) = self.subs.get_mut(&from) {
-                        s.last_seen = now;
-                    } else if self.subs.len() < self.max {
-                        self.reports.push(UdpReport {
-                            peer: from.to_string(),
-                            end: "subscribed",
-                            frames_sent: 0,
-                            datagrams: 0,
-                            frames_failed: 0,
-                        });
-                        self.subs.insert(
-                            from,
-                            Subscriber {
-                                last_seen: now,
-                                report: self.reports.len() - 1,
-                            },
-                        );
-                    } else {
-                        self.refused += 1;
-                    }
+            if let Some(reply) = core.handle_datagram(from, &buf[..n], now_ns) {
+                if let Err(e) = self.ep.socket().send_to(&reply, from) {
+                    tracing::debug!("UDP cookie to {from}: {e}");
                 }
-                Ok(Subscribe::Leave) => {
-                    if let Some(s) = self.subs.remove(&from) {
-                        self.reports[s.report].end = "left";
-                    }
-                }
-                Err(e) => tracing::debug!("UDP from {from}: {e}"),
             }
         }
-        let expiry = self.expiry;
-        let reports = &mut self.reports;
-        self.subs.retain(|_, s| {
-            let keep = now.duration_since(s.last_seen) < expiry;
-            if !keep {
-                reports[s.report].end = "expired";
+        match self.ep.take_send_errors() {
+            Ok(errors) => {
+                for e in errors.iter().filter(|e| e.icmp) {
+                    tracing::debug!(
+                        "UDP to {}: {}",
+                        e.dest,
+                        std::io::Error::from_raw_os_error(e.errno)
+                    );
+                    core.handle_unreachable(e.dest);
+                }
             }
-            keep
-        });
+            Err(e) => tracing::debug!("reading UDP errors: {e}"),
+        }
+        core.handle_timeout(now_ns);
+        while let Some(event) = core.poll_event() {
+            match event {
+                Event::Joined(addr) => {
+                    self.reports.push(UdpReport {
+                        peer: addr.to_string(),
+                        end: "subscribed",
+                        frames_sent: 0,
+                        datagrams: 0,
+                        frames_failed: 0,
+                    });
+                    self.subs.insert(
+                        addr,
+                        Subscriber {
+                            report: self.reports.len() - 1,
+                        },
+                    );
+                }
+                Event::Ended(addr, why) => {
+                    if let Some(s) = self.subs.remove(&addr) {
+                        self.reports[s.report].end = why.name();
+                    }
+                }
+            }
+        }
     }
 
     /// Sends the frame in `slot` (`len` bytes, header first) to every subscriber.
@@ -412,6 +479,35 @@ impl Source {
     }
 }
 
+/// How long a UDP subscription cookie lasts: it is good in the epoch it
+/// was made and the next, and a renewal with last epoch's cookie is
+/// answered with this epoch's.
+const COOKIE_EPOCH: Duration = Duration::from_secs(30);
+
+/// A fresh random key for this process's cookies.
+fn random_key() -> Result<[u8; 16]> {
+    let mut key = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .context("reading a cookie key from /dev/urandom")?;
+    Ok(key)
+}
+
+/// Bits per second one UDP subscriber receives: every frame's payload
+/// plus, per datagram, the 40-byte header and 28 bytes of IP and UDP.
+fn udp_subscriber_bps(args: &ServeArgs) -> f64 {
+    let chunk = args.datagram_size.saturating_sub(HEADER_LEN).max(1);
+    let datagrams = args.frame_size.div_ceil(chunk).max(1);
+    (args.frame_size + datagrams * (HEADER_LEN + 28)) as f64 * 8.0 * args.fps
+}
+
+/// Most UDP subscribers: --max-clients, or fewer where that many streams
+/// would pass --udp-max-rate.
+fn udp_max_subscribers(args: &ServeArgs) -> usize {
+    let by_rate = (args.udp_max_rate * 1e6 / udp_subscriber_bps(args)).floor();
+    args.max_clients.min(by_rate as usize)
+}
+
 fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -452,6 +548,32 @@ pub fn run(args: ServeArgs) -> Result<()> {
     if let Some(g) = args.multicast {
         if g.octets()[0] != 239 {
             bail!("--multicast {g} must be an administratively scoped group in 239.0.0.0/8 (e.g. 239.255.0.1), which stays inside the site");
+        }
+    }
+    if !(args.stall_timeout > 0.0 && args.stall_timeout <= 3600.0) {
+        bail!(
+            "--stall-timeout {} must be above 0 and at most 3600 seconds",
+            args.stall_timeout
+        );
+    }
+    if args.udp {
+        if !(args.udp_max_rate > 0.0 && args.udp_max_rate.is_finite()) {
+            bail!(
+                "--udp-max-rate {} must be a positive number of Mbit/s",
+                args.udp_max_rate
+            );
+        }
+        if args.udp_per_source == 0 {
+            bail!("--udp-per-source must be at least 1");
+        }
+        if udp_max_subscribers(&args) == 0 {
+            bail!(
+                "--udp-max-rate {} Mbit/s is below one UDP subscriber's {:.1} Mbit/s ({} fps of {} bytes): raise it or lower the stream's rate",
+                args.udp_max_rate,
+                udp_subscriber_bps(&args) / 1e6,
+                args.fps,
+                args.frame_size
+            );
         }
     }
     if !(args.udp_expiry > 0.0 && args.udp_expiry.is_finite()) {
@@ -524,6 +646,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         } else {
             Release::OnAck
         },
+        stall_ns: (args.stall_timeout * 1e9) as u64,
     })?;
     // sendfile and splice read the memfd; write and zerocopy read the
     // mapping, best from huge pages (one pin per 2 MiB for MSG_ZEROCOPY).
@@ -565,7 +688,12 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     let addr = SocketAddrV4::new(args.bind, args.port);
     let listener = TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
     listener.set_nonblocking(true)?;
-    let mut udp = UdpFanout::bind(addr, args).with_context(|| format!("UDP on {addr}"))?;
+    // UDP only when asked for: subscribers (--udp) or a group (--multicast).
+    let mut udp = if args.udp || args.multicast.is_some() {
+        Some(UdpFanout::bind(addr, args).with_context(|| format!("UDP on {addr}"))?)
+    } else {
+        None
+    };
 
     let period = Duration::from_secs_f64(1.0 / args.fps);
     let start = Instant::now();
@@ -580,24 +708,23 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         // Make every frame that is due (a late loop skips ticks, counted).
         if now >= next_frame {
             release_all(&mut hub, &mut conns, ring.as_ref())?;
-            let mut cut = Vec::new();
-            if ring.is_some() {
-                // uring keeps one send in flight per client, so a client
-                // that stopped reading pins too few slots to be cut by the
-                // pool wrapping: cut it once its frame is a pool old.
-                cut = hub.cut_stalled(args.slots as u64);
-            }
+            // A client that took nothing for the stall time, or is still
+            // on a frame a pool old, is cut whatever the method (a client
+            // that never reads pins too few slots for the pool to wrap).
+            let mut cut = hub.cut_slow(start.elapsed().as_nanos() as u64);
             let claim = hub.claim_slot();
             cut.extend(claim.cut.iter().copied());
-            for (id, counters) in &cut {
-                if let Some(c) = conns.remove(id) {
-                    let s = sock_counters(&c, *id, ring.as_ref());
+            for k in &cut {
+                if let Some(c) = conns.remove(&k.id) {
+                    let s = sock_counters(&c, k.id, ring.as_ref());
                     syscalls_closed += s.syscalls;
-                    client_report(&mut reports[c.report], "cut", counters, &s);
+                    let r = &mut reports[c.report];
+                    client_report(r, "cut", &k.counters, &s);
+                    r.cut_reason = Some(k.reason.name());
                     if let Some(r) = ring.as_mut() {
                         // Cancel its send in flight before the reset; its
                         // slots stay held until the notifications come.
-                        r.retire(*id)?;
+                        r.retire(k.id)?;
                     }
                     c.sock.abort();
                 }
@@ -621,8 +748,10 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                 .slot_mut(claim.slot)
                 .context("the hub named a slot past the pool")?;
             let len = source.next_frame(slot, claim.seq, now_ns())?;
-            udp.poll(now);
-            udp.send_frame(slot, len)?;
+            if let Some(u) = udp.as_mut() {
+                u.poll(now);
+                u.send_frame(slot, len)?;
+            }
             hub.publish(&claim, len);
             next_frame += period;
             if now > next_frame + period {
@@ -674,7 +803,8 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
             wait.as_millis().clamp(1, 50) as i32
         };
         // uring: the ring's descriptor is readable when completions wait.
-        let mut listen = vec![listener.as_raw_fd(), udp.raw_fd()];
+        let mut listen = vec![listener.as_raw_fd()];
+        listen.extend(udp.as_ref().and_then(|u| u.raw_fd()));
         listen.extend(ring.as_ref().map(|r| r.raw_fd()));
         let (readable, _) = wait_ready(&listen, &fds, ms)?;
         if let Some(r) = ring.as_mut() {
@@ -688,8 +818,10 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                 &mut syscalls_closed,
             )?;
         }
-        if readable.contains(&1) {
-            udp.poll(Instant::now());
+        if let Some(u) = udp.as_mut().filter(|u| u.core.is_some()) {
+            if readable.contains(&1) {
+                u.poll(Instant::now());
+            }
         }
         if readable.contains(&0) {
             while let Ok((stream, peer)) = listener.accept() {
@@ -709,6 +841,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                         reports.push(ClientReport {
                             peer: peer.to_string(),
                             end: "connected",
+                            cut_reason: None,
                             frames_queued: 0,
                             frames_sent: 0,
                             frames_dropped: 0,
@@ -747,6 +880,11 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         syscalls = r.enters();
     }
     let hc = hub.counters();
+    let udp_counters = udp
+        .as_ref()
+        .and_then(|u| u.core.as_ref())
+        .map(|c| c.counters())
+        .unwrap_or_default();
     Ok(ServeReport {
         method: method.name(),
         frame_size: args.frame_size,
@@ -767,9 +905,21 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         max_rss_kib: max_rss_kib(),
         frame_pool_bytes: frames.slots() * frames.slot_len(),
         clients: reports,
-        udp_refused: udp.refused,
-        multicast: udp.multicast.map(|(_, r)| r),
-        udp_subscribers: udp.reports,
+        udp: args.udp,
+        udp_max_subscribers: if args.udp {
+            udp_max_subscribers(args)
+        } else {
+            0
+        },
+        udp_refused: udp_counters.refused_full + udp_counters.refused_per_source,
+        udp_challenges: udp_counters.challenges,
+        udp_bad_cookies: udp_counters.bad_cookies,
+        udp_invalid: udp_counters.invalid,
+        multicast: udp
+            .as_mut()
+            .and_then(|u| u.multicast.take())
+            .map(|(_, r)| r),
+        udp_subscribers: udp.map(|u| u.reports).unwrap_or_default(),
     })
 }
 
