@@ -4,8 +4,9 @@
 //! there by the chosen method (write, sendfile, splice, zerocopy, uring). One
 //! thread, non-blocking sockets and `poll`: a slow client only fills its own
 //! socket and queue; it loses its oldest queued frames (counted), and is cut
-//! loose when it pins the oldest slot a new frame needs. Memory is the slot
-//! pool, fixed at start.
+//! loose when it takes nothing for --stall-timeout, falls a pool behind, or
+//! pins the oldest slot a new frame needs. Memory is the slot pool, fixed at
+//! start. UDP subscribers (--udp only) join by a cookie handshake.
 
 use std::collections::HashMap;
 use std::io::Read;

@@ -37,9 +37,10 @@ pub struct WatchArgs {
     /// delaying ACKs), to measure what ACKs cost the server.
     #[arg(long)]
     quickack: bool,
-    /// Subscribe over UDP instead of connecting over TCP: each client is a
-    /// UDP socket that joins the server's stream (renewing every second) and
-    /// puts frames together from their datagrams.
+    /// Subscribe over UDP instead of connecting over TCP (the server needs
+    /// `serve --udp`): each client is a UDP socket that asks the server for
+    /// a cookie, joins with it (renewing every second) and puts frames
+    /// together from their datagrams.
     #[arg(long)]
     udp: bool,
     /// Receive the server's multicast stream instead (`serve --multicast
