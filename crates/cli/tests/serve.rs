@@ -28,7 +28,10 @@ fn start_server(bed: &Testbed, port: u16, extra: &[&str]) -> Child {
     let ip = bed.addr("srv").expect("addr").to_string();
     let port = port.to_string();
     let mut cmd = bed
-        .command("srv", env!("CARGO_BIN_EXE_linerate"))
+        .command(
+            "srv",
+            std::env::var("LINERATE_BIN").unwrap_or(env!("CARGO_BIN_EXE_linerate").into()),
+        )
         .expect("command")
         .into_command()
         .expect("command");
@@ -558,6 +561,24 @@ fn spoof(
     .expect("namespace")
 }
 
+/// Waits until the server accepts TCP connections at `srv` (a connection
+/// from `host`, closed at once), and a little more for its UDP socket,
+/// bound just after its listener.
+fn wait_listening(bed: &Testbed, host: &str, srv: SocketAddrV4) {
+    bed.run_in(host, None, move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while TcpStream::connect_timeout(&SocketAddr::V4(srv), Duration::from_secs(1)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "server never listened"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    })
+    .expect("namespace");
+    std::thread::sleep(Duration::from_millis(100));
+}
+
 /// What reached the victim's socket from the server.
 #[derive(Debug, Default)]
 struct Received {
@@ -630,7 +651,7 @@ fn spoofed_joins_send_the_victim_no_frames_and_no_more_bytes_than_the_attacker()
             extra.push("--udp");
         }
         let server = start_server(&bed, port, &extra);
-        std::thread::sleep(Duration::from_millis(500));
+        wait_listening(&bed, "atk", srv);
         let until = std::time::Instant::now() + Duration::from_millis(2500);
         let counter = victim(&bed, vic, srv, until);
         std::thread::sleep(Duration::from_millis(100));
