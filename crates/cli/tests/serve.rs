@@ -756,3 +756,86 @@ fn a_subscriber_whose_port_answers_unreachable_is_dropped() {
     // About 50 frames while it listened, then one more that bounced.
     assert!(sent < published / 2, "{sent} of {published} frames: {s}");
 }
+
+#[test]
+fn garbage_on_serves_ports_changes_nothing() {
+    // Issue 20 lists garbage on serve's ports as held; this keeps it so.
+    let bed = bed("svg");
+    let port = 5700;
+    let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
+    let server = start_server(
+        &bed,
+        port,
+        &[
+            "--udp",
+            "--fps",
+            "50",
+            "--frame-size",
+            "65536",
+            "--duration",
+            "4.5",
+        ],
+    );
+    wait_listening(&bed, "cli", srv);
+    // For 2 s: random datagrams of 0 to 1500 bytes (a third of them
+    // subscription-shaped: magic, version 2, any kind and cookie), and TCP
+    // connections that write random bytes and hang up.
+    let garbage = bed
+        .spawn_in("cli", None, move || {
+            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let udp = UdpSocket::bind("0.0.0.0:0").expect("bind");
+            let until = std::time::Instant::now() + Duration::from_secs(2);
+            let mut sent = 0u64;
+            while std::time::Instant::now() < until {
+                for _ in 0..50 {
+                    let len = if next() % 3 == 0 {
+                        SUBSCRIBE_LEN
+                    } else {
+                        (next() % 1501) as usize
+                    };
+                    let mut d: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                    if len == SUBSCRIBE_LEN {
+                        d[..5].copy_from_slice(&[0x4c, 0x52, 0x53, 0x42, 2]);
+                    }
+                    if udp.send_to(&d, srv).is_ok() {
+                        sent += 1;
+                    }
+                }
+                if let Ok(mut t) =
+                    TcpStream::connect_timeout(&SocketAddr::V4(srv), Duration::from_secs(1))
+                {
+                    let junk: Vec<u8> = (0..10_000).map(|_| next() as u8).collect();
+                    let _ = std::io::Write::write_all(&mut t, &junk);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            sent
+        })
+        .expect("namespace");
+    let (udp, tcp) = std::thread::scope(|sc| {
+        let u = sc.spawn(|| watch_with(&bed, port, 2, 3, &["--udp"]));
+        let t = watch(&bed, port, 2, 3);
+        (u.join().expect("udp watch"), t)
+    });
+    let sent = garbage.join().expect("garbage sender");
+    let s = server_report(server);
+    for (out, what) in [(&udp, "watch --udp"), (&tcp, "watch")] {
+        let w = json(&out.stdout, what);
+        assert!(out.status.success(), "{what} failed: {w}");
+        assert_all_complete(&w, 2, 120);
+    }
+    assert!(sent > 500, "only {sent} garbage datagrams sent");
+    assert!(s["udp_invalid"].as_u64().expect("invalid") > 300, "{s}");
+    let subs = s["udp_subscribers"].as_array().expect("subscribers");
+    assert_eq!(subs.len(), 2, "{s}");
+    for u in subs {
+        assert_eq!(u["end"], "left", "{u}");
+        assert_eq!(u["frames_failed"], 0, "{u}");
+    }
+}
