@@ -407,95 +407,39 @@ fn sockaddr_in(a: SocketAddrV4) -> libc::sockaddr_in {
     }
 }
 
-/// A send error the kernel reported for a destination (an ICMP error that
-/// came back for one of our datagrams), read from the socket's error queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SendError {
-    /// The destination of the datagram that provoked it.
-    pub dest: SocketAddrV4,
-    /// The errno the kernel maps it to (ECONNREFUSED for port unreachable,
-    /// EHOSTUNREACH, ENETUNREACH, ...).
-    pub errno: i32,
-    /// Whether it came from an ICMP message (rather than a local error).
-    pub icmp: bool,
-}
-
 impl UdpEndpoint {
-    /// Asks the kernel to queue the ICMP errors our datagrams provoke
-    /// (IP_RECVERR), for [`UdpEndpoint::take_send_errors`]. An unconnected
-    /// UDP socket otherwise never hears of them: a server sending to an
-    /// address that answers "port unreachable" would keep sending.
-    pub fn set_recv_errors(&self, on: bool) -> Result<()> {
-        set_int_option(
-            self.socket.as_raw_fd(),
-            libc::SOL_IP,
-            libc::IP_RECVERR,
-            usize::from(on),
-        )
-        .map_err(sock_err("IP_RECVERR", self.local))
-    }
-
-    /// Reads every error queued since the last call (see
-    /// [`UdpEndpoint::set_recv_errors`]); reading them also clears the
-    /// socket's pending error, so the next send is not failed by an error
-    /// that belongs to another destination.
-    pub fn take_send_errors(&self) -> Result<Vec<SendError>> {
-        let fd = self.socket.as_raw_fd();
-        let mut out = Vec::new();
-        loop {
-            let mut control = [0u64; 16];
-            let mut data = [0u8; 64];
-            // SAFETY: an all-zero sockaddr_in and msghdr are valid.
-            let mut name: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-            let mut iov = libc::iovec {
-                iov_base: data.as_mut_ptr().cast(),
-                iov_len: data.len(),
-            };
-            // SAFETY: as above; every pointer in the header points at a
-            // live buffer of the length given, `control` 8-byte aligned.
-            let (r, hdr) = unsafe {
-                let mut hdr: libc::msghdr = std::mem::zeroed();
-                hdr.msg_name = (&mut name as *mut libc::sockaddr_in).cast();
-                hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-                hdr.msg_iov = &mut iov;
-                hdr.msg_iovlen = 1;
-                hdr.msg_control = control.as_mut_ptr().cast();
-                hdr.msg_controllen = std::mem::size_of_val(&control);
-                let r = libc::recvmsg(fd, &mut hdr, libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT);
-                (r, hdr)
-            };
-            if r < 0 {
-                let e = std::io::Error::last_os_error();
-                match e.raw_os_error() {
-                    Some(libc::EAGAIN) => return Ok(out),
-                    Some(libc::EINTR) => continue,
-                    _ => return Err(sock_err("recvmsg(MSG_ERRQUEUE)", self.local)(e)),
-                }
-            }
-            let dest = SocketAddrV4::new(
-                u32::from_be(name.sin_addr.s_addr).into(),
-                u16::from_be(name.sin_port),
-            );
-            // SAFETY: the kernel filled `control` and set msg_controllen;
-            // the CMSG macros stay within it.
-            unsafe {
-                let mut c = libc::CMSG_FIRSTHDR(&hdr);
-                while !c.is_null() {
-                    if (*c).cmsg_level == libc::SOL_IP && (*c).cmsg_type == libc::IP_RECVERR {
-                        let ee: libc::sock_extended_err =
-                            std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                        if ee.ee_errno != 0 {
-                            out.push(SendError {
-                                dest,
-                                errno: ee.ee_errno as i32,
-                                icmp: ee.ee_origin == libc::SO_EE_ORIGIN_ICMP,
-                            });
-                        }
-                    }
-                    c = libc::CMSG_NXTHDR(&hdr, c);
-                }
-            }
-        }
+    /// A second socket on this endpoint's address (which must have been
+    /// bound with `reuse_address`), connected to `peer`: from now on the
+    /// kernel delivers `peer`'s datagrams to it instead of the endpoint,
+    /// and also the ICMP errors (port or host unreachable) that datagrams
+    /// sent from the endpoint to `peer` provoke, which then show as the
+    /// error of its next `recv` (ECONNREFUSED, EHOSTUNREACH, ...). An
+    /// unconnected socket never hears of those errors, and one that asks
+    /// for them (IP_RECVERR) fails its next send, to whatever destination,
+    /// with them; this keeps each peer's errors to that peer. Non-blocking.
+    pub fn connected_peer(&self, peer: SocketAddrV4) -> Result<UdpSocket> {
+        let SocketAddr::V4(local) = self.local else {
+            return Err(Error::Socket {
+                op: "connected_peer",
+                addr: self.local,
+                source: std::io::ErrorKind::InvalidInput.into(),
+            });
+        };
+        let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))
+            .map_err(sock_err("socket", self.local))?;
+        socket
+            .set_reuse_address(true)
+            .map_err(sock_err("SO_REUSEADDR", self.local))?;
+        socket
+            .bind(&SocketAddr::V4(local).into())
+            .map_err(sock_err("bind", self.local))?;
+        socket
+            .connect(&SocketAddr::V4(peer).into())
+            .map_err(sock_err("connect", SocketAddr::V4(peer)))?;
+        socket
+            .set_nonblocking(true)
+            .map_err(sock_err("O_NONBLOCK", self.local))?;
+        Ok(socket.into())
     }
 }
 
@@ -504,40 +448,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn port_unreachable_is_reported_with_its_destination() {
+    fn a_peers_datagrams_and_errors_reach_its_connected_socket_only() {
         let ep = UdpEndpoint::bind(
             SocketAddrV4::new([127, 0, 0, 1].into(), 0),
-            &UdpOptions::default(),
+            &UdpOptions {
+                reuse_address: true,
+                ..UdpOptions::default()
+            },
         )
         .expect("bind");
-        ep.set_recv_errors(true).expect("IP_RECVERR");
-        // A port nobody listens on: bind one, note it, close it.
-        let closed = UdpSocket::bind("127.0.0.1:0").expect("bind");
-        let SocketAddr::V4(dest) = closed.local_addr().expect("addr") else {
+        ep.socket().set_nonblocking(true).expect("nonblocking");
+        let SocketAddr::V4(server) = ep.local_addr() else {
             panic!("IPv4")
         };
-        drop(closed);
-        assert_eq!(ep.take_send_errors().expect("read"), Vec::new());
-        ep.socket().send_to(b"x", dest).expect("send");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        let errors = loop {
-            let e = ep.take_send_errors().expect("read");
-            if !e.is_empty() || std::time::Instant::now() > deadline {
-                break e;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
+        let peer = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let SocketAddr::V4(peer_addr) = peer.local_addr().expect("addr") else {
+            panic!("IPv4")
         };
+        let other = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let conn = ep.connected_peer(peer_addr).expect("connected socket");
+        // The peer's datagram reaches the connected socket, another
+        // sender's the endpoint.
+        peer.send_to(b"renew", server).expect("send");
+        other.send_to(b"hello", server).expect("send");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut buf = [0u8; 16];
+        assert_eq!(conn.recv(&mut buf).ok(), Some(5));
+        assert_eq!(&buf[..5], b"renew");
+        let (n, from) = ep.socket().recv_from(&mut buf).expect("endpoint");
         assert_eq!(
-            errors,
-            vec![SendError {
-                dest,
-                errno: libc::ECONNREFUSED,
-                icmp: true
-            }]
+            (&buf[..n], from),
+            (&b"hello"[..], other.local_addr().expect("a"))
         );
-        // Reading the queue cleared the pending error: the next send works.
+        // The peer goes away; the endpoint sends to it: the port
+        // unreachable comes back on the connected socket, and the
+        // endpoint's next send elsewhere is not failed by it.
+        drop(peer);
+        ep.socket().send_to(b"frame", peer_addr).expect("send");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let err = conn.recv(&mut buf).expect_err("refused");
+        assert_eq!(err.raw_os_error(), Some(libc::ECONNREFUSED));
         ep.socket()
-            .send_to(b"y", dest)
-            .expect("send after the error");
+            .send_to(b"frame", other.local_addr().expect("a"))
+            .expect("the endpoint knows nothing of the error");
     }
 }

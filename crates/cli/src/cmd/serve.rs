@@ -245,6 +245,10 @@ pub struct UdpReport {
 
 struct Subscriber {
     report: usize,
+    /// A socket on the server's address connected to the subscriber: its
+    /// renewals, and the ICMP errors our datagrams to it provoke, arrive
+    /// here (and only here).
+    sock: std::net::UdpSocket,
 }
 
 /// UDP subscribers: each frame is cut into datagrams whose headers are
@@ -298,8 +302,6 @@ impl UdpFanout {
             None => None,
         };
         let core = if args.udp {
-            // ICMP errors for our datagrams, to drop unreachable subscribers.
-            ep.set_recv_errors(true)?;
             Some(Subscriptions::new(SubscriptionConfig {
                 key: random_key()?,
                 epoch_ns: COOKIE_EPOCH.as_nanos() as u64,
@@ -349,23 +351,47 @@ impl UdpFanout {
                 }
             }
         }
-        match self.ep.take_send_errors() {
-            Ok(errors) => {
-                for e in errors.iter().filter(|e| e.icmp) {
-                    tracing::debug!(
-                        "UDP to {}: {}",
-                        e.dest,
-                        std::io::Error::from_raw_os_error(e.errno)
-                    );
-                    core.handle_unreachable(e.dest);
+        // Each subscriber's own socket: its renewals and Leave, and an
+        // ICMP error (port or host unreachable) for what we sent it.
+        for (&addr, sub) in &self.subs {
+            // The error is reported before datagrams still queued (a Leave
+            // sent just before the socket closed): read those first.
+            let mut unreachable = false;
+            for _ in 0..64 {
+                match sub.sock.recv(&mut buf) {
+                    Ok(n) => {
+                        if let Some(reply) = core.handle_datagram(addr, &buf[..n], now_ns) {
+                            if let Err(e) = sub.sock.send(&reply) {
+                                tracing::debug!("UDP cookie to {addr}: {e}");
+                            }
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        tracing::debug!("UDP to {addr}: {e}");
+                        unreachable = true;
+                    }
                 }
             }
-            Err(e) => tracing::debug!("reading UDP errors: {e}"),
+            if unreachable {
+                core.handle_unreachable(addr);
+            }
         }
         core.handle_timeout(now_ns);
         while let Some(event) = core.poll_event() {
             match event {
                 Event::Joined(addr) => {
+                    let sock = match self.ep.connected_peer(addr) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            // Without it an unreachable subscriber would
+                            // go unnoticed: do not serve it.
+                            tracing::warn!("UDP subscriber {addr}: {e}");
+                            core.handle_unreachable(addr);
+                            continue;
+                        }
+                    };
                     self.reports.push(UdpReport {
                         peer: addr.to_string(),
                         end: "subscribed",
@@ -377,6 +403,7 @@ impl UdpFanout {
                         addr,
                         Subscriber {
                             report: self.reports.len() - 1,
+                            sock,
                         },
                     );
                 }
