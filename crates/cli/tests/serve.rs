@@ -385,7 +385,17 @@ fn clients_past_the_limit_are_refused_and_the_rest_served() {
 /// the ones the server accepted or refused alike (a refused one is closed
 /// by the server at once).
 fn never_reading_clients(bed: &Testbed, srv: SocketAddrV4, n: usize) -> Vec<TcpStream> {
-    bed.run_in("cli", None, move || {
+    never_reading_clients_from(bed, "cli", srv, n)
+}
+
+/// [`never_reading_clients`] from `host`.
+fn never_reading_clients_from(
+    bed: &Testbed,
+    host: &str,
+    srv: SocketAddrV4,
+    n: usize,
+) -> Vec<TcpStream> {
+    bed.run_in(host, None, move || {
         let deadline = std::time::Instant::now() + Duration::from_secs(3);
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
@@ -444,7 +454,8 @@ fn five_hundred_clients_that_never_read_are_cut_and_watchers_get_in() {
     let accepted = s["clients_accepted"].as_u64().expect("accepted");
     let refused = s["clients_refused"].as_u64().expect("refused");
     assert!(accepted + refused >= 504, "{s}");
-    assert!(s["clients_cut"].as_u64() >= Some(64), "{s}");
+    // At most --max-clients-per-source (32) of them at a time.
+    assert!(s["clients_cut"].as_u64() >= Some(32), "{s}");
     let clients = s["clients"].as_array().expect("clients");
     let (attack, good) = clients.split_at(clients.len() - 4);
     for c in attack {
@@ -837,5 +848,55 @@ fn garbage_on_serves_ports_changes_nothing() {
     for u in subs {
         assert_eq!(u["end"], "left", "{u}");
         assert_eq!(u["frames_failed"], 0, "{u}");
+    }
+}
+
+#[test]
+fn one_host_flooding_never_reading_clients_leaves_places_for_others() {
+    // The attack above from a host of its own: it gets at most
+    // --max-clients-per-source places (32 of 64), so watchers on another
+    // host get in at once, during the attack, and get every frame.
+    let bed = spoof_bed("svf");
+    let port = 5710;
+    let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
+    let server = start_server(
+        &bed,
+        port,
+        &["--fps", "50", "--frame-size", "65536", "--duration", "5"],
+    );
+    let attackers = never_reading_clients_from(&bed, "atk", srv, 500);
+    let out = bed
+        .command("vic", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .args([
+            "watch",
+            "--connect",
+            &srv.to_string(),
+            "--clients",
+            "4",
+            "--duration",
+            "3",
+            "--json",
+        ])
+        .output()
+        .expect("run watch");
+    let w = json(&out.stdout, "watch");
+    let s = server_report(server);
+    drop(attackers);
+    assert!(out.status.success(), "watch during the attack failed: {w}");
+    assert_all_complete(&w, 4, 120);
+    let per_source = s["clients_refused_per_source"].as_u64().expect("refused");
+    assert!(per_source >= 400, "{per_source} refused per source: {s}");
+    let vic = bed.addr("vic").expect("addr").to_string();
+    for c in s["clients"].as_array().expect("clients") {
+        let watcher = c["peer"]
+            .as_str()
+            .is_some_and(|p| p.starts_with(&format!("{vic}:")));
+        if watcher {
+            assert_ne!(c["end"], "cut", "{c}");
+            assert_eq!(c["frames_dropped"], 0, "{c}");
+        } else {
+            assert_ne!(c["end"], "connected", "{c}");
+        }
     }
 }

@@ -61,6 +61,10 @@ pub struct ServeArgs {
     /// Most clients at once; more are refused (closed at once).
     #[arg(long, default_value_t = 64)]
     max_clients: usize,
+    /// Most TCP clients from one IP address at once; more from it are
+    /// refused, so one host cannot take every place.
+    #[arg(long, default_value_t = 32)]
+    max_clients_per_source: usize,
     /// Frame slots shared by all clients: the server's whole frame memory
     /// is slots × (frame size + header). A client that still holds the
     /// oldest slot when a new frame needs it is cut loose.
@@ -163,8 +167,10 @@ pub struct ServeReport {
     pub frames_late: u64,
     /// Clients accepted.
     pub clients_accepted: u64,
-    /// Connections refused for --max-clients.
+    /// Connections refused for --max-clients or --max-clients-per-source.
     pub clients_refused: u64,
+    /// Of those, refused because their address had --max-clients-per-source.
+    pub clients_refused_per_source: u64,
     /// Clients cut loose.
     pub clients_cut: u64,
     /// Frames dropped for slow clients, all together.
@@ -578,6 +584,9 @@ pub fn run(args: ServeArgs) -> Result<()> {
             bail!("--multicast {g} must be an administratively scoped group in 239.0.0.0/8 (e.g. 239.255.0.1), which stays inside the site");
         }
     }
+    if args.max_clients_per_source == 0 {
+        bail!("--max-clients-per-source must be at least 1");
+    }
     if !(args.stall_timeout > 0.0 && args.stall_timeout <= 3600.0) {
         bail!(
             "--stall-timeout {} must be above 0 and at most 3600 seconds",
@@ -730,6 +739,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     let mut conns: HashMap<ClientId, Conn> = HashMap::new();
     let mut reports: Vec<ClientReport> = Vec::new();
     let (mut accepted, mut refused, mut late, mut syscalls_closed) = (0u64, 0u64, 0u64, 0u64);
+    let mut refused_per_source = 0u64;
 
     while !stop.load(Ordering::Relaxed) && end.map_or(true, |e| Instant::now() < e) {
         let now = Instant::now();
@@ -853,6 +863,16 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         }
         if readable.contains(&0) {
             while let Ok((stream, peer)) = listener.accept() {
+                let from_peer = conns
+                    .values()
+                    .filter(|c| c.sock.peer().ip() == peer.ip())
+                    .count();
+                if from_peer >= args.max_clients_per_source {
+                    refused += 1;
+                    refused_per_source += 1;
+                    drop(stream);
+                    continue;
+                }
                 let sock = match ClientSocket::new(stream, method, args.send_buffer) {
                     Ok(s) => s,
                     Err(e) => {
@@ -922,6 +942,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         frames_late: late,
         clients_accepted: accepted,
         clients_refused: refused,
+        clients_refused_per_source: refused_per_source,
         clients_cut: hc.clients_cut,
         frames_dropped: hc.frames_dropped,
         bytes_sent: reports.iter().map(|r| r.bytes_sent).sum(),
