@@ -80,6 +80,15 @@ fn server_report(child: Child) -> serde_json::Value {
     json(&out.stdout, "server")
 }
 
+/// Stops a server started with a long --duration (SIGTERM: it prints its
+/// report and exits 0), so a test's phases need not fit a fixed duration
+/// on a busy machine; returns the report.
+fn stop_server(child: Child) -> serde_json::Value {
+    // SAFETY: kill with our own child's pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    server_report(child)
+}
+
 /// Every client of `w` verified at least `min_frames` frames, none missing.
 fn assert_all_complete(w: &serde_json::Value, clients: usize, min_frames: u64) {
     assert_eq!(w["ok"], true, "watch: {w}");
@@ -396,7 +405,8 @@ fn never_reading_clients_from(
     n: usize,
 ) -> Vec<TcpStream> {
     bed.run_in(host, None, move || {
-        let deadline = std::time::Instant::now() + Duration::from_secs(3);
+        // A server started on a busy machine may take seconds to listen.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
             let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
@@ -426,14 +436,14 @@ fn five_hundred_clients_that_never_read_are_cut_and_watchers_get_in() {
     let server = start_server(
         &bed,
         port,
-        &["--fps", "50", "--frame-size", "65536", "--duration", "10"],
+        &["--fps", "50", "--frame-size", "65536", "--duration", "60"],
     );
     let attackers = never_reading_clients(&bed, srv, 500);
     // The default stall time is 3 s; the watchers come 4 s later.
     std::thread::sleep(Duration::from_secs(4));
     let out = watch(&bed, port, 4, 3);
     let w = json(&out.stdout, "watch");
-    let s = server_report(server);
+    let s = stop_server(server);
     drop(attackers);
     eprintln!(
         "clients_accepted {} clients_refused {} clients_cut {}; watchers complete {}: {:?}",
@@ -446,7 +456,9 @@ fn five_hundred_clients_that_never_read_are_cut_and_watchers_get_in() {
             .map(|c| c.iter().map(|c| c["error"].clone()).collect::<Vec<_>>())
     );
     assert!(out.status.success(), "watch after the attack failed: {w}");
-    assert_all_complete(&w, 4, 120);
+    // Every frame from the first (fewer than 50 a second are made on a
+    // busy machine).
+    assert_all_complete(&w, 4, 50);
     // Cuts may begin while the 500 still connect, so more than 64 get in;
     // every one of them is cut, and the 4 watchers stay.
     // (A connect that timed out in the listen backlog may still have been
@@ -494,16 +506,16 @@ fn every_method_cuts_clients_that_never_read_within_the_stall_time() {
                 "--stall-timeout",
                 "0.5",
                 "--duration",
-                "4.5",
+                "60",
             ],
         );
         let stalled = never_reading_clients(&bed, srv, 2);
         std::thread::sleep(Duration::from_millis(1800));
         let out = watch(&bed, port, 2, 2);
         let w = json(&out.stdout, "watch");
-        let s = server_report(server);
+        let s = stop_server(server);
         assert!(out.status.success(), "{method}: watch failed: {w}\n{s}");
-        assert_all_complete(&w, 2, 30);
+        assert_all_complete(&w, 2, 20);
         drop(stalled);
         assert_eq!(s["clients_cut"], 2, "{method}: {s}");
         let clients = s["clients"].as_array().expect("clients");
@@ -650,14 +662,7 @@ fn spoofed_joins_send_the_victim_no_frames_and_no_more_bytes_than_the_attacker()
     let vic = SocketAddrV4::new(bed.addr("vic").expect("addr"), 7000);
     for (port, udp) in [(5680u16, false), (5681, true)] {
         let srv = SocketAddrV4::new(srv_ip, port);
-        let mut extra = vec![
-            "--fps",
-            "100",
-            "--frame-size",
-            "200000",
-            "--duration",
-            "3.5",
-        ];
+        let mut extra = vec!["--fps", "100", "--frame-size", "200000", "--duration", "60"];
         if udp {
             extra.push("--udp");
         }
@@ -671,7 +676,7 @@ fn spoofed_joins_send_the_victim_no_frames_and_no_more_bytes_than_the_attacker()
         std::thread::sleep(Duration::from_millis(300));
         sent += spoof(&bed, vic, srv, forged_joins(1000));
         let got = counter.join().expect("victim");
-        let s = server_report(server);
+        let s = stop_server(server);
         eprintln!("--udp {udp}: attacker sent {sent} bytes; victim got {got:?}");
         assert_eq!(got.frame_datagrams, 0, "--udp {udp}: {got:?} {s}");
         assert!(
@@ -745,7 +750,7 @@ fn a_subscriber_whose_port_answers_unreachable_is_dropped() {
             "--frame-size",
             "100000",
             "--duration",
-            "3",
+            "60",
         ],
     );
     std::thread::sleep(Duration::from_millis(300));
@@ -758,7 +763,9 @@ fn a_subscriber_whose_port_answers_unreachable_is_dropped() {
         drop(sock);
     })
     .expect("namespace");
-    let s = server_report(server);
+    // Frames go on for 2 s more: the first one after the close bounces.
+    std::thread::sleep(Duration::from_secs(2));
+    let s = stop_server(server);
     let subs = s["udp_subscribers"].as_array().expect("subscribers");
     assert_eq!(subs.len(), 1, "{s}");
     assert_eq!(subs[0]["end"], "unreachable", "{s}");
@@ -784,7 +791,7 @@ fn garbage_on_serves_ports_changes_nothing() {
             "--frame-size",
             "65536",
             "--duration",
-            "4.5",
+            "60",
         ],
     );
     wait_listening(&bed, "cli", srv);
@@ -835,7 +842,7 @@ fn garbage_on_serves_ports_changes_nothing() {
         (u.join().expect("udp watch"), t)
     });
     let sent = garbage.join().expect("garbage sender");
-    let s = server_report(server);
+    let s = stop_server(server);
     for (out, what) in [(&udp, "watch --udp"), (&tcp, "watch")] {
         let w = json(&out.stdout, what);
         assert!(out.status.success(), "{what} failed: {w}");
@@ -862,7 +869,7 @@ fn one_host_flooding_never_reading_clients_leaves_places_for_others() {
     let server = start_server(
         &bed,
         port,
-        &["--fps", "50", "--frame-size", "65536", "--duration", "8"],
+        &["--fps", "50", "--frame-size", "65536", "--duration", "60"],
     );
     // (Connecting all 500 takes a second or two on a busy machine.)
     let attackers = never_reading_clients_from(&bed, "atk", srv, 500);
@@ -882,7 +889,7 @@ fn one_host_flooding_never_reading_clients_leaves_places_for_others() {
         .output()
         .expect("run watch");
     let w = json(&out.stdout, "watch");
-    let s = server_report(server);
+    let s = stop_server(server);
     drop(attackers);
     assert!(out.status.success(), "watch during the attack failed: {w}");
     // Every frame from the first (the count is low on a busy machine,

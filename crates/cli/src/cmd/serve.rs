@@ -916,6 +916,10 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    // Leaves (and ICMP errors) that came since the last frame count too.
+    if let Some(u) = udp.as_mut() {
+        u.poll(Instant::now());
+    }
     let mut syscalls = syscalls_closed;
     for (id, c) in conns.drain() {
         let counters = hub.client_counters(id)?;
