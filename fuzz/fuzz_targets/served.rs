@@ -1,13 +1,17 @@
-//! Fuzz the served-frame header decoder: arbitrary bytes never panic it,
-//! and whatever parses emits back to the same 40 bytes.
+//! Fuzz the served-frame header and subscription decoders: arbitrary bytes
+//! never panic them, and whatever parses emits back to the same bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linerate_wire::served::{FrameHeader, FrameHeaderRepr, Subscribe, HEADER_LEN};
+use linerate_wire::served::{
+    FrameHeader, FrameHeaderRepr, SubscribeMessage, SubscribeRepr, HEADER_LEN,
+};
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(s) = Subscribe::parse(data) {
-        assert_eq!(&s.to_bytes()[..], data);
+    if let Ok(m) = SubscribeMessage::new_checked(data) {
+        if let Ok(s) = SubscribeRepr::parse(&m) {
+            assert_eq!(&s.to_bytes()[..], data);
+        }
     }
     if let Ok(view) = FrameHeader::new_checked(data) {
         if let Ok(repr) = FrameHeaderRepr::parse(&view) {

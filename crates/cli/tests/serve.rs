@@ -5,11 +5,14 @@
 
 mod common;
 
-use std::net::{SocketAddr, SocketAddrV4, TcpStream};
+use std::net::{SocketAddr, SocketAddrV4, TcpStream, UdpSocket};
 use std::process::{Child, Output, Stdio};
 use std::time::Duration;
 
 use linerate_testbed::Testbed;
+use linerate_wire::served::{
+    SubscribeMessage, SubscribeRepr, COOKIE_LEN, HEADER_LEN, MAGIC, SUBSCRIBE_LEN,
+};
 
 fn bed(name: &str) -> Testbed {
     common::require_root();
@@ -25,7 +28,10 @@ fn start_server(bed: &Testbed, port: u16, extra: &[&str]) -> Child {
     let ip = bed.addr("srv").expect("addr").to_string();
     let port = port.to_string();
     let mut cmd = bed
-        .command("srv", env!("CARGO_BIN_EXE_linerate"))
+        .command(
+            "srv",
+            std::env::var("LINERATE_BIN").unwrap_or(env!("CARGO_BIN_EXE_linerate").into()),
+        )
         .expect("command")
         .into_command()
         .expect("command");
@@ -72,6 +78,15 @@ fn server_report(child: Child) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     json(&out.stdout, "server")
+}
+
+/// Stops a server started with a long --duration (SIGTERM: it prints its
+/// report and exits 0), so a test's phases need not fit a fixed duration
+/// on a busy machine; returns the report.
+fn stop_server(child: Child) -> serde_json::Value {
+    // SAFETY: kill with our own child's pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    server_report(child)
 }
 
 /// Every client of `w` verified at least `min_frames` frames, none missing.
@@ -265,6 +280,7 @@ fn udp_subscribers_and_tcp_clients_share_one_stream() {
             "100",
             "--frame-size",
             "200000",
+            "--udp",
             "--datagram-size",
             "8972",
             "--duration",
@@ -371,4 +387,526 @@ fn clients_past_the_limit_are_refused_and_the_rest_served() {
     let s = server_report(server);
     assert_eq!(s["clients_refused"], 1, "{s}");
     assert_eq!(s["clients_accepted"], 2, "{s}");
+}
+
+/// Opens `n` connections to `srv` from the client host that never read
+/// (64 KiB receive buffers), retrying until the server listens; returns
+/// the ones the server accepted or refused alike (a refused one is closed
+/// by the server at once).
+fn never_reading_clients(bed: &Testbed, srv: SocketAddrV4, n: usize) -> Vec<TcpStream> {
+    never_reading_clients_from(bed, "cli", srv, n)
+}
+
+/// [`never_reading_clients`] from `host`.
+fn never_reading_clients_from(
+    bed: &Testbed,
+    host: &str,
+    srv: SocketAddrV4,
+    n: usize,
+) -> Vec<TcpStream> {
+    bed.run_in(host, None, move || {
+        // A server started on a busy machine may take seconds to listen.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
+                .expect("socket");
+            sock.set_recv_buffer_size(65536).expect("rcvbuf");
+            match sock.connect_timeout(&SocketAddr::V4(srv).into(), Duration::from_secs(1)) {
+                Ok(()) => out.push(TcpStream::from(sock)),
+                Err(e) => {
+                    assert!(std::time::Instant::now() < deadline, "connect: {e}");
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+        }
+        out
+    })
+    .expect("namespace")
+}
+
+#[test]
+fn five_hundred_clients_that_never_read_are_cut_and_watchers_get_in() {
+    // Issue 20: 500 clients connect and never read; serve admitted 64,
+    // kept them for the whole run (clients_cut 0), and `watch --clients 4`
+    // started afterwards was refused on all 4 clients. Default stall time.
+    let bed = bed("svn");
+    let port = 5660;
+    let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
+    let server = start_server(
+        &bed,
+        port,
+        &["--fps", "50", "--frame-size", "65536", "--duration", "60"],
+    );
+    let attackers = never_reading_clients(&bed, srv, 500);
+    // The default stall time is 3 s; the watchers come 4 s later.
+    std::thread::sleep(Duration::from_secs(4));
+    let out = watch(&bed, port, 4, 3);
+    let w = json(&out.stdout, "watch");
+    let s = stop_server(server);
+    drop(attackers);
+    eprintln!(
+        "clients_accepted {} clients_refused {} clients_cut {}; watchers complete {}: {:?}",
+        s["clients_accepted"],
+        s["clients_refused"],
+        s["clients_cut"],
+        w["clients_complete"],
+        w["clients"]
+            .as_array()
+            .map(|c| c.iter().map(|c| c["error"].clone()).collect::<Vec<_>>())
+    );
+    assert!(out.status.success(), "watch after the attack failed: {w}");
+    // Every frame from the first (fewer than 50 a second are made on a
+    // busy machine).
+    assert_all_complete(&w, 4, 50);
+    // Cuts may begin while the 500 still connect, so more than 64 get in;
+    // every one of them is cut, and the 4 watchers stay.
+    // (A connect that timed out in the listen backlog may still have been
+    // accepted, then closed by its client.)
+    let accepted = s["clients_accepted"].as_u64().expect("accepted");
+    let refused = s["clients_refused"].as_u64().expect("refused");
+    assert!(accepted + refused >= 504, "{s}");
+    // At most --max-clients-per-source (32) of them at a time.
+    assert!(s["clients_cut"].as_u64() >= Some(32), "{s}");
+    let clients = s["clients"].as_array().expect("clients");
+    let (attack, good) = clients.split_at(clients.len() - 4);
+    for c in attack {
+        assert_ne!(c["end"], "connected", "{c}");
+    }
+    for c in good {
+        assert_ne!(c["end"], "cut", "{c}");
+        assert_eq!(c["frames_dropped"], 0, "{c}");
+    }
+}
+
+#[test]
+fn every_method_cuts_clients_that_never_read_within_the_stall_time() {
+    let bed = bed("svt");
+    for (i, method) in ["write", "sendfile", "splice", "zerocopy", "uring"]
+        .into_iter()
+        .enumerate()
+    {
+        let port = 5670 + i as u16;
+        let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
+        // Two places, both taken by clients that never read. Their sockets
+        // take about half a second of frames; at 20 fps the pool of 32
+        // wraps in 1.6 s, so the 0.5-s stall time must act first.
+        let server = start_server(
+            &bed,
+            port,
+            &[
+                "--method",
+                method,
+                "--fps",
+                "20",
+                "--frame-size",
+                "65536",
+                "--max-clients",
+                "2",
+                "--stall-timeout",
+                "0.5",
+                "--duration",
+                "60",
+            ],
+        );
+        let stalled = never_reading_clients(&bed, srv, 2);
+        std::thread::sleep(Duration::from_millis(1800));
+        let out = watch(&bed, port, 2, 2);
+        let w = json(&out.stdout, "watch");
+        let s = stop_server(server);
+        assert!(out.status.success(), "{method}: watch failed: {w}\n{s}");
+        assert_all_complete(&w, 2, 20);
+        drop(stalled);
+        assert_eq!(s["clients_cut"], 2, "{method}: {s}");
+        let clients = s["clients"].as_array().expect("clients");
+        for c in &clients[..2] {
+            assert_eq!(c["end"], "cut", "{method}: {c}");
+            assert_eq!(c["cut_reason"], "stalled", "{method}: {c}");
+        }
+    }
+}
+
+/// Server, attacker and victim on one switch: the attacker can forge the
+/// victim's source address.
+fn spoof_bed(name: &str) -> Testbed {
+    common::require_root();
+    Testbed::builder(name)
+        .hosts(["srv", "atk", "vic"])
+        .switch()
+        .mtu(9000)
+        .build()
+        .expect("test bench")
+}
+
+/// An IPv4 UDP packet from `src` to `dst` carrying `payload` (UDP checksum
+/// 0: none; the kernel fills the IP checksum and id).
+fn udp_packet(src: SocketAddrV4, dst: SocketAddrV4, payload: &[u8]) -> Vec<u8> {
+    let total = 28 + payload.len();
+    let mut p = vec![0u8; total];
+    p[0] = 0x45;
+    p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+    p[6] = 0x40; // DF
+    p[8] = 64;
+    p[9] = 17;
+    p[12..16].copy_from_slice(&src.ip().octets());
+    p[16..20].copy_from_slice(&dst.ip().octets());
+    p[20..22].copy_from_slice(&src.port().to_be_bytes());
+    p[22..24].copy_from_slice(&dst.port().to_be_bytes());
+    p[24..26].copy_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
+    p[28..].copy_from_slice(payload);
+    p
+}
+
+/// The attacker: sends each of `payloads` to `server` from a raw socket
+/// with `victim` as the source address; returns the UDP payload bytes sent.
+fn spoof(
+    bed: &Testbed,
+    victim: SocketAddrV4,
+    server: SocketAddrV4,
+    payloads: Vec<Vec<u8>>,
+) -> usize {
+    bed.run_in("atk", None, move || {
+        let sock = socket2::Socket::new(
+            socket2::Domain::IPV4,
+            socket2::Type::RAW,
+            Some(socket2::Protocol::from(libc::IPPROTO_RAW)),
+        )
+        .expect("raw socket");
+        let to = SocketAddr::V4(server).into();
+        let mut sent = 0;
+        for p in &payloads {
+            sock.send_to(&udp_packet(victim, server, p), &to)
+                .expect("spoofed send");
+            sent += p.len();
+        }
+        sent
+    })
+    .expect("namespace")
+}
+
+/// Waits until the server accepts TCP connections at `srv` (a connection
+/// from `host`, closed at once), and a little more for its UDP socket,
+/// bound just after its listener.
+fn wait_listening(bed: &Testbed, host: &str, srv: SocketAddrV4) {
+    bed.run_in(host, None, move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while TcpStream::connect_timeout(&SocketAddr::V4(srv), Duration::from_secs(1)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "server never listened"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    })
+    .expect("namespace");
+    std::thread::sleep(Duration::from_millis(100));
+}
+
+/// What reached the victim's socket from the server.
+#[derive(Debug, Default)]
+struct Received {
+    bytes: usize,
+    datagrams: usize,
+    /// Datagrams that were pieces of served frames.
+    frame_datagrams: usize,
+}
+
+/// The victim: counts what reaches `at` from `from` until `until`.
+fn victim(
+    bed: &Testbed,
+    at: SocketAddrV4,
+    from: SocketAddrV4,
+    until: std::time::Instant,
+) -> std::thread::JoinHandle<Received> {
+    bed.spawn_in("vic", None, move || {
+        let sock = UdpSocket::bind(at).expect("victim bind");
+        sock.set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+        let mut buf = vec![0u8; 65536];
+        let mut r = Received::default();
+        while std::time::Instant::now() < until {
+            if let Ok((n, src)) = sock.recv_from(&mut buf) {
+                if src == SocketAddr::V4(from) {
+                    r.bytes += n;
+                    r.datagrams += 1;
+                    if n >= HEADER_LEN && buf[..4] == MAGIC.to_be_bytes() {
+                        r.frame_datagrams += 1;
+                    }
+                }
+            }
+        }
+        r
+    })
+    .expect("namespace")
+}
+
+/// The join requests of an attack: `n` of each kind a forger can make —
+/// version 1's bare 8-byte join, a Hello, and Joins with made-up cookies.
+fn forged_joins(n: usize) -> Vec<Vec<u8>> {
+    let mut v = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        v.push(vec![0x4c, 0x52, 0x53, 0x42, 1, 1, 0, 0]);
+        v.push(SubscribeRepr::Hello.to_bytes().to_vec());
+        let cookie = [(i % 251) as u8 + 1; COOKIE_LEN];
+        v.push(SubscribeRepr::Join(cookie).to_bytes().to_vec());
+    }
+    v
+}
+
+#[test]
+fn spoofed_joins_send_the_victim_no_frames_and_no_more_bytes_than_the_attacker() {
+    // Issue 20: one spoofed 8-byte join made serve send the victim 16 MB in
+    // 2 s, and 1000 joins 1.05 GB.
+    let bed = spoof_bed("svx");
+    let srv_ip = bed.addr("srv").expect("addr");
+    let vic = SocketAddrV4::new(bed.addr("vic").expect("addr"), 7000);
+    for (port, udp) in [(5680u16, false), (5681, true)] {
+        let srv = SocketAddrV4::new(srv_ip, port);
+        let mut extra = vec!["--fps", "100", "--frame-size", "200000", "--duration", "60"];
+        if udp {
+            extra.push("--udp");
+        }
+        let server = start_server(&bed, port, &extra);
+        wait_listening(&bed, "atk", srv);
+        let until = std::time::Instant::now() + Duration::from_millis(2500);
+        let counter = victim(&bed, vic, srv, until);
+        std::thread::sleep(Duration::from_millis(100));
+        // One join of each kind first, then 1000 of each.
+        let mut sent = spoof(&bed, vic, srv, forged_joins(1));
+        std::thread::sleep(Duration::from_millis(300));
+        sent += spoof(&bed, vic, srv, forged_joins(1000));
+        let got = counter.join().expect("victim");
+        let s = stop_server(server);
+        eprintln!("--udp {udp}: attacker sent {sent} bytes; victim got {got:?}");
+        assert_eq!(got.frame_datagrams, 0, "--udp {udp}: {got:?} {s}");
+        assert!(
+            got.bytes <= sent,
+            "--udp {udp}: amplified: {sent} -> {got:?}"
+        );
+        assert_eq!(
+            s["udp_subscribers"].as_array().map(Vec::len),
+            Some(0),
+            "{s}"
+        );
+        if udp {
+            // Each Hello and forged Join that the server read (a burst may
+            // overflow its socket) got one cookie of its own size, and
+            // that is all the victim got.
+            let challenges = s["udp_challenges"].as_u64().expect("challenges");
+            let bad = s["udp_bad_cookies"].as_u64().expect("bad cookies");
+            assert!(bad > 0 && challenges > bad && challenges <= 2002, "{s}");
+            assert!(
+                got.bytes as u64 <= challenges * SUBSCRIBE_LEN as u64,
+                "{got:?} {s}"
+            );
+            assert!(got.datagrams > 0, "{got:?}");
+        } else {
+            assert_eq!(got.bytes, 0, "UDP is off, yet: {got:?}");
+            assert_eq!(s["udp"], false, "{s}");
+        }
+    }
+}
+
+/// A subscriber doing the handshake by hand: returns its socket once the
+/// first frame datagram arrived.
+fn subscribe_by_hand(at: SocketAddrV4, server: SocketAddrV4) -> UdpSocket {
+    let sock = UdpSocket::bind(at).expect("bind");
+    sock.set_read_timeout(Some(Duration::from_millis(100)))
+        .expect("timeout");
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    let mut buf = vec![0u8; 65536];
+    let mut ask = SubscribeRepr::Hello.to_bytes();
+    loop {
+        assert!(std::time::Instant::now() < deadline, "no frames came");
+        sock.send_to(&ask, server).expect("send");
+        let Ok(n) = sock.recv(&mut buf) else {
+            continue;
+        };
+        if n == SUBSCRIBE_LEN {
+            let m = SubscribeMessage::new_checked(&buf[..n]).expect("view");
+            if let Ok(SubscribeRepr::Challenge(c)) = SubscribeRepr::parse(&m) {
+                ask = SubscribeRepr::Join(c).to_bytes();
+            }
+        } else if buf[..4] == MAGIC.to_be_bytes() {
+            return sock;
+        }
+    }
+}
+
+#[test]
+fn a_subscriber_whose_port_answers_unreachable_is_dropped() {
+    // Issue 20: ICMP port unreachable did not stop the stream.
+    let bed = spoof_bed("svi");
+    let port = 5690;
+    let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
+    let vic = SocketAddrV4::new(bed.addr("vic").expect("addr"), 7001);
+    let server = start_server(
+        &bed,
+        port,
+        &[
+            "--udp",
+            "--fps",
+            "100",
+            "--frame-size",
+            "100000",
+            "--duration",
+            "60",
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // Subscribes, takes frames for half a second, then closes its socket
+    // without a Leave: its host answers the next datagram with ICMP port
+    // unreachable.
+    bed.run_in("vic", None, move || {
+        let sock = subscribe_by_hand(vic, srv);
+        std::thread::sleep(Duration::from_millis(500));
+        drop(sock);
+    })
+    .expect("namespace");
+    // Frames go on for 2 s more: the first one after the close bounces.
+    std::thread::sleep(Duration::from_secs(2));
+    let s = stop_server(server);
+    let subs = s["udp_subscribers"].as_array().expect("subscribers");
+    assert_eq!(subs.len(), 1, "{s}");
+    assert_eq!(subs[0]["end"], "unreachable", "{s}");
+    let sent = subs[0]["frames_sent"].as_u64().expect("frames");
+    let published = s["frames_published"].as_u64().expect("published");
+    // About 50 frames while it listened, then one more that bounced.
+    assert!(sent < published / 2, "{sent} of {published} frames: {s}");
+}
+
+#[test]
+fn garbage_on_serves_ports_changes_nothing() {
+    // Issue 20 lists garbage on serve's ports as held; this keeps it so.
+    let bed = bed("svg");
+    let port = 5700;
+    let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
+    let server = start_server(
+        &bed,
+        port,
+        &[
+            "--udp",
+            "--fps",
+            "50",
+            "--frame-size",
+            "65536",
+            "--duration",
+            "60",
+        ],
+    );
+    wait_listening(&bed, "cli", srv);
+    // For 2 s: random datagrams of 0 to 1500 bytes (a third of them
+    // subscription-shaped: magic, version 2, any kind and cookie), and TCP
+    // connections that write random bytes and hang up.
+    let garbage = bed
+        .spawn_in("cli", None, move || {
+            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let udp = UdpSocket::bind("0.0.0.0:0").expect("bind");
+            let until = std::time::Instant::now() + Duration::from_secs(2);
+            let mut sent = 0u64;
+            while std::time::Instant::now() < until {
+                for _ in 0..50 {
+                    let len = if next() % 3 == 0 {
+                        SUBSCRIBE_LEN
+                    } else {
+                        (next() % 1501) as usize
+                    };
+                    let mut d: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                    if len == SUBSCRIBE_LEN {
+                        d[..5].copy_from_slice(&[0x4c, 0x52, 0x53, 0x42, 2]);
+                    }
+                    if udp.send_to(&d, srv).is_ok() {
+                        sent += 1;
+                    }
+                }
+                if let Ok(mut t) =
+                    TcpStream::connect_timeout(&SocketAddr::V4(srv), Duration::from_secs(1))
+                {
+                    let junk: Vec<u8> = (0..10_000).map(|_| next() as u8).collect();
+                    let _ = std::io::Write::write_all(&mut t, &junk);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            sent
+        })
+        .expect("namespace");
+    let (udp, tcp) = std::thread::scope(|sc| {
+        let u = sc.spawn(|| watch_with(&bed, port, 2, 3, &["--udp"]));
+        let t = watch(&bed, port, 2, 3);
+        (u.join().expect("udp watch"), t)
+    });
+    let sent = garbage.join().expect("garbage sender");
+    let s = stop_server(server);
+    for (out, what) in [(&udp, "watch --udp"), (&tcp, "watch")] {
+        let w = json(&out.stdout, what);
+        assert!(out.status.success(), "{what} failed: {w}");
+        assert_all_complete(&w, 2, 120);
+    }
+    assert!(sent > 500, "only {sent} garbage datagrams sent");
+    assert!(s["udp_invalid"].as_u64().expect("invalid") > 300, "{s}");
+    let subs = s["udp_subscribers"].as_array().expect("subscribers");
+    assert_eq!(subs.len(), 2, "{s}");
+    for u in subs {
+        assert_eq!(u["end"], "left", "{u}");
+        assert_eq!(u["frames_failed"], 0, "{u}");
+    }
+}
+
+#[test]
+fn one_host_flooding_never_reading_clients_leaves_places_for_others() {
+    // The attack above from a host of its own: it gets at most
+    // --max-clients-per-source places (32 of 64), so watchers on another
+    // host get in at once, during the attack, and get every frame.
+    let bed = spoof_bed("svf");
+    let port = 5710;
+    let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
+    let server = start_server(
+        &bed,
+        port,
+        &["--fps", "50", "--frame-size", "65536", "--duration", "60"],
+    );
+    // (Connecting all 500 takes a second or two on a busy machine.)
+    let attackers = never_reading_clients_from(&bed, "atk", srv, 500);
+    let out = bed
+        .command("vic", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .args([
+            "watch",
+            "--connect",
+            &srv.to_string(),
+            "--clients",
+            "4",
+            "--duration",
+            "3",
+            "--json",
+        ])
+        .output()
+        .expect("run watch");
+    let w = json(&out.stdout, "watch");
+    let s = stop_server(server);
+    drop(attackers);
+    assert!(out.status.success(), "watch during the attack failed: {w}");
+    // Every frame from the first (the count is low on a busy machine,
+    // where the server makes fewer than the 50 per second asked).
+    assert_all_complete(&w, 4, 50);
+    let per_source = s["clients_refused_per_source"].as_u64().expect("refused");
+    assert!(per_source >= 400, "{per_source} refused per source: {s}");
+    let vic = bed.addr("vic").expect("addr").to_string();
+    for c in s["clients"].as_array().expect("clients") {
+        let watcher = c["peer"]
+            .as_str()
+            .is_some_and(|p| p.starts_with(&format!("{vic}:")));
+        if watcher {
+            assert_ne!(c["end"], "cut", "{c}");
+            assert_eq!(c["frames_dropped"], 0, "{c}");
+        } else {
+            assert_ne!(c["end"], "connected", "{c}");
+        }
+    }
 }

@@ -764,6 +764,42 @@ fn sockaddr_in(a: SocketAddrV4) -> libc::sockaddr_in {
     }
 }
 
+impl UdpEndpoint {
+    /// A second socket on this endpoint's address (which must have been
+    /// bound with `reuse_address`), connected to `peer`: from now on the
+    /// kernel delivers `peer`'s datagrams to it instead of the endpoint,
+    /// and also the ICMP errors (port or host unreachable) that datagrams
+    /// sent from the endpoint to `peer` provoke, which then show as the
+    /// error of its next `recv` (ECONNREFUSED, EHOSTUNREACH, ...). An
+    /// unconnected socket never hears of those errors, and one that asks
+    /// for them (IP_RECVERR) fails its next send, to whatever destination,
+    /// with them; this keeps each peer's errors to that peer. Non-blocking.
+    pub fn connected_peer(&self, peer: SocketAddrV4) -> Result<UdpSocket> {
+        let SocketAddr::V4(local) = self.local else {
+            return Err(Error::Socket {
+                op: "connected_peer",
+                addr: self.local,
+                source: std::io::ErrorKind::InvalidInput.into(),
+            });
+        };
+        let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))
+            .map_err(sock_err("socket", self.local))?;
+        socket
+            .set_reuse_address(true)
+            .map_err(sock_err("SO_REUSEADDR", self.local))?;
+        socket
+            .bind(&SocketAddr::V4(local).into())
+            .map_err(sock_err("bind", self.local))?;
+        socket
+            .connect(&SocketAddr::V4(peer).into())
+            .map_err(sock_err("connect", SocketAddr::V4(peer)))?;
+        socket
+            .set_nonblocking(true)
+            .map_err(sock_err("O_NONBLOCK", self.local))?;
+        Ok(socket.into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -800,5 +836,51 @@ mod tests {
         assert!(plain
             .iter()
             .all(|m| m.segment.is_none() && m.datagrams.len() == 1));
+    }
+
+    #[test]
+    fn a_peers_datagrams_and_errors_reach_its_connected_socket_only() {
+        let ep = UdpEndpoint::bind(
+            SocketAddrV4::new([127, 0, 0, 1].into(), 0),
+            &UdpOptions {
+                reuse_address: true,
+                ..UdpOptions::default()
+            },
+        )
+        .expect("bind");
+        ep.socket().set_nonblocking(true).expect("nonblocking");
+        let SocketAddr::V4(server) = ep.local_addr() else {
+            panic!("IPv4")
+        };
+        let peer = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let SocketAddr::V4(peer_addr) = peer.local_addr().expect("addr") else {
+            panic!("IPv4")
+        };
+        let other = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let conn = ep.connected_peer(peer_addr).expect("connected socket");
+        // The peer's datagram reaches the connected socket, another
+        // sender's the endpoint.
+        peer.send_to(b"renew", server).expect("send");
+        other.send_to(b"hello", server).expect("send");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut buf = [0u8; 16];
+        assert_eq!(conn.recv(&mut buf).ok(), Some(5));
+        assert_eq!(&buf[..5], b"renew");
+        let (n, from) = ep.socket().recv_from(&mut buf).expect("endpoint");
+        assert_eq!(
+            (&buf[..n], from),
+            (&b"hello"[..], other.local_addr().expect("a"))
+        );
+        // The peer goes away; the endpoint sends to it: the port
+        // unreachable comes back on the connected socket, and the
+        // endpoint's next send elsewhere is not failed by it.
+        drop(peer);
+        ep.socket().send_to(b"frame", peer_addr).expect("send");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let err = conn.recv(&mut buf).expect_err("refused");
+        assert_eq!(err.raw_os_error(), Some(libc::ECONNREFUSED));
+        ep.socket()
+            .send_to(b"frame", other.local_addr().expect("a"))
+            .expect("the endpoint knows nothing of the error");
     }
 }

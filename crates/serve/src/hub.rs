@@ -47,6 +47,42 @@ pub struct HubConfig {
     pub max_clients: usize,
     /// When references end.
     pub release: Release,
+    /// Nanoseconds a client may have something to send and make no
+    /// progress before [`Hub::cut_slow`] cuts it loose (0: never).
+    pub stall_ns: u64,
+}
+
+/// Why a client was cut loose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CutReason {
+    /// It held the oldest slot when a new frame needed one.
+    PoolFull,
+    /// Its oldest frame still held was a whole pool behind the newest.
+    Behind,
+    /// It made no progress for the stall time.
+    Stalled,
+}
+
+impl CutReason {
+    /// A short name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            CutReason::PoolFull => "pool_full",
+            CutReason::Behind => "behind",
+            CutReason::Stalled => "stalled",
+        }
+    }
+}
+
+/// A client cut loose: the caller closes its socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    /// The client.
+    pub id: ClientId,
+    /// Its counters at the end.
+    pub counters: ClientCounters,
+    /// Why.
+    pub reason: CutReason,
 }
 
 /// A reference to a published frame.
@@ -103,7 +139,7 @@ pub struct Claim {
     /// The sequence number the frame gets.
     pub seq: u64,
     /// Clients cut loose to free the slot: the caller closes their sockets.
-    pub cut: Vec<(ClientId, ClientCounters)>,
+    pub cut: Vec<Cut>,
 }
 
 #[derive(Debug, Default)]
@@ -115,6 +151,10 @@ struct Client {
     /// just past their last byte.
     unacked: VecDeque<(FrameRef, u64)>,
     stream_pos: u64,
+    /// Frames sent whole when [`Hub::cut_slow`] last saw progress, and
+    /// when that was (ns; `None` before the first look).
+    progress: u64,
+    progress_ns: Option<u64>,
     counters: ClientCounters,
 }
 
@@ -278,41 +318,67 @@ impl Hub {
         for id in holders {
             if let Ok(counters) = self.remove_client(id) {
                 self.counters.clients_cut += 1;
-                cut.push((id, counters));
+                cut.push(Cut {
+                    id,
+                    counters,
+                    reason: CutReason::PoolFull,
+                });
             }
         }
         self.slots[slot] = (None, 0);
         Claim { slot, seq, cut }
     }
 
-    /// Cuts loose every client still holding a frame more than `max_age`
-    /// frames older than the next one to be made (its frame in progress, or
-    /// its oldest frame not yet released), and returns them for the caller
-    /// to close. For senders that keep only a frame or two in the kernel per
-    /// client (io_uring, one send in flight), a client that stopped reading
-    /// pins too few slots for [`Hub::claim_slot`] ever to need them; this
-    /// cuts it once it is hopelessly behind instead (`max_age` = the pool's
-    /// slots: the time the pool takes to wrap).
-    pub fn cut_stalled(&mut self, max_age: u64) -> Vec<(ClientId, ClientCounters)> {
+    /// Cuts loose, and returns for the caller to close, every client that
+    /// * has had something to send or unacknowledged for `stall_ns` and
+    ///   handed no frame whole to its socket meanwhile (a client that never
+    ///   reads: its socket is full; a receiver that frees a few bytes now
+    ///   and then by collapsing its queue does not count as progress), or
+    /// * still holds a frame more than a pool (`slots` frames) older than
+    ///   the next one to be made (one that reads, but too slowly to finish
+    ///   a frame before the pool wraps; with io_uring's one send in flight
+    ///   it would never pin enough slots for [`Hub::claim_slot`] to cut it).
+    ///
+    /// Call it often (every frame); `now_ns` is any monotonic clock. A
+    /// client's stall time starts at the first call that sees it waiting.
+    pub fn cut_slow(&mut self, now_ns: u64) -> Vec<Cut> {
         let next = self.next_seq;
-        let stalled: Vec<ClientId> = self
-            .clients
-            .iter()
-            .filter(|c| {
-                let oldest = c
-                    .unacked
-                    .front()
-                    .map(|(f, _)| f.seq)
-                    .or(c.current.map(|(f, _)| f.seq));
-                oldest.is_some_and(|seq| next.saturating_sub(seq) > max_age)
-            })
-            .map(|c| c.id)
-            .collect();
-        let mut cut = Vec::with_capacity(stalled.len());
-        for id in stalled {
+        let max_behind = self.config.slots as u64;
+        let stall_ns = self.config.stall_ns;
+        let mut doomed = Vec::new();
+        for c in &mut self.clients {
+            let oldest = c
+                .unacked
+                .front()
+                .map(|(f, _)| f.seq)
+                .or(c.current.map(|(f, _)| f.seq));
+            if oldest.is_some_and(|seq| next.saturating_sub(seq) > max_behind) {
+                doomed.push((c.id, CutReason::Behind));
+                continue;
+            }
+            let waiting = c.current.is_some() || !c.queue.is_empty() || !c.unacked.is_empty();
+            let pos = c.counters.frames_sent;
+            match c.progress_ns {
+                Some(since) if waiting && pos == c.progress => {
+                    if stall_ns > 0 && now_ns.saturating_sub(since) >= stall_ns {
+                        doomed.push((c.id, CutReason::Stalled));
+                    }
+                }
+                _ => {
+                    c.progress = pos;
+                    c.progress_ns = Some(now_ns);
+                }
+            }
+        }
+        let mut cut = Vec::with_capacity(doomed.len());
+        for (id, reason) in doomed {
             if let Ok(counters) = self.remove_client(id) {
                 self.counters.clients_cut += 1;
-                cut.push((id, counters));
+                cut.push(Cut {
+                    id,
+                    counters,
+                    reason,
+                });
             }
         }
         cut
@@ -436,6 +502,7 @@ mod tests {
             queue_frames: queue,
             max_clients: 64,
             release,
+            stall_ns: 0,
         })
         .expect("config")
     }
@@ -511,7 +578,7 @@ mod tests {
         let mut cut = Vec::new();
         for _ in 0..10 {
             let c = h.claim_slot();
-            cut.extend(c.cut.iter().map(|(id, _)| *id));
+            cut.extend(c.cut.iter().map(|k| k.id));
             h.publish(&c, 10);
             send_all(&mut h, good);
             let pos = h.stream_pos(good).expect("client");
@@ -536,7 +603,8 @@ mod tests {
                 slots,
                 queue_frames: queue,
                 max_clients: clients,
-                release: Release::OnWrite
+                release: Release::OnWrite,
+                stall_ns: 0,
             })
             .is_err());
         }
@@ -545,6 +613,7 @@ mod tests {
             queue_frames: 1,
             max_clients: 1,
             release: Release::OnWrite,
+            stall_ns: 0,
         })
         .expect("config");
         h.add_client().expect("room");
@@ -553,30 +622,31 @@ mod tests {
     }
 
     #[test]
-    fn a_client_stuck_on_an_old_frame_is_cut_after_max_age_frames() {
+    fn a_client_stuck_on_an_old_frame_is_cut_a_pool_behind() {
         let mut h = hub(8, 2, Release::OnAck);
         let stuck = h.add_client().expect("client");
         let fine = h.add_client().expect("client");
-        for round in 0..6u64 {
+        for round in 0..12u64 {
             let c = h.claim_slot();
             assert!(c.cut.is_empty());
             h.publish(&c, 100);
             // The fine client sends and is acked at once; the stuck one
-            // took only part of the first frame.
+            // took only part of the first frame, then a byte a round (so
+            // it is never stalled, only behind).
             send_all(&mut h, fine);
             let pos = h.stream_pos(fine).expect("pos");
             h.acked(fine, pos).expect("ack");
-            if round == 0 {
-                h.pending(stuck);
-                h.sent(stuck, 10).expect("sent");
-            }
-            let cut = h.cut_stalled(4);
-            if round < 4 {
+            h.pending(stuck);
+            h.sent(stuck, if round == 0 { 10 } else { 1 })
+                .expect("sent");
+            let cut = h.cut_slow(round * 1_000_000);
+            if round < 8 {
                 assert!(cut.is_empty(), "round {round}");
             } else {
                 assert_eq!(cut.len(), 1, "round {round}");
-                assert_eq!(cut[0].0, stuck);
-                assert_eq!(cut[0].1.bytes_sent, 10);
+                assert_eq!(cut[0].id, stuck);
+                assert_eq!(cut[0].reason, CutReason::Behind);
+                assert_eq!(cut[0].counters.bytes_sent, 10 + round);
                 break;
             }
         }
@@ -585,6 +655,54 @@ mod tests {
         // Every slot the stuck client held was released.
         let refs: u32 = (0..8).map(|s| h.slot_refs(s)).sum();
         assert_eq!(refs, 0);
+    }
+
+    #[test]
+    fn a_client_without_progress_is_cut_after_the_stall_time_whatever_it_holds() {
+        for release in [Release::OnWrite, Release::OnAck] {
+            let mut h = Hub::new(HubConfig {
+                slots: 32,
+                queue_frames: 4,
+                max_clients: 4,
+                release,
+                stall_ns: 3_000,
+            })
+            .expect("config");
+            let never_reads = h.add_client().expect("client");
+            let fine = h.add_client().expect("client");
+            let idle = h.add_client().expect("client");
+            let mut cut = Vec::new();
+            // One frame per 100 ns; the non-reader's socket took 50 bytes
+            // of the first frame and then nothing.
+            for t in (0..5_000u64).step_by(100) {
+                let c = h.claim_slot();
+                assert!(c.cut.is_empty());
+                if t < 1_000 {
+                    h.publish(&c, 100);
+                }
+                send_all(&mut h, fine);
+                let pos = h.stream_pos(fine).expect("pos");
+                h.acked(fine, pos).expect("ack");
+                if t == 0 {
+                    h.pending(never_reads);
+                    h.sent(never_reads, 50).expect("sent");
+                }
+                // The idle client reads everything, then frames stop:
+                // having nothing to send is no stall.
+                send_all(&mut h, idle);
+                let pos = h.stream_pos(idle).expect("pos");
+                h.acked(idle, pos).expect("ack");
+                for k in h.cut_slow(t) {
+                    cut.push((t, k));
+                }
+            }
+            assert_eq!(cut.len(), 1, "{release:?}: {cut:?}");
+            let (t, k) = cut[0];
+            assert_eq!((k.id, k.reason), (never_reads, CutReason::Stalled));
+            assert_eq!(t, 3_000, "{release:?}");
+            assert_eq!(k.counters.bytes_sent, 50);
+            assert_eq!(h.client_count(), 2);
+        }
     }
 
     proptest! {
@@ -603,8 +721,8 @@ mod tests {
                 let id = ids[who % ids.len()];
                 match op {
                     0 => { let c = h.claim_slot();
-                           prop_assert!(c.cut.iter().all(|(i, _)| *i != keeper));
-                           ids.retain(|i| !c.cut.iter().any(|(x, _)| x == i));
+                           prop_assert!(c.cut.iter().all(|k| k.id != keeper));
+                           ids.retain(|i| !c.cut.iter().any(|k| k.id == *i));
                            h.publish(&c, 200); published += 1;
                            send_all(&mut h, keeper);
                            let p = h.stream_pos(keeper).expect("keeper");

@@ -239,79 +239,184 @@ impl FrameHeaderRepr {
     }
 }
 
-/// "LRSB": opens a UDP subscription message from a client to the server.
+/// "LRSB": opens a UDP subscription message (client and server alike).
 pub const SUBSCRIBE_MAGIC: u32 = 0x4c52_5342;
 
-/// Length of a subscription message.
-pub const SUBSCRIBE_LEN: usize = 8;
+/// The subscription messages' version: 2, the handshake with a cookie
+/// (version 1's 8-byte join without a cookie is refused).
+pub const SUBSCRIBE_VERSION: u8 = 2;
 
-/// What a UDP client asks of the server.
-///
-/// ```text
-/// 0 magic u32 = 0x4c525342 ("LRSB")   4 version u8 = 1   5 action u8   6 reserved u16 = 0
-/// ```
-///
-/// A client sends `Join` to the server's UDP port and repeats it at least
-/// every second; the server sends every frame to each address that joined
-/// within its expiry time, and forgets an address on `Leave`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Subscribe {
-    /// Send me the frames (renews the subscription).
-    Join,
-    /// Stop sending me frames.
-    Leave,
+/// Length of a subscription cookie.
+pub const COOKIE_LEN: usize = 16;
+
+/// Length of every subscription message: the server's reply (a
+/// [`SubscribeRepr::Challenge`]) is never longer than the message that
+/// provoked it, so it cannot amplify a spoofed request.
+pub const SUBSCRIBE_LEN: usize = 24;
+
+/// A subscription cookie: an opaque value the server derives from the
+/// subscriber's address and port and a time epoch with a secret key.
+pub type Cookie = [u8; COOKIE_LEN];
+
+/// Byte offsets of the subscription message fields.
+mod sub_field {
+    pub const MAGIC: usize = 0;
+    pub const VERSION: usize = 4;
+    pub const KIND: usize = 5;
+    pub const RESERVED: usize = 6;
+    pub const COOKIE: usize = 8;
+    pub const END: usize = 24;
 }
 
-impl Subscribe {
-    /// Parses a subscription message (exactly [`SUBSCRIBE_LEN`] bytes).
-    pub fn parse(buf: &[u8]) -> Result<Subscribe> {
-        ensure_len("served subscription", buf, SUBSCRIBE_LEN)?;
-        if buf.len() != SUBSCRIBE_LEN {
+/// Message kinds.
+mod kind {
+    pub const HELLO: u8 = 1;
+    pub const CHALLENGE: u8 = 2;
+    pub const JOIN: u8 = 3;
+    pub const LEAVE: u8 = 4;
+}
+
+/// A zero-copy view of a UDP subscription message (docs/serve.md).
+///
+/// ```text
+///  0 magic u32 = 0x4c525342 ("LRSB")   4 version u8 = 2   5 kind u8   6 reserved u16 = 0
+///  8 cookie [16 bytes] (zero in a Hello)
+/// 24 end: every message is exactly 24 bytes
+/// ```
+///
+/// Kinds: 1 Hello (client: send me a cookie), 2 Challenge (server: this
+/// cookie), 3 Join (client: the cookie echoed from the address it was sent
+/// to; subscribes or renews), 4 Leave (client: the cookie; stop). The
+/// server sends frames only to an address that echoed a valid cookie, so a
+/// request with a forged source address reaches the victim as one
+/// Challenge of the request's own size, and never as frames.
+#[derive(Debug, Clone)]
+pub struct SubscribeMessage<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> SubscribeMessage<T> {
+    /// Wraps `buffer` after checking it is exactly one message long.
+    pub fn new_checked(buffer: T) -> Result<Self> {
+        let len = buffer.as_ref().len();
+        ensure_len("served subscription", buffer.as_ref(), SUBSCRIBE_LEN)?;
+        if len != SUBSCRIBE_LEN {
             return Err(Error::BadLength {
                 what: "served subscription",
-                len: buf.len(),
-                rule: "exactly 8 bytes",
+                len,
+                rule: "exactly 24 bytes",
             });
         }
-        let magic = be_u32(buf, 0);
-        if magic != SUBSCRIBE_MAGIC {
+        Ok(SubscribeMessage { buffer })
+    }
+
+    fn b(&self) -> &[u8] {
+        self.buffer.as_ref()
+    }
+
+    /// The magic number (should be [`SUBSCRIBE_MAGIC`]).
+    pub fn magic(&self) -> u32 {
+        be_u32(self.b(), sub_field::MAGIC)
+    }
+    /// The version (should be [`SUBSCRIBE_VERSION`]).
+    pub fn version(&self) -> u8 {
+        self.b()[sub_field::VERSION]
+    }
+    /// The message kind.
+    pub fn kind(&self) -> u8 {
+        self.b()[sub_field::KIND]
+    }
+    /// The reserved bytes (must be 0).
+    pub fn reserved(&self) -> u16 {
+        be_u16(self.b(), sub_field::RESERVED)
+    }
+    /// The cookie field.
+    pub fn cookie(&self) -> Cookie {
+        let mut c = [0u8; COOKIE_LEN];
+        c.copy_from_slice(&self.b()[sub_field::COOKIE..sub_field::END]);
+        c
+    }
+}
+
+/// A UDP subscription message as a plain value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubscribeRepr {
+    /// Client to server: send me a cookie.
+    Hello,
+    /// Server to client: echo this cookie from the address it came to.
+    Challenge(Cookie),
+    /// Client to server: the cookie; send me the frames (renews).
+    Join(Cookie),
+    /// Client to server: the cookie; stop sending me frames.
+    Leave(Cookie),
+}
+
+impl SubscribeRepr {
+    /// Parses and validates a message: magic, version, reserved bytes,
+    /// kind, and a zero cookie field in a Hello.
+    pub fn parse<T: AsRef<[u8]>>(m: &SubscribeMessage<T>) -> Result<Self> {
+        if m.magic() != SUBSCRIBE_MAGIC {
             return Err(Error::BadValue {
                 field: "served subscription magic",
-                value: magic.into(),
+                value: m.magic().into(),
             });
         }
-        if buf[4] != VERSION {
+        if m.version() != SUBSCRIBE_VERSION {
             return Err(Error::BadValue {
                 field: "served subscription version",
-                value: buf[4].into(),
+                value: m.version().into(),
             });
         }
-        let reserved = u32::from(buf[6]) << 8 | u32::from(buf[7]);
-        if reserved != 0 {
+        if m.reserved() != 0 {
             return Err(Error::BadValue {
                 field: "served subscription reserved bytes (must be 0)",
-                value: reserved.into(),
+                value: m.reserved().into(),
             });
         }
-        match buf[5] {
-            1 => Ok(Subscribe::Join),
-            2 => Ok(Subscribe::Leave),
+        let cookie = m.cookie();
+        match m.kind() {
+            kind::HELLO if cookie == [0; COOKIE_LEN] => Ok(SubscribeRepr::Hello),
+            kind::HELLO => Err(Error::BadValue {
+                field: "served subscription hello cookie (must be 0)",
+                value: be_u64(&cookie, 0) | be_u64(&cookie, 8),
+            }),
+            kind::CHALLENGE => Ok(SubscribeRepr::Challenge(cookie)),
+            kind::JOIN => Ok(SubscribeRepr::Join(cookie)),
+            kind::LEAVE => Ok(SubscribeRepr::Leave(cookie)),
             other => Err(Error::Unsupported {
-                what: "served subscription action",
+                what: "served subscription kind",
                 value: other.into(),
             }),
         }
     }
 
-    /// The message's bytes.
-    pub fn to_bytes(self) -> [u8; SUBSCRIBE_LEN] {
-        let mut b = [0u8; SUBSCRIBE_LEN];
-        put_u32(&mut b, 0, SUBSCRIBE_MAGIC);
-        b[4] = VERSION;
-        b[5] = match self {
-            Subscribe::Join => 1,
-            Subscribe::Leave => 2,
+    /// Bytes [`emit`](Self::emit) writes.
+    pub const fn buffer_len(&self) -> usize {
+        SUBSCRIBE_LEN
+    }
+
+    /// Writes the message into the start of `buf`.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize> {
+        ensure_len("served subscription buffer", buf, SUBSCRIBE_LEN)?;
+        let (k, cookie) = match *self {
+            SubscribeRepr::Hello => (kind::HELLO, [0; COOKIE_LEN]),
+            SubscribeRepr::Challenge(c) => (kind::CHALLENGE, c),
+            SubscribeRepr::Join(c) => (kind::JOIN, c),
+            SubscribeRepr::Leave(c) => (kind::LEAVE, c),
         };
+        put_u32(buf, sub_field::MAGIC, SUBSCRIBE_MAGIC);
+        buf[sub_field::VERSION] = SUBSCRIBE_VERSION;
+        buf[sub_field::KIND] = k;
+        put_u16(buf, sub_field::RESERVED, 0);
+        buf[sub_field::COOKIE..sub_field::END].copy_from_slice(&cookie);
+        Ok(SUBSCRIBE_LEN)
+    }
+
+    /// The message's bytes.
+    pub fn to_bytes(&self) -> [u8; SUBSCRIBE_LEN] {
+        let mut b = [0u8; SUBSCRIBE_LEN];
+        // The array is exactly one message long.
+        let _ = self.emit(&mut b);
         b
     }
 }
@@ -323,15 +428,11 @@ mod tests {
 
     #[test]
     fn subscription_with_reserved_bytes_set_is_refused() {
-        // Found by the fuzz smoke run: these bytes used to parse as Join,
-        // and emitting Join gave back different bytes.
-        let bytes = [76, 82, 83, 66, 1, 1, 247, 0];
-        let err = Subscribe::parse(&bytes).err().map(|e| e.to_string());
+        let mut b = SubscribeRepr::Join([7; COOKIE_LEN]).to_bytes();
+        b[6] = 0xf7;
+        let m = SubscribeMessage::new_checked(&b[..]).expect("24 bytes");
+        let err = SubscribeRepr::parse(&m).err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("reserved") && e.contains("0xf700")));
-        let mut ok = Subscribe::Join.to_bytes();
-        assert_eq!(Subscribe::parse(&ok).ok(), Some(Subscribe::Join));
-        ok[7] = 1;
-        assert!(Subscribe::parse(&ok).is_err());
     }
 
     #[test]
@@ -388,20 +489,53 @@ mod tests {
     }
 
     #[test]
+    fn subscription_bytes_and_offsets() {
+        let cookie: Cookie = core::array::from_fn(|i| i as u8 + 1);
+        let b = SubscribeRepr::Join(cookie).to_bytes();
+        assert_eq!(&b[..8], &[0x4c, 0x52, 0x53, 0x42, 2, 3, 0, 0]);
+        assert_eq!(&b[8..], &cookie[..]);
+        let m = SubscribeMessage::new_checked(&b[..]).expect("view");
+        assert_eq!(
+            (m.magic(), m.version(), m.kind(), m.reserved()),
+            (SUBSCRIBE_MAGIC, 2, 3, 0)
+        );
+        assert_eq!(m.cookie(), cookie);
+        assert_eq!(
+            SubscribeRepr::Hello.to_bytes(),
+            [0x4c, 0x52, 0x53, 0x42, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        );
+    }
+
+    #[test]
     fn subscriptions_round_trip_and_reject_garbage() {
-        for s in [Subscribe::Join, Subscribe::Leave] {
-            assert_eq!(Subscribe::parse(&s.to_bytes()), Ok(s));
+        let c = [0xa5; COOKIE_LEN];
+        for s in [
+            SubscribeRepr::Hello,
+            SubscribeRepr::Challenge(c),
+            SubscribeRepr::Join(c),
+            SubscribeRepr::Leave(c),
+        ] {
+            let b = s.to_bytes();
+            assert_eq!(s.buffer_len(), b.len());
+            let m = SubscribeMessage::new_checked(&b[..]).expect("view");
+            assert_eq!(SubscribeRepr::parse(&m), Ok(s));
         }
-        let b = Subscribe::Join.to_bytes();
-        assert_eq!(b, [0x4c, 0x52, 0x53, 0x42, 1, 1, 0, 0]);
-        assert!(Subscribe::parse(&b[..7]).is_err());
-        assert!(Subscribe::parse(&[&b[..], &[0][..]].concat()).is_err());
-        let mut bad = b;
-        bad[5] = 3;
-        assert!(Subscribe::parse(&bad).is_err());
-        bad = b;
-        bad[0] = 0;
-        assert!(Subscribe::parse(&bad).is_err());
+        let b = SubscribeRepr::Join(c).to_bytes();
+        // Wrong lengths, including version 1's 8-byte join.
+        assert!(SubscribeMessage::new_checked(&b[..23]).is_err());
+        assert!(SubscribeMessage::new_checked(&[&b[..], &[0][..]].concat()[..]).is_err());
+        assert!(SubscribeMessage::new_checked(&[0x4c, 0x52, 0x53, 0x42, 1, 1, 0, 0][..]).is_err());
+        let parse = |b: &[u8]| SubscribeRepr::parse(&SubscribeMessage::new_checked(b).expect("v"));
+        for (at, value) in [(0, 0), (4, 1), (5, 0), (5, 5), (7, 1)] {
+            let mut bad = b;
+            bad[at] = value;
+            assert!(parse(&bad).is_err(), "byte {at} = {value}");
+        }
+        // A hello carries no cookie.
+        let mut hello = SubscribeRepr::Hello.to_bytes();
+        hello[20] = 1;
+        assert!(parse(&hello).is_err());
+        assert!(SubscribeRepr::Hello.emit(&mut [0u8; 23]).is_err());
     }
 
     proptest! {
@@ -417,9 +551,25 @@ mod tests {
         }
 
         #[test]
+        fn subscriptions_parse_back_to_their_bytes(bytes in proptest::collection::vec(any::<u8>(), 24..=24), kind in 0u8..6) {
+            let mut bytes = bytes;
+            bytes[..4].copy_from_slice(&SUBSCRIBE_MAGIC.to_be_bytes());
+            bytes[4] = SUBSCRIBE_VERSION;
+            bytes[5] = kind;
+            if let Ok(m) = SubscribeMessage::new_checked(&bytes[..]) {
+                if let Ok(r) = SubscribeRepr::parse(&m) {
+                    prop_assert_eq!(&r.to_bytes()[..], &bytes[..]);
+                }
+            }
+        }
+
+        #[test]
         fn never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
             if let Ok(v) = FrameHeader::new_checked(&bytes[..]) {
                 let _ = FrameHeaderRepr::parse(&v);
+            }
+            if let Ok(m) = SubscribeMessage::new_checked(&bytes[..]) {
+                let _ = SubscribeRepr::parse(&m);
             }
         }
     }

@@ -4,8 +4,9 @@
 //! there by the chosen method (write, sendfile, splice, zerocopy, uring). One
 //! thread, non-blocking sockets and `poll`: a slow client only fills its own
 //! socket and queue; it loses its oldest queued frames (counted), and is cut
-//! loose when it pins the oldest slot a new frame needs. Memory is the slot
-//! pool, fixed at start.
+//! loose when it takes nothing for --stall-timeout, falls a pool behind, or
+//! pins the oldest slot a new frame needs. Memory is the slot pool, fixed at
+//! start. UDP subscribers (--udp only) join by a cookie handshake.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -23,7 +24,8 @@ use linerate_io::uring::{Completion, Piece, UringSender};
 use linerate_serve::datagram::piece_headers;
 use linerate_serve::frame::{slot_len, write_copied, PatternMaker};
 use linerate_serve::hub::{ClientCounters, ClientId, Hub, HubConfig, Release};
-use linerate_wire::served::{FrameHeader, FrameHeaderRepr, Subscribe, HEADER_LEN};
+use linerate_serve::subscribe::{Event, SubscriptionConfig, Subscriptions};
+use linerate_wire::served::{FrameHeader, FrameHeaderRepr, HEADER_LEN};
 use serde::Serialize;
 
 /// The method `serve` uses unless told otherwise; chosen from the
@@ -60,6 +62,10 @@ pub struct ServeArgs {
     /// Most clients at once, 1..=65536; more are refused (closed at once).
     #[arg(long, default_value_t = 64, value_parser = crate::arg_range::usize_in(1..=65_536))]
     max_clients: usize,
+    /// Most TCP clients from one IP address at once; more from it are
+    /// refused, so one host cannot take every place. 1..=65536.
+    #[arg(long, default_value_t = 32, value_parser = crate::arg_range::usize_in(1..=65_536))]
+    max_clients_per_source: usize,
     /// Frame slots shared by all clients: the server's whole frame memory
     /// is slots × (frame size + header). A client that still holds the
     /// oldest slot when a new frame needs it is cut loose. 2..=65536.
@@ -69,15 +75,36 @@ pub struct ServeArgs {
     /// its oldest waiting frame beyond this. 1..=4096.
     #[arg(long, default_value_t = 4, value_parser = crate::arg_range::usize_in(1..=4096))]
     queue: usize,
+    /// Seconds a client may have frames waiting and take none of them (no
+    /// frame handed whole to its socket) before it is cut loose and its
+    /// place freed: a client that never reads is cut after this, whatever
+    /// the send method. Raise it for frames that take longer to send.
+    /// 0.01..=3600.
+    #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::float_in(0.01..=3600.0))]
+    stall_timeout: f64,
     /// Socket send buffer per client in bytes, 0..=1073741824 (0: the
     /// kernel autotunes).
     #[arg(long, default_value_t = 0, value_parser = crate::arg_range::usize_in(0..=crate::arg_range::GIB))]
     send_buffer: usize,
+    /// Also serve UDP subscribers on --port (off unless asked for: a UDP
+    /// server can be made to send to addresses that never asked, see
+    /// docs/serve.md). A subscriber gets frames only after echoing a
+    /// cookie the server sent to its address.
+    #[arg(long)]
+    udp: bool,
     /// UDP datagram size for UDP subscribers (40-byte header + piece); 1472
     /// fits a 1500-byte MTU, 8972 a 9000-byte one. UDP subscribers join by
-    /// sending a subscription to --port over UDP (docs/serve.md). 41..=65507.
+    /// a handshake on --port over UDP (docs/serve.md). 41..=65507.
     #[arg(long, default_value_t = 1472, value_parser = crate::arg_range::usize_in(41..=65_507))]
     datagram_size: usize,
+    /// Most UDP traffic to all subscribers together, in Mbit/s: a
+    /// subscriber that would take the total past it is refused.
+    /// 0.001..=1000000.
+    #[arg(long, default_value_t = 1000.0, value_parser = crate::arg_range::float_in(0.001..=1_000_000.0))]
+    udp_max_rate: f64,
+    /// Most UDP subscribers from one IP address, 1..=65536.
+    #[arg(long, default_value_t = 8, value_parser = crate::arg_range::usize_in(1..=65_536))]
+    udp_per_source: usize,
     /// Seconds a UDP subscriber stays subscribed without renewing,
     /// 0.1..=86400.
     #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::float_in(0.1..=86_400.0))]
@@ -103,8 +130,13 @@ pub struct ClientReport {
     /// The client's address.
     pub peer: String,
     /// How it ended: "connected" (still at the end), "closed" (by the
-    /// client or an error), or "cut" (cut loose for pinning the oldest slot).
+    /// client or an error), or "cut" (cut loose, see `cut_reason`).
     pub end: &'static str,
+    /// Why it was cut: "stalled" (took nothing for --stall-timeout),
+    /// "behind" (still on a frame a whole pool old) or "pool_full" (held
+    /// the oldest slot when a new frame needed it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_reason: Option<&'static str>,
     /// Frames queued for it.
     pub frames_queued: u64,
     /// Frames fully handed to its socket.
@@ -141,8 +173,10 @@ pub struct ServeReport {
     pub frames_late: u64,
     /// Clients accepted.
     pub clients_accepted: u64,
-    /// Connections refused for --max-clients.
+    /// Connections refused for --max-clients or --max-clients-per-source.
     pub clients_refused: u64,
+    /// Of those, refused because their address had --max-clients-per-source.
+    pub clients_refused_per_source: u64,
     /// Clients cut loose.
     pub clients_cut: u64,
     /// Frames dropped for slow clients, all together.
@@ -169,8 +203,22 @@ pub struct ServeReport {
     pub frame_pool_bytes: usize,
     /// Every client, in order of arrival.
     pub clients: Vec<ClientReport>,
-    /// UDP subscriptions refused for --max-clients.
+    /// Whether UDP subscribers were served (--udp).
+    pub udp: bool,
+    /// Most UDP subscribers at once: --max-clients, or fewer if the stream
+    /// times that many would pass --udp-max-rate.
+    pub udp_max_subscribers: usize,
+    /// Confirmed UDP subscriptions refused: the most subscribers (or the
+    /// total rate) reached, or --udp-per-source for their address.
     pub udp_refused: u64,
+    /// Cookies sent in answer to a Hello or a Join with a stale or bad
+    /// cookie (each the size of what provoked it).
+    pub udp_challenges: u64,
+    /// Joins and Leaves with a cookie not valid for their source: forged,
+    /// or older than two cookie epochs.
+    pub udp_bad_cookies: u64,
+    /// Datagrams on the UDP port that were no valid subscription message.
+    pub udp_invalid: u64,
     /// Every UDP subscriber, in order of joining.
     pub udp_subscribers: Vec<UdpReport>,
     /// The multicast group's sends (with --multicast).
@@ -196,7 +244,8 @@ pub struct MulticastReport {
 pub struct UdpReport {
     /// The subscriber's address.
     pub peer: String,
-    /// How it ended: "subscribed" (at the end), "left" or "expired".
+    /// How it ended: "subscribed" (at the end), "left", "expired" or
+    /// "unreachable" (its address answered with an ICMP error).
     pub end: &'static str,
     /// Frames sent to it whole.
     pub frames_sent: u64,
@@ -207,8 +256,11 @@ pub struct UdpReport {
 }
 
 struct Subscriber {
-    last_seen: Instant,
     report: usize,
+    /// A socket on the server's address connected to the subscriber: its
+    /// renewals, and the ICMP errors our datagrams to it provoke, arrive
+    /// here (and only here).
+    sock: std::net::UdpSocket,
 }
 
 /// UDP subscribers: each frame is cut into datagrams whose headers are
@@ -219,11 +271,13 @@ struct Subscriber {
 struct UdpFanout {
     ep: UdpEndpoint,
     datagram: usize,
-    expiry: Duration,
-    max: usize,
+    /// The subscription handshake and limits (with --udp).
+    core: Option<Subscriptions>,
+    /// The clock of `core`.
+    start: Instant,
+    /// Confirmed subscribers, as `core` reports them.
     subs: HashMap<SocketAddrV4, Subscriber>,
     reports: Vec<UdpReport>,
-    refused: u64,
     /// The multicast group, sent every frame once (from the same socket).
     multicast: Option<(SocketAddrV4, MulticastReport)>,
 }
@@ -261,70 +315,119 @@ impl UdpFanout {
             }
             None => None,
         };
+        let core = if args.udp {
+            Some(Subscriptions::new(SubscriptionConfig {
+                key: random_key()?,
+                epoch_ns: COOKIE_EPOCH.as_nanos() as u64,
+                expiry_ns: (args.udp_expiry * 1e9) as u64,
+                max_subscribers: udp_max_subscribers(args),
+                max_per_source: args.udp_per_source,
+            })?)
+        } else {
+            None
+        };
         Ok(UdpFanout {
             ep,
             datagram: args.datagram_size,
-            expiry: Duration::from_secs_f64(args.udp_expiry),
-            max: args.max_clients,
+            core,
+            start: Instant::now(),
             subs: HashMap::new(),
             reports: Vec::new(),
-            refused: 0,
             multicast,
         })
     }
 
-    fn raw_fd(&self) -> std::os::fd::RawFd {
-        self.ep.socket().as_raw_fd()
+    /// The socket to poll for subscription messages (with --udp).
+    fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        self.core.as_ref().map(|_| self.ep.socket().as_raw_fd())
     }
 
-    /// Reads every subscription message waiting, and forgets subscribers
-    /// that did not renew in time.
+    /// Reads every subscription message waiting (answering Hellos with
+    /// cookies), drops subscribers whose address answered with an ICMP
+    /// error and those that did not renew in time.
     fn poll(&mut self, now: Instant) {
+        let Some(core) = self.core.as_mut() else {
+            return;
+        };
+        let now_ns = now.saturating_duration_since(self.start).as_nanos() as u64;
         let mut buf = [0u8; 64];
-        while let Ok((n, from)) = self.ep.socket().recv_from(&mut buf) {
+        // Bounded per call, so a flood cannot hold the loop.
+        for _ in 0..4096 {
+            let Ok((n, from)) = self.ep.socket().recv_from(&mut buf) else {
+                break;
+            };
             let std::net::SocketAddr::V4(from) = from else {
                 continue;
             };
-            match Subscribe::parse(&buf[..n]) {
-                Ok(Subscribe::Join) => {
-                    if let Some(s) = self.subs.get_mut(&from) {
-                        s.last_seen = now;
-                    } else if self.subs.len() < self.max {
-                        self.reports.push(UdpReport {
-                            peer: from.to_string(),
-                            end: "subscribed",
-                            frames_sent: 0,
-                            datagrams: 0,
-                            frames_failed: 0,
-                        });
-                        self.subs.insert(
-                            from,
-                            Subscriber {
-                                last_seen: now,
-                                report: self.reports.len() - 1,
-                            },
-                        );
-                    } else {
-                        self.refused += 1;
-                    }
+            if let Some(reply) = core.handle_datagram(from, &buf[..n], now_ns) {
+                if let Err(e) = self.ep.socket().send_to(&reply, from) {
+                    tracing::debug!("UDP cookie to {from}: {e}");
                 }
-                Ok(Subscribe::Leave) => {
-                    if let Some(s) = self.subs.remove(&from) {
-                        self.reports[s.report].end = "left";
-                    }
-                }
-                Err(e) => tracing::debug!("UDP from {from}: {e}"),
             }
         }
-        let expiry = self.expiry;
-        let reports = &mut self.reports;
-        self.subs.retain(|_, s| {
-            let keep = now.duration_since(s.last_seen) < expiry;
-            if !keep {
-                reports[s.report].end = "expired";
+        // Each subscriber's own socket: its renewals and Leave, and an
+        // ICMP error (port or host unreachable) for what we sent it.
+        for (&addr, sub) in &self.subs {
+            // The error is reported before datagrams still queued (a Leave
+            // sent just before the socket closed): read those first.
+            let mut unreachable = false;
+            for _ in 0..64 {
+                match sub.sock.recv(&mut buf) {
+                    Ok(n) => {
+                        if let Some(reply) = core.handle_datagram(addr, &buf[..n], now_ns) {
+                            if let Err(e) = sub.sock.send(&reply) {
+                                tracing::debug!("UDP cookie to {addr}: {e}");
+                            }
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        tracing::debug!("UDP to {addr}: {e}");
+                        unreachable = true;
+                    }
+                }
             }
-            keep
-        });
+            if unreachable {
+                core.handle_unreachable(addr);
+            }
+        }
+        core.handle_timeout(now_ns);
+        while let Some(event) = core.poll_event() {
+            match event {
+                Event::Joined(addr) => {
+                    let sock = match self.ep.connected_peer(addr) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            // Without it an unreachable subscriber would
+                            // go unnoticed: do not serve it.
+                            tracing::warn!("UDP subscriber {addr}: {e}");
+                            core.handle_unreachable(addr);
+                            continue;
+                        }
+                    };
+                    self.reports.push(UdpReport {
+                        peer: addr.to_string(),
+                        end: "subscribed",
+                        frames_sent: 0,
+                        datagrams: 0,
+                        frames_failed: 0,
+                    });
+                    self.subs.insert(
+                        addr,
+                        Subscriber {
+                            report: self.reports.len() - 1,
+                            sock,
+                        },
+                    );
+                }
+                Event::Ended(addr, why) => {
+                    if let Some(s) = self.subs.remove(&addr) {
+                        self.reports[s.report].end = why.name();
+                    }
+                }
+            }
+        }
     }
 
     /// Sends the frame in `slot` (`len` bytes, header first) to every subscriber.
@@ -429,6 +532,35 @@ impl Source {
     }
 }
 
+/// How long a UDP subscription cookie lasts: it is good in the epoch it
+/// was made and the next, and a renewal with last epoch's cookie is
+/// answered with this epoch's.
+const COOKIE_EPOCH: Duration = Duration::from_secs(30);
+
+/// A fresh random key for this process's cookies.
+fn random_key() -> Result<[u8; 16]> {
+    let mut key = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .context("reading a cookie key from /dev/urandom")?;
+    Ok(key)
+}
+
+/// Bits per second one UDP subscriber receives: every frame's payload
+/// plus, per datagram, the 40-byte header and 28 bytes of IP and UDP.
+fn udp_subscriber_bps(args: &ServeArgs) -> f64 {
+    let chunk = args.datagram_size.saturating_sub(HEADER_LEN).max(1);
+    let datagrams = args.frame_size.div_ceil(chunk).max(1);
+    (args.frame_size + datagrams * (HEADER_LEN + 28)) as f64 * 8.0 * args.fps
+}
+
+/// Most UDP subscribers: --max-clients, or fewer where that many streams
+/// would pass --udp-max-rate.
+fn udp_max_subscribers(args: &ServeArgs) -> usize {
+    let by_rate = (args.udp_max_rate * 1e6 / udp_subscriber_bps(args)).floor();
+    args.max_clients.min(by_rate as usize)
+}
+
 fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -469,6 +601,35 @@ pub fn run(args: ServeArgs) -> Result<()> {
     if let Some(g) = args.multicast {
         if g.octets()[0] != 239 {
             bail!("--multicast {g} must be an administratively scoped group in 239.0.0.0/8 (e.g. 239.255.0.1), which stays inside the site");
+        }
+    }
+    if args.max_clients_per_source == 0 {
+        bail!("--max-clients-per-source must be at least 1");
+    }
+    if !(args.stall_timeout > 0.0 && args.stall_timeout <= 3600.0) {
+        bail!(
+            "--stall-timeout {} must be above 0 and at most 3600 seconds",
+            args.stall_timeout
+        );
+    }
+    if args.udp {
+        if !(args.udp_max_rate > 0.0 && args.udp_max_rate.is_finite()) {
+            bail!(
+                "--udp-max-rate {} must be a positive number of Mbit/s",
+                args.udp_max_rate
+            );
+        }
+        if args.udp_per_source == 0 {
+            bail!("--udp-per-source must be at least 1");
+        }
+        if udp_max_subscribers(&args) == 0 {
+            bail!(
+                "--udp-max-rate {} Mbit/s is below one UDP subscriber's {:.1} Mbit/s ({} fps of {} bytes): raise it or lower the stream's rate",
+                args.udp_max_rate,
+                udp_subscriber_bps(&args) / 1e6,
+                args.fps,
+                args.frame_size
+            );
         }
     }
     if !(args.udp_expiry > 0.0 && args.udp_expiry.is_finite()) {
@@ -541,6 +702,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         } else {
             Release::OnAck
         },
+        stall_ns: (args.stall_timeout * 1e9) as u64,
     })?;
     // sendfile and splice read the memfd; write and zerocopy read the
     // mapping, best from huge pages (one pin per 2 MiB for MSG_ZEROCOPY).
@@ -582,7 +744,12 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     let addr = SocketAddrV4::new(args.bind, args.port);
     let listener = TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
     listener.set_nonblocking(true)?;
-    let mut udp = UdpFanout::bind(addr, args).with_context(|| format!("UDP on {addr}"))?;
+    // UDP only when asked for: subscribers (--udp) or a group (--multicast).
+    let mut udp = if args.udp || args.multicast.is_some() {
+        Some(UdpFanout::bind(addr, args).with_context(|| format!("UDP on {addr}"))?)
+    } else {
+        None
+    };
 
     let period = Duration::from_secs_f64(1.0 / args.fps);
     let start = Instant::now();
@@ -591,30 +758,30 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     let mut conns: HashMap<ClientId, Conn> = HashMap::new();
     let mut reports: Vec<ClientReport> = Vec::new();
     let (mut accepted, mut refused, mut late, mut syscalls_closed) = (0u64, 0u64, 0u64, 0u64);
+    let mut refused_per_source = 0u64;
 
     while !stop.load(Ordering::Relaxed) && end.map_or(true, |e| Instant::now() < e) {
         let now = Instant::now();
         // Make every frame that is due (a late loop skips ticks, counted).
         if now >= next_frame {
             release_all(&mut hub, &mut conns, ring.as_ref())?;
-            let mut cut = Vec::new();
-            if ring.is_some() {
-                // uring keeps one send in flight per client, so a client
-                // that stopped reading pins too few slots to be cut by the
-                // pool wrapping: cut it once its frame is a pool old.
-                cut = hub.cut_stalled(args.slots as u64);
-            }
+            // A client that took nothing for the stall time, or is still
+            // on a frame a pool old, is cut whatever the method (a client
+            // that never reads pins too few slots for the pool to wrap).
+            let mut cut = hub.cut_slow(start.elapsed().as_nanos() as u64);
             let claim = hub.claim_slot();
             cut.extend(claim.cut.iter().copied());
-            for (id, counters) in &cut {
-                if let Some(c) = conns.remove(id) {
-                    let s = sock_counters(&c, *id, ring.as_ref());
+            for k in &cut {
+                if let Some(c) = conns.remove(&k.id) {
+                    let s = sock_counters(&c, k.id, ring.as_ref());
                     syscalls_closed += s.syscalls;
-                    client_report(&mut reports[c.report], "cut", counters, &s);
+                    let r = &mut reports[c.report];
+                    client_report(r, "cut", &k.counters, &s);
+                    r.cut_reason = Some(k.reason.name());
                     if let Some(r) = ring.as_mut() {
                         // Cancel its send in flight before the reset; its
                         // slots stay held until the notifications come.
-                        r.retire(*id)?;
+                        r.retire(k.id)?;
                     }
                     c.sock.abort();
                 }
@@ -638,8 +805,10 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                 .slot_mut(claim.slot)
                 .context("the hub named a slot past the pool")?;
             let len = source.next_frame(slot, claim.seq, now_ns())?;
-            udp.poll(now);
-            udp.send_frame(slot, len)?;
+            if let Some(u) = udp.as_mut() {
+                u.poll(now);
+                u.send_frame(slot, len)?;
+            }
             hub.publish(&claim, len);
             next_frame += period;
             if now > next_frame + period {
@@ -691,7 +860,8 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
             wait.as_millis().clamp(1, 50) as i32
         };
         // uring: the ring's descriptor is readable when completions wait.
-        let mut listen = vec![listener.as_raw_fd(), udp.raw_fd()];
+        let mut listen = vec![listener.as_raw_fd()];
+        listen.extend(udp.as_ref().and_then(|u| u.raw_fd()));
         listen.extend(ring.as_ref().map(|r| r.raw_fd()));
         let (readable, _) = wait_ready(&listen, &fds, ms)?;
         if let Some(r) = ring.as_mut() {
@@ -705,11 +875,23 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                 &mut syscalls_closed,
             )?;
         }
-        if readable.contains(&1) {
-            udp.poll(Instant::now());
+        if let Some(u) = udp.as_mut().filter(|u| u.core.is_some()) {
+            if readable.contains(&1) {
+                u.poll(Instant::now());
+            }
         }
         if readable.contains(&0) {
             while let Ok((stream, peer)) = listener.accept() {
+                let from_peer = conns
+                    .values()
+                    .filter(|c| c.sock.peer().ip() == peer.ip())
+                    .count();
+                if from_peer >= args.max_clients_per_source {
+                    refused += 1;
+                    refused_per_source += 1;
+                    drop(stream);
+                    continue;
+                }
                 let sock = match ClientSocket::new(stream, method, args.send_buffer) {
                     Ok(s) => s,
                     Err(e) => {
@@ -726,6 +908,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                         reports.push(ClientReport {
                             peer: peer.to_string(),
                             end: "connected",
+                            cut_reason: None,
                             frames_queued: 0,
                             frames_sent: 0,
                             frames_dropped: 0,
@@ -752,6 +935,10 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    // Leaves (and ICMP errors) that came since the last frame count too.
+    if let Some(u) = udp.as_mut() {
+        u.poll(Instant::now());
+    }
     let mut syscalls = syscalls_closed;
     for (id, c) in conns.drain() {
         let counters = hub.client_counters(id)?;
@@ -764,6 +951,11 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         syscalls = r.enters();
     }
     let hc = hub.counters();
+    let udp_counters = udp
+        .as_ref()
+        .and_then(|u| u.core.as_ref())
+        .map(|c| c.counters())
+        .unwrap_or_default();
     Ok(ServeReport {
         method: method.name(),
         frame_size: args.frame_size,
@@ -773,6 +965,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         frames_late: late,
         clients_accepted: accepted,
         clients_refused: refused,
+        clients_refused_per_source: refused_per_source,
         clients_cut: hc.clients_cut,
         frames_dropped: hc.frames_dropped,
         bytes_sent: reports.iter().map(|r| r.bytes_sent).sum(),
@@ -784,9 +977,21 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         max_rss_kib: max_rss_kib(),
         frame_pool_bytes: frames.slots() * frames.slot_len(),
         clients: reports,
-        udp_refused: udp.refused,
-        multicast: udp.multicast.map(|(_, r)| r),
-        udp_subscribers: udp.reports,
+        udp: args.udp,
+        udp_max_subscribers: if args.udp {
+            udp_max_subscribers(args)
+        } else {
+            0
+        },
+        udp_refused: udp_counters.refused_full + udp_counters.refused_per_source,
+        udp_challenges: udp_counters.challenges,
+        udp_bad_cookies: udp_counters.bad_cookies,
+        udp_invalid: udp_counters.invalid,
+        multicast: udp
+            .as_mut()
+            .and_then(|u| u.multicast.take())
+            .map(|(_, r)| r),
+        udp_subscribers: udp.map(|u| u.reports).unwrap_or_default(),
     })
 }
 

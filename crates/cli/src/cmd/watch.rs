@@ -17,7 +17,7 @@ use clap::Args;
 use hdrhistogram::Histogram;
 use linerate_serve::datagram::Reassembler;
 use linerate_serve::verify::{Verdict, Verifier, VerifyCounters};
-use linerate_wire::served::Subscribe;
+use linerate_wire::served::{Cookie, SubscribeMessage, SubscribeRepr, SUBSCRIBE_LEN};
 use linerate_wire::served::{FrameHeader, FrameHeaderRepr, HEADER_LEN};
 use serde::Serialize;
 
@@ -37,9 +37,10 @@ pub struct WatchArgs {
     /// delaying ACKs), to measure what ACKs cost the server.
     #[arg(long)]
     quickack: bool,
-    /// Subscribe over UDP instead of connecting over TCP: each client is a
-    /// UDP socket that joins the server's stream (renewing every second) and
-    /// puts frames together from their datagrams.
+    /// Subscribe over UDP instead of connecting over TCP (the server needs
+    /// `serve --udp`): each client is a UDP socket that asks the server for
+    /// a cookie, joins with it (renewing every second) and puts frames
+    /// together from their datagrams.
     #[arg(long)]
     udp: bool,
     /// Receive the server's multicast stream instead (`serve --multicast
@@ -364,32 +365,50 @@ fn udp_client(
         let mut buf = vec![0u8; 65_536];
         let mut renewed = Instant::now();
         let mut heard = false;
+        // The handshake (docs/serve.md): Hello until a Challenge brings a
+        // cookie, then Join with it, renewed every second.
+        let mut cookie: Option<Cookie> = None;
+        let ask = |cookie: Option<Cookie>| match cookie {
+            Some(c) => SubscribeRepr::Join(c).to_bytes(),
+            None => SubscribeRepr::Hello.to_bytes(),
+        };
         if subscribe {
-            sock.send_to(&Subscribe::Join.to_bytes(), server)?;
+            sock.send_to(&ask(cookie), server)?;
         }
         while Instant::now() < deadline {
             // Renew every second; until the server is heard from (it may
             // not be up yet), every 100 ms.
             let every = Duration::from_millis(if heard { 1000 } else { 100 });
             if subscribe && renewed.elapsed() >= every {
-                sock.send_to(&Subscribe::Join.to_bytes(), server)?;
+                sock.send_to(&ask(cookie), server)?;
                 renewed = Instant::now();
             }
-            let n = match sock.recv(&mut buf) {
+            let (n, from) = match sock.recv_from(&mut buf) {
                 Ok(n) => n,
                 Err(e) if is_timeout(&e) => continue,
                 // A refusal (ICMP) before the server listens.
                 Err(e) if !heard && e.kind() == std::io::ErrorKind::ConnectionRefused => continue,
                 Err(e) => return Err(e),
             };
+            if subscribe && n == SUBSCRIBE_LEN && from == SocketAddr::V4(server) {
+                let msg =
+                    SubscribeMessage::new_checked(&buf[..n]).and_then(|m| SubscribeRepr::parse(&m));
+                if let Ok(SubscribeRepr::Challenge(c)) = msg {
+                    // A new or fresher cookie: join (again) at once.
+                    cookie = Some(c);
+                    sock.send_to(&ask(cookie), server)?;
+                    renewed = Instant::now();
+                }
+                continue;
+            }
             heard = true;
             if let Some(f) = reasm.push(&buf[..n]) {
                 verifier.frame(&f.header, f.payload_crc);
                 record_latency(&mut hist, f.header.capture_ns);
             }
         }
-        if subscribe {
-            let _ = sock.send_to(&Subscribe::Leave.to_bytes(), server);
+        if let Some(c) = cookie.filter(|_| subscribe) {
+            let _ = sock.send_to(&SubscribeRepr::Leave(c).to_bytes(), server);
         }
         Ok(())
     })();
