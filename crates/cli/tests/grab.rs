@@ -68,8 +68,22 @@ fn in_ns(bed: &Testbed, host: &str, program: &str) -> Command {
 }
 
 fn linerate_camera(bed: &Testbed) -> CameraProcess {
+    linerate_camera_on(bed, None)
+}
+
+/// `linerate camera` in the "cam" namespace, pinned to `cpu` if given (the
+/// camera is another machine: a load on the host's CPU must not slow it).
+fn linerate_camera_on(bed: &Testbed, cpu: Option<usize>) -> CameraProcess {
     let ip = bed.addr("cam").expect("cam address").to_string();
-    let child = in_ns(bed, "cam", env!("CARGO_BIN_EXE_linerate"))
+    let mut cmd = bed
+        .command("cam", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command");
+    if let Some(cpu) = cpu {
+        cmd.cpu(cpu);
+    }
+    let child = cmd
+        .into_command()
+        .expect("command")
         .args(["camera", "--bind", &ip, "--stats-interval", "0"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -349,28 +363,31 @@ fn receiving_cpu() -> usize {
     usize::from(std::thread::available_parallelism().map_or(1, |n| n.get()) > 1)
 }
 
-/// Streams 250 frames of 1 MiB at 100 fps in 8000-byte packets through
-/// `loss` (installed once the camera is up) with a busy loop on the
+/// Streams 200 frames of 1 MiB (131 packets of 8000 bytes) at 50 fps
+/// through `loss` (installed once the camera is up) with a busy loop on the
 /// receiving CPU, and requires every frame complete and verified, the loss
-/// rule to have dropped something and resends to have repaired it.
+/// rule to have dropped something and resends to have repaired it. (The
+/// camera, a debug build here, draws every frame's pattern anew; 50 fps
+/// leaves it time to answer resends on a loaded CI machine.)
 fn every_frame_survives(name: &str, loss: LossRule) {
     let _s = serial();
     let bed = bed(name, &["cam", "pc"]);
-    let _cam = linerate_camera(&bed);
-    bed.set_loss(&loss).expect("loss rule");
     let cpu = receiving_cpu();
+    // On a single CPU the camera shares it with everything else.
+    let _cam = linerate_camera_on(&bed, (cpu > 0).then_some(0));
+    bed.set_loss(&loss).expect("loss rule");
     let _busy = BusyCpu::pin(cpu);
     let (out, v) = grab(
         &bed,
         &[
             "--frames",
-            "250",
+            "200",
             "--width",
             "1024",
             "--height",
             "1024",
             "--fps",
-            "100",
+            "50",
             "--packet-size",
             "8000",
             "--verify",
@@ -385,8 +402,8 @@ fn every_frame_survives(name: &str, loss: LossRule) {
         .map(|r| r.packets)
         .sum();
     assert!(out.status.success(), "{name}: {v}");
-    assert_eq!(n(&v, "frames_completed"), 250, "{name}: {v}");
-    accounted(&v, 250);
+    assert_eq!(n(&v, "frames_completed"), 200, "{name}: {v}");
+    accounted(&v, 200);
     assert!(dropped > 0, "{name}: the rule dropped nothing");
     assert!(n(&v, "packets_resent") > 0, "{name}: {v}");
 }
@@ -414,7 +431,7 @@ fn two_percent_loss_at_the_hosts_input_hook_with_a_busy_receiving_cpu() {
 
 #[test]
 fn bursts_of_fifty_lost_packets_with_a_busy_receiving_cpu() {
-    // 50 consecutive stream packets of every 1000 (every 7.5 frames) lost
+    // 50 consecutive stream packets of every 1000 (every 7.6 frames) lost
     // at the host's device, like a receive ring overflowing.
     every_frame_survives(
         "grabburst",
