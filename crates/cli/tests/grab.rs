@@ -68,13 +68,32 @@ fn in_ns(bed: &Testbed, host: &str, program: &str) -> Command {
 }
 
 fn linerate_camera(bed: &Testbed) -> CameraProcess {
-    linerate_camera_with(bed, &[])
+    linerate_camera_pinned(bed, None, &[])
 }
 
 /// `linerate camera` with `extra` arguments.
 fn linerate_camera_with(bed: &Testbed, extra: &[&str]) -> CameraProcess {
+    linerate_camera_pinned(bed, None, extra)
+}
+
+/// `linerate camera` in the "cam" namespace, pinned to `cpu` if given (the
+/// camera is another machine: a load on the host's CPU must not slow it).
+fn linerate_camera_on(bed: &Testbed, cpu: Option<usize>) -> CameraProcess {
+    linerate_camera_pinned(bed, cpu, &[])
+}
+
+/// `linerate camera` pinned to `cpu` if given, with `extra` arguments.
+fn linerate_camera_pinned(bed: &Testbed, cpu: Option<usize>, extra: &[&str]) -> CameraProcess {
     let ip = bed.addr("cam").expect("cam address").to_string();
-    let child = in_ns(bed, "cam", env!("CARGO_BIN_EXE_linerate"))
+    let mut cmd = bed
+        .command("cam", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command");
+    if let Some(cpu) = cpu {
+        cmd.cpu(cpu);
+    }
+    let child = cmd
+        .into_command()
+        .expect("command")
         .args(["camera", "--bind", &ip, "--stats-interval", "0"])
         .args(extra)
         .stdout(Stdio::null())
@@ -323,6 +342,112 @@ fn twenty_percent_loss_accounts_for_every_frame() {
     );
     accounted(&v, 150);
     assert!(n(&v, "resend_requests") > 0, "{v}");
+}
+
+/// A busy loop pinned to `cpu` (`taskset`, a shell spinning), competing
+/// with whatever else runs there; killed when dropped, also when the test
+/// fails.
+struct BusyCpu(Child);
+
+impl BusyCpu {
+    fn pin(cpu: usize) -> BusyCpu {
+        let child = Command::new("taskset")
+            .args(["-c", &cpu.to_string(), "sh", "-c", "while :; do :; done"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("taskset (util-linux) starts a busy loop");
+        BusyCpu(child)
+    }
+}
+
+impl Drop for BusyCpu {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The CPU the loss tests pin the receive thread to: the second one when
+/// there is one, so the camera keeps the first.
+fn receiving_cpu() -> usize {
+    usize::from(std::thread::available_parallelism().map_or(1, |n| n.get()) > 1)
+}
+
+/// Streams 200 frames of 1 MiB (131 packets of 8000 bytes) at 50 fps
+/// through `loss` (installed once the camera is up) with a busy loop on the
+/// receiving CPU, and requires every frame complete and verified, the loss
+/// rule to have dropped something and resends to have repaired it. (The
+/// camera, a debug build here, draws every frame's pattern anew; 50 fps
+/// leaves it time to answer resends on a loaded CI machine.)
+fn every_frame_survives(name: &str, loss: LossRule) {
+    let _s = serial();
+    let bed = bed(name, &["cam", "pc"]);
+    let cpu = receiving_cpu();
+    // On a single CPU the camera shares it with everything else.
+    let _cam = linerate_camera_on(&bed, (cpu > 0).then_some(0));
+    bed.set_loss(&loss).expect("loss rule");
+    let _busy = BusyCpu::pin(cpu);
+    let (out, v) = grab(
+        &bed,
+        &[
+            "--frames",
+            "200",
+            "--width",
+            "1024",
+            "--height",
+            "1024",
+            "--fps",
+            "50",
+            "--packet-size",
+            "8000",
+            "--verify",
+            "--cpu",
+            &cpu.to_string(),
+        ],
+    );
+    let dropped: u64 = bed
+        .loss_rules(&loss.host)
+        .expect("loss rules")
+        .iter()
+        .map(|r| r.packets)
+        .sum();
+    assert!(out.status.success(), "{name}: {v}");
+    assert_eq!(n(&v, "frames_completed"), 200, "{name}: {v}");
+    accounted(&v, 200);
+    assert!(dropped > 0, "{name}: the rule dropped nothing");
+    assert!(n(&v, "packets_resent") > 0, "{name}: {v}");
+}
+
+#[test]
+fn two_percent_loss_at_the_cameras_output_hook_with_a_busy_receiving_cpu() {
+    // Where a firewall on the camera drops: the camera's send fails with
+    // EPERM, which must lose nothing for good.
+    every_frame_survives(
+        "grabout",
+        LossRule::new("cam", 2.0)
+            .egress()
+            .ip_hooks()
+            .udp_dport(STREAM_PORT),
+    );
+}
+
+#[test]
+fn two_percent_loss_at_the_hosts_input_hook_with_a_busy_receiving_cpu() {
+    every_frame_survives(
+        "grabin",
+        LossRule::new("pc", 2.0).ip_hooks().udp_dport(STREAM_PORT),
+    );
+}
+
+#[test]
+fn bursts_of_fifty_lost_packets_with_a_busy_receiving_cpu() {
+    // 50 consecutive stream packets of every 1000 (every 7.6 frames) lost
+    // at the host's device, like a receive ring overflowing.
+    every_frame_survives(
+        "grabburst",
+        LossRule::burst("pc", 50, 1000, 500).udp_dport(STREAM_PORT),
+    );
 }
 
 #[test]

@@ -625,3 +625,48 @@ fn a_lost_resend_of_a_long_burst_is_asked_for_again() {
     assert!(f.is_complete());
     assert_eq!(f.data(), &data[..]);
 }
+
+#[test]
+fn an_unanswered_tail_request_is_made_again_in_full_and_answers_give_budget_back() {
+    // A frame of 131 packets whose camera stopped after packet 35 (a failed
+    // send): the tail, 36..=130 with the trailer, is 95 packets. The first
+    // request for it is lost; the repeat asks for all of it again, not for
+    // what is left of a one-frame budget.
+    let len = 129 * DPP;
+    let mut c = Config::new(len);
+    c.data_per_packet = Some(DPP);
+    let mut a = Assembler::new(c).expect("config");
+    let data = source(len, 6);
+    let first = block(1, false, &data);
+    let trailer = first.len() as u32 - 1;
+    for (i, p) in first[..36].iter().enumerate() {
+        a.on_packet(p, i as u64 * 1_000);
+    }
+    let t0 = 35_000;
+    let tail = Some(ResendRequest {
+        block_id: 1,
+        first_packet_id: 36,
+        last_packet_id: trailer,
+        extended: false,
+    });
+    assert_eq!(a.poll_transmit(t0 + MS), tail);
+    assert_eq!(a.poll_transmit(t0 + 3 * MS), None, "waits for the answer");
+    assert_eq!(a.poll_transmit(t0 + 6 * MS), tail, "asked again in full");
+    // The answer loses every other packet; the rest is asked for again.
+    let p = plan(1, false, len);
+    for id in (36..=trailer).step_by(2) {
+        a.on_packet(&packet(&p, &data, id, Status::PACKET_RESEND), t0 + 7 * MS);
+    }
+    let mut asked = Vec::new();
+    while let Some(r) = a.poll_transmit(t0 + 12 * MS) {
+        asked.extend(r.first_packet_id..=r.last_packet_id);
+    }
+    let missing: Vec<u32> = (37..=trailer).step_by(2).collect();
+    assert_eq!(asked, missing);
+    for &id in &missing {
+        a.on_packet(&packet(&p, &data, id, Status::PACKET_RESEND), t0 + 13 * MS);
+    }
+    let f = a.poll_frame().expect("delivered");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+}

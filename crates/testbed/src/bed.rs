@@ -465,7 +465,12 @@ impl Testbed {
         let threshold = rule.threshold()?;
         let netns = self.netns(&rule.host)?;
         for i in self.ifaces_of(&rule.host, rule.iface.as_deref())? {
-            loss::set(netns, rule.direction, &i.name, &rule.matcher, threshold)?;
+            let hook = loss::Hook {
+                layer: rule.layer,
+                direction: rule.direction,
+            };
+            let burst = rule.burst.as_ref();
+            loss::set(netns, hook, &i.name, &rule.matcher, threshold, burst)?;
         }
         Ok(())
     }

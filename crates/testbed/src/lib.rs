@@ -14,8 +14,11 @@
 //!   169.254.x.y/16 (what a GigE Vision camera without DHCP uses) and a
 //!   deterministic MAC;
 //! * **rate** limits are tc `tbf` per link direction;
-//! * **loss** is nftables in the netdev family (device ingress/egress
-//!   hooks), by UDP port or ethertype, changeable at run time;
+//! * **loss** is nftables, at the device's ingress/egress hooks (netdev
+//!   family) or the IP stack's input/output hooks (inet family, where a
+//!   dropped send fails with EPERM as behind a host firewall), by UDP port
+//!   or ethertype, at random or in deterministic bursts of consecutive
+//!   packets, changeable at run time;
 //! * **RPS** steers a host's receive softirq work to a chosen CPU, and
 //!   [`HostCommand`] / [`Testbed::run_in`] pin programs or Rust threads, so
 //!   a single core can stand in for one machine (see [`measure_core`]).
@@ -65,8 +68,8 @@ pub use plan::{
 pub use probe::ping_from_current_netns;
 pub use spec::{
     netns_name, parse_ethertype, parse_netns_name, validate_mtu, validate_name, Direction,
-    LinkSpec, LossMatch, LossRule, Rate, RpsSpec, Shaper, TestbedSpec, LOSS_RESOLUTION, MAX_MTU,
-    MIN_MTU, NETNS_PREFIX, SWITCH_HOST,
+    LinkSpec, LossBurst, LossLayer, LossMatch, LossRule, Rate, RpsSpec, Shaper, TestbedSpec,
+    LOSS_RESOLUTION, MAX_MTU, MIN_MTU, NETNS_PREFIX, SWITCH_HOST,
 };
 
 /// The CPU-accounting crate, re-exported so bench code needs one import.

@@ -311,13 +311,107 @@ impl LossMatch {
 /// (`numgen random mod 1000000 < N`).
 pub const LOSS_RESOLUTION: u32 = 1_000_000;
 
-/// A loss rule: drop `percent` % of the packets matching `matcher` that
-/// cross `host`'s interface in `direction`.
+/// Where in a host's network stack a loss rule drops packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LossLayer {
+    /// The device's ingress/egress hooks (nftables netdev family): works for
+    /// any ethertype, drops before the IP stack sees a received packet, and
+    /// after a sent one left it, so the sender's `send()` still succeeds
+    /// (like a lossy cable or an overflowing NIC ring).
+    #[default]
+    Device,
+    /// The IP stack's input/output hooks (nftables inet family), where a
+    /// host firewall drops: a dropped sent datagram makes the sender's
+    /// `send()`/`sendmmsg()` fail with EPERM, a dropped received one never
+    /// reaches the socket. IP packets only (not [`LossMatch::Ethertype`]).
+    Ip,
+}
+
+impl LossLayer {
+    /// The nft hook of this layer for `direction`.
+    pub fn hook(self, direction: Direction) -> &'static str {
+        match (self, direction) {
+            (LossLayer::Device, d) => d.as_str(),
+            (LossLayer::Ip, Direction::Ingress) => "input",
+            (LossLayer::Ip, Direction::Egress) => "output",
+        }
+    }
+
+    /// The nftables family holding this layer's rules.
+    pub fn family(self) -> &'static str {
+        match self {
+            LossLayer::Device => "netdev",
+            LossLayer::Ip => "inet",
+        }
+    }
+}
+
+impl FromStr for LossLayer {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<LossLayer> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "device" | "netdev" => Ok(LossLayer::Device),
+            "ip" | "inet" | "stack" => Ok(LossLayer::Ip),
+            _ => Err(Error::Spec(format!(
+                "loss layer {s:?} must be device or ip"
+            ))),
+        }
+    }
+}
+
+/// Deterministic bursts: `length` consecutive matching packets dropped out
+/// of every `every`, starting with the `start`-th (counted from 0 when the
+/// rule is installed).
 ///
-/// Implemented with nftables in the netdev family (ingress/egress hooks on
-/// the device), so it works for any ethertype, drops before the IP stack
-/// sees the packet, and does not make `send()` fail with EPERM the way an
-/// `inet output` drop would.
+/// Rendered as `numgen inc mod EVERY START-END`: nftables keeps one counter
+/// per rule, incremented by every packet that reaches it (after the
+/// selector matched), so the dropped runs are exact and repeat every
+/// `every` packets, whatever the timing. A packet here is what the hook
+/// sees: behind GRO or before GSO segmentation one packet can be a train
+/// of datagrams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossBurst {
+    /// Packets dropped in a row.
+    pub length: u32,
+    /// Period of the pattern in matching packets.
+    pub every: u32,
+    /// Position of the first dropped packet in each period.
+    #[serde(default)]
+    pub start: u32,
+}
+
+impl LossBurst {
+    /// Checks `1 <= length` and `start + length <= every`.
+    pub fn validate(&self) -> Result<()> {
+        let fits = self
+            .start
+            .checked_add(self.length)
+            .is_some_and(|end| end <= self.every);
+        if self.length == 0 || !fits {
+            return Err(Error::Spec(format!(
+                "loss burst of {} packets from {} must lie within its period of {}",
+                self.length, self.start, self.every
+            )));
+        }
+        Ok(())
+    }
+
+    /// Parts per million of matching packets dropped.
+    pub fn ppm(&self) -> u32 {
+        (u64::from(self.length) * u64::from(LOSS_RESOLUTION) / u64::from(self.every.max(1))) as u32
+    }
+}
+
+/// A loss rule: drop `percent` % of the packets matching `matcher` that
+/// cross `host`'s interface in `direction` (at random), or, with `burst`,
+/// runs of consecutive packets.
+///
+/// By default implemented with nftables in the netdev family (ingress/egress
+/// hooks on the device), so it works for any ethertype, drops before the IP
+/// stack sees the packet, and does not make `send()` fail with EPERM; with
+/// `layer = "ip"` at the IP stack's input/output hooks, where it does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LossRule {
@@ -333,8 +427,19 @@ pub struct LossRule {
     #[serde(default, rename = "match")]
     pub matcher: LossMatch,
     /// Percentage dropped, 0..=100 with 0.0001 % resolution; 0 removes the
-    /// rule.
+    /// rule. With `burst`, the burst's share (informational).
     pub percent: f64,
+    /// Device hooks (default) or the IP stack's input/output hooks.
+    #[serde(default, skip_serializing_if = "is_device")]
+    pub layer: LossLayer,
+    /// Drop deterministic runs of consecutive packets instead of a random
+    /// fraction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<LossBurst>,
+}
+
+fn is_device(l: &LossLayer) -> bool {
+    *l == LossLayer::Device
 }
 
 fn default_direction() -> Direction {
@@ -351,7 +456,33 @@ impl LossRule {
             direction: Direction::Ingress,
             matcher: LossMatch::All,
             percent,
+            layer: LossLayer::Device,
+            burst: None,
         }
+    }
+
+    /// A rule dropping runs of `length` consecutive packets out of every
+    /// `every` that `host` receives (see [`LossBurst`]); the first run
+    /// starts with the `start`-th matching packet.
+    pub fn burst(host: &str, length: u32, every: u32, start: u32) -> LossRule {
+        let burst = LossBurst {
+            length,
+            every,
+            start,
+        };
+        let mut r = LossRule::new(
+            host,
+            f64::from(burst.ppm()) * 100.0 / f64::from(LOSS_RESOLUTION),
+        );
+        r.burst = Some(burst);
+        r
+    }
+
+    /// Drop at the IP stack's input/output hooks instead of the device
+    /// (see [`LossLayer::Ip`]).
+    pub fn ip_hooks(mut self) -> LossRule {
+        self.layer = LossLayer::Ip;
+        self
     }
 
     /// Apply to sent packets instead of received ones.
@@ -393,6 +524,16 @@ impl LossRule {
     /// The threshold N out of [`LOSS_RESOLUTION`], after validating
     /// `percent`.
     pub fn threshold(&self) -> Result<u32> {
+        if self.layer == LossLayer::Ip && matches!(self.matcher, LossMatch::Ethertype(_)) {
+            return Err(Error::Spec(
+                "an ethertype loss rule needs the device layer: the IP hooks see IP packets only"
+                    .into(),
+            ));
+        }
+        if let Some(b) = &self.burst {
+            b.validate()?;
+            return Ok(b.ppm());
+        }
         if !self.percent.is_finite() || !(0.0..=100.0).contains(&self.percent) {
             return Err(Error::Spec(format!(
                 "loss percent {} must be between 0 and 100",
@@ -813,6 +954,48 @@ mod tests {
         assert_eq!(LossRule::new("h", 100.0).threshold()?, 1_000_000);
         assert!(LossRule::new("h", 100.1).threshold().is_err());
         assert!(LossRule::new("h", f64::NAN).threshold().is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn loss_bursts_and_layers() -> Result<()> {
+        let b = LossRule::burst("h", 50, 4000, 2000);
+        assert_eq!(b.threshold()?, 12_500);
+        assert!((b.percent - 1.25).abs() < 1e-9);
+        assert!(LossRule::burst("h", 0, 10, 0).threshold().is_err());
+        assert!(LossRule::burst("h", 50, 4000, 3951).threshold().is_err());
+        assert!(LossRule::burst("h", 10, 10, 0).threshold().is_ok());
+        assert!(LossRule::burst("h", 1, 1, u32::MAX).threshold().is_err());
+        assert!(LossRule::new("h", 1.0)
+            .ip_hooks()
+            .ethertype(0x88b5)
+            .threshold()
+            .is_err());
+        assert_eq!(LossLayer::Ip.hook(Direction::Egress), "output");
+        assert_eq!(LossLayer::Ip.hook(Direction::Ingress), "input");
+        assert_eq!(LossLayer::Device.hook(Direction::Egress), "egress");
+        assert_eq!("ip".parse::<LossLayer>()?, LossLayer::Ip);
+        assert!("wire".parse::<LossLayer>().is_err());
+        let spec: TestbedSpec = toml::from_str(
+            r#"
+            name = "b"
+            hosts = ["cam", "pc"]
+            [[loss]]
+            host = "cam"
+            direction = "egress"
+            layer = "ip"
+            percent = 2
+            [[loss]]
+            host = "pc"
+            percent = 0
+            burst = { length = 50, every = 4000, start = 100 }
+            "#,
+        )
+        .map_err(|e| Error::Spec(e.to_string()))?;
+        assert_eq!(spec.loss[0].layer, LossLayer::Ip);
+        assert_eq!(spec.loss[1].layer, LossLayer::Device);
+        assert_eq!(spec.loss[1].threshold()?, 12_500);
+        spec.validate()?;
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -137,6 +137,62 @@ fn udp_port_loss_halves_one_port_only_and_changes_at_run_time() -> TestResult {
 
     bed.clear_loss("cam")?;
     assert!(bed.loss_rules("cam")?.is_empty());
+    Ok(())
+}
+
+#[test]
+fn ip_hook_loss_fails_the_senders_send_and_bursts_drop_exact_runs() -> TestResult {
+    require_root();
+    const N: usize = 2000;
+    let bed = Testbed::builder("t_iploss").hosts(["cam", "pc"]).build()?;
+    let pc = bed.addr("pc")?;
+
+    // At the IP output hook a dropped datagram fails the sender's send().
+    bed.set_loss(
+        &LossRule::new("cam", 100.0)
+            .egress()
+            .ip_hooks()
+            .udp_dport(40002),
+    )?;
+    let err = bed.run_in("cam", None, move || {
+        let sock = UdpSocket::bind("0.0.0.0:0")?;
+        sock.send_to(b"x", SocketAddrV4::new(pc, 40002)).map(|_| ())
+    })?;
+    let kind = err.err().map(|e| e.raw_os_error());
+    assert_eq!(
+        kind,
+        Some(Some(libc::EPERM)),
+        "output-hook drop must fail send"
+    );
+    // The device-layer rule on the same port and direction is another selector.
+    bed.set_loss(&LossRule::new("cam", 1.0).egress().udp_dport(40002))?;
+    assert_eq!(bed.loss_rules("cam")?.len(), 2);
+    bed.clear_loss("cam")?;
+    assert!(bed.loss_rules("cam")?.is_empty(), "clears both families");
+
+    // Bursts: exactly 50 consecutive datagrams of every 1000, at the
+    // receiver's IP input hook and at the sender's device egress.
+    bed.set_loss(
+        &LossRule::burst("pc", 50, 1000, 300)
+            .ip_hooks()
+            .udp_dport(40000),
+    )?;
+    bed.set_loss(
+        &LossRule::burst("cam", 50, 1000, 600)
+            .egress()
+            .udp_dport(40001),
+    )?;
+    let input = Receiver::start(&bed, "pc", 40000, None)?;
+    let egress = Receiver::start(&bed, "pc", 40001, None)?;
+    send_paced(&bed, "cam", pc, &[40000, 40001], N, 200)?;
+    let (i, e) = (input.finish(), egress.finish());
+    assert_eq!(i.packets, (N - 100) as u64, "input-hook bursts");
+    assert_eq!(e.packets, (N - 100) as u64, "egress bursts");
+    let rules = bed.loss_rules("pc")?;
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].family, "inet");
+    assert_eq!(rules[0].packets, 100, "nft counter = drops");
+    assert_eq!(rules[0].ppm, Some(50_000));
     Ok(())
 }
 

@@ -138,9 +138,10 @@ pub struct GrabArgs {
     /// Milliseconds before asking again for the same packets, 1..=60000.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub resend_repeat_ms: u64,
-    /// Most packets requested per frame, as a fraction of the frame's
-    /// packets (repeats count again), 0..=4 (0: none).
-    #[arg(long, default_value_t = 1.0, value_parser = crate::arg_range::float_in(0.0..=4.0))]
+    /// Most packets per frame requested and left unanswered, as a fraction
+    /// of the frame's packets (repeats count again; each resent packet
+    /// that arrives gives its id back), 0..=4 (0: none).
+    #[arg(long, default_value_t = 2.0, value_parser = crate::arg_range::float_in(0.0..=4.0))]
     pub resend_ratio: f64,
     /// Microseconds of silence after a frame's last packet before its
     /// missing tail and trailer are requested (at least 16 of the frame's

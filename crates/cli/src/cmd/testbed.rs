@@ -13,7 +13,8 @@ use anyhow::{bail, Context, Result};
 use clap::{ArgGroup, Args, Subcommand};
 use linerate_testbed::{
     list_beds, netns::bed_namespaces, parse_ethertype, remove_all_beds, remove_bed, BedInfo,
-    Direction, InstalledLoss, LinkSpec, LossMatch, LossRule, Rate, RpsSpec, Testbed, TestbedSpec,
+    Direction, InstalledLoss, LinkSpec, LossLayer, LossMatch, LossRule, Rate, RpsSpec, Testbed,
+    TestbedSpec,
 };
 
 /// Bed name used when `--name` is not given.
@@ -65,6 +66,11 @@ struct LossArgs {
     /// Drop packets the host receives (ingress) or sends (egress).
     #[arg(long, value_name = "DIR", default_value = "ingress", value_parser = parse_direction)]
     loss_dir: Direction,
+    /// Where the host drops: at the device's hooks (`device`: the sender's
+    /// send() still succeeds) or at the IP stack's input/output hooks (`ip`:
+    /// as behind a host firewall; a dropped send fails with EPERM).
+    #[arg(long, value_name = "LAYER", default_value = "device", value_parser = parse_layer)]
+    loss_layer: LossLayer,
     /// Only UDP datagrams to this destination port (e.g. a GVSP stream port).
     /// Only first IP fragments carry the port. 1..=65535.
     #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
@@ -107,6 +113,8 @@ impl LossArgs {
                 direction: self.loss_dir,
                 matcher: self.matcher(),
                 percent,
+                layer: self.loss_layer,
+                burst: None,
             })
             .collect()
     }
@@ -229,6 +237,11 @@ fn parse_rate(s: &str) -> Result<Rate, String> {
 }
 
 fn parse_direction(s: &str) -> Result<Direction, String> {
+    s.parse()
+        .map_err(|e: linerate_testbed::Error| e.to_string())
+}
+
+fn parse_layer(s: &str) -> Result<LossLayer, String> {
     s.parse()
         .map_err(|e: linerate_testbed::Error| e.to_string())
 }

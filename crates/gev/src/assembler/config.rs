@@ -32,8 +32,12 @@ pub struct ResendConfig {
     pub initial_timeout_ns: u64,
     /// How long to wait for an answer before asking again for the same packet.
     pub repeat_timeout_ns: u64,
-    /// Most packet ids requested per frame, as a fraction of the frame's
-    /// packets (repeats count again), so a dead link cannot make us flood the camera.
+    /// Most packet ids per frame that may be requested and stay unanswered,
+    /// as a fraction of the frame's packets: every id of a request counts
+    /// (repeats count again) and every resent packet that arrives gives its
+    /// id back. A camera that answers is asked until the frame is complete
+    /// or its retention ends; one that does not (a dead link, a camera
+    /// without resends) cannot be flooded.
     pub request_ratio: f64,
     /// Shortest silence after a frame's last packet before its missing tail
     /// (packets after the highest id seen, and the trailer) is requested
@@ -45,7 +49,7 @@ pub struct ResendConfig {
 }
 
 impl Default for ResendConfig {
-    /// 300 µs initial timeout, 5 ms repeat, ratio 1, 1 ms tail timeout.
+    /// 300 µs initial timeout, 5 ms repeat, ratio 2, 1 ms tail timeout.
     ///
     /// Aravis waits 1 ms before the first request and 20 ms before a repeat.
     /// On a LAN, reordering lasts microseconds and a resend round trip well
@@ -53,13 +57,17 @@ impl Default for ResendConfig {
     /// reordering while asking three times sooner; a 5 ms repeat gives ~20
     /// attempts inside the 100 ms retention instead of ~4.
     ///
-    /// The ratio is four times Aravis's 0.25. Host-side loss comes in
-    /// bursts (a receive ring overflowing drops tens of consecutive
-    /// packets), and the resent burst can meet the same overflow: measured
-    /// here at 200 fps, frames missing 23 to 60 of their 131 packets ran out
-    /// of a half-frame budget after one lost resend and timed out. A whole
-    /// frame's worth lets such a burst be asked for twice or more and still
-    /// bounds what a dead link requests to one frame of resends per frame.
+    /// The ratio counts only what went unanswered, and is eight times
+    /// Aravis's 0.25 (which counts every request). Loss comes in bursts (a
+    /// receive ring overflowing drops tens of consecutive packets; a camera
+    /// whose send fails loses the rest of a frame), and the request for it
+    /// can be lost too: measured here at 200 fps, frames missing 23 to 60 of
+    /// their 131 packets ran out of a half-frame budget after one lost
+    /// resend and timed out; at 100 fps with 2% loss at the camera's
+    /// output, frames whose last 95 to 129 packets were lost ran out of a
+    /// one-frame budget when the first tail request went unanswered. Two frames' worth lets an unanswered request for a whole
+    /// frame be made again in full, and still bounds what a silent camera
+    /// is asked for to two frames of resends per frame.
     ///
     /// Without the tail timeout a lost tail (the last packets and the
     /// trailer) is noticed only when the next frame starts, a whole frame
@@ -70,7 +78,7 @@ impl Default for ResendConfig {
             enabled: true,
             initial_timeout_ns: 300_000,
             repeat_timeout_ns: 5_000_000,
-            request_ratio: 1.0,
+            request_ratio: 2.0,
             tail_timeout_ns: 1_000_000,
         }
     }

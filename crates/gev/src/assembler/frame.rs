@@ -48,7 +48,13 @@ pub(crate) struct Frame {
     /// Its tail has been scheduled for a request (by [`Frame::note_tail`]).
     pub tail_noted: bool,
     pub next_deadline: u64,
+    /// Packet ids requested and not answered yet: every id of a request
+    /// counts, and every resent packet placed gives one back (see
+    /// [`Frame::answered`]).
     pub requested: u64,
+    /// Planning stopped because `requested` reached the budget; an answer
+    /// wakes it up again.
+    pub exhausted: bool,
 }
 
 impl Frame {
@@ -80,6 +86,7 @@ impl Frame {
             tail_noted: false,
             next_deadline: NEVER,
             requested: 0,
+            exhausted: false,
         }
     }
 
@@ -117,6 +124,7 @@ impl Frame {
         self.tail_noted = false;
         self.next_deadline = NEVER;
         self.requested = 0;
+        self.exhausted = false;
     }
 
     /// When the silence since the last packet means the tail was lost:
@@ -382,10 +390,12 @@ impl Frame {
                     self.unplace(q, None);
                     dropped += 1;
                 }
-                if let Some(d) = self.deadlines.get_mut(q as usize) {
-                    *d = NEVER;
-                }
             }
+        }
+        // Nothing at or past the trailer is asked for any more: not the
+        // trailer itself, nor a lost tail planned up to it.
+        for d in self.deadlines.iter_mut().skip(id as usize) {
+            *d = NEVER;
         }
         if let Some((s, _)) = self.short {
             if s + 1 != id {
@@ -462,8 +472,21 @@ impl Frame {
         packets
     }
 
+    /// A resent packet was placed: the device answered one requested id,
+    /// so that id no longer counts against the budget. When planning had
+    /// stopped for want of budget, it resumes at `now_ns` (once per batch
+    /// of answers, not once per packet: the next plan re-arms it).
+    pub fn answered(&mut self, now_ns: u64) {
+        self.requested = self.requested.saturating_sub(1);
+        if self.exhausted {
+            self.exhausted = false;
+            self.next_deadline = self.next_deadline.min(now_ns);
+        }
+    }
+
     /// Plans one resend request: the first run of consecutive due gaps,
-    /// within `budget` packets for this frame. Recomputes `next_deadline`.
+    /// within `budget` unanswered packet ids for this frame. Recomputes
+    /// `next_deadline`.
     pub fn plan_request(&mut self, now_ns: u64, repeat_ns: u64, budget: u64) -> Option<(u32, u32)> {
         let Some(top) = self.highest else {
             self.next_deadline = NEVER;
@@ -498,11 +521,10 @@ impl Frame {
                 next = next.min(d);
             }
         }
-        self.next_deadline = if self.requested >= budget {
-            NEVER
-        } else {
-            next
-        };
+        // Out of budget with gaps still open: sleep until an answer comes
+        // (or the frame's retention ends).
+        self.exhausted = self.requested >= budget && next != NEVER;
+        self.next_deadline = if self.exhausted { NEVER } else { next };
         range
     }
 }

@@ -387,12 +387,12 @@ impl Assembler {
         let resent = status == Status::PACKET_RESEND;
         match format {
             PacketFormat::Leader => match LeaderRepr::parse(data) {
-                Ok((leader, _)) if packet_id == 0 => self.on_leader(key, leader, now_ns),
+                Ok((leader, _)) if packet_id == 0 => self.on_leader(key, leader, resent, now_ns),
                 _ => self.ignore(IgnoreReason::Malformed),
             },
             PacketFormat::Trailer => match TrailerRepr::parse(data) {
                 Ok((trailer, _)) if packet_id > 0 => {
-                    self.on_trailer(key, packet_id, trailer, now_ns)
+                    self.on_trailer(key, packet_id, trailer, resent, now_ns)
                 }
                 _ => self.ignore(IgnoreReason::Malformed),
             },
@@ -880,7 +880,13 @@ impl Assembler {
         }
     }
 
-    fn on_leader(&mut self, key: BlockKey, leader: LeaderRepr, now_ns: u64) -> Placement {
+    fn on_leader(
+        &mut self,
+        key: BlockKey,
+        leader: LeaderRepr,
+        resent: bool,
+        now_ns: u64,
+    ) -> Placement {
         let cap = self.config.max_payload_size;
         let i = match self.slot_for(key, now_ns) {
             Ok(i) => i,
@@ -898,6 +904,9 @@ impl Assembler {
             };
         }
         f.last_packet_ns = now_ns;
+        if resent {
+            f.answered(now_ns);
+        }
         let dropped = f.apply_leader(leader);
         f.note_id(0, gap_at);
         f.infer_dpp(gap_at, cap);
@@ -913,6 +922,7 @@ impl Assembler {
         key: BlockKey,
         packet_id: u32,
         trailer: TrailerRepr,
+        resent: bool,
         now_ns: u64,
     ) -> Placement {
         if packet_id > self.max_packet_id {
@@ -939,6 +949,9 @@ impl Assembler {
             None => {}
         }
         f.last_packet_ns = now_ns;
+        if resent {
+            f.answered(now_ns);
+        }
         let dropped = f.apply_trailer(packet_id, trailer, gap_at);
         f.infer_dpp(gap_at, cap);
         self.counters.packets_out_of_bounds += u64::from(dropped);
@@ -1066,6 +1079,9 @@ impl Assembler {
         f.bytes += len;
         f.written_end = f.written_end.max(end);
         f.last_packet_ns = now_ns;
+        if resent {
+            f.answered(now_ns);
+        }
         self.counters.bytes_received += len as u64;
         if resent {
             self.counters.packets_resent += 1;
