@@ -126,6 +126,11 @@ impl<W: Version> Readout<W> {
                 Duration::from_millis(1)
             };
             let received = self.link.recv(Some(wait))?;
+            if received == 0 {
+                // Caught up: the fair controller's queue guard tells a late
+                // thread from a queue standing in the host by this.
+                self.host.on_queue_empty();
+            }
             let batch_start = (received > 0).then(|| {
                 last_frame = Instant::now();
                 last_frame
