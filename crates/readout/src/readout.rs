@@ -130,6 +130,14 @@ impl<W: Version> Readout<W> {
                 // Caught up: the fair controller's queue guard tells a late
                 // thread from a queue standing in the host by this.
                 self.host.on_queue_empty();
+                if wait.is_zero() {
+                    // Spinning on an empty socket: let whatever shares
+                    // this core run (a board emulator, the switch's
+                    // softirq work), or it waits out a whole time slice
+                    // for the frames this thread is waiting for. Alone on
+                    // its core the thread is back at once.
+                    std::thread::yield_now();
+                }
             }
             let batch_start = (received > 0).then(|| {
                 last_frame = Instant::now();
