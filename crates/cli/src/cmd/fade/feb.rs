@@ -100,9 +100,8 @@ pub struct FebArgs {
     delay_window: u32,
     /// Waits shorter than this are spun, longer ones slept (on a timer up
     /// to 100 µs, in the socket beyond, so an ACK can end them).
-    /// Spinning paces most precisely on a core of its own; with several
-    /// boards on one core, a small value (or 0) lets them take turns
-    /// instead of each spinning through its time slice.
+    /// Spinning paces most precisely; a spinning board yields its core at
+    /// every turn (see --no-yield), so boards sharing a core take turns.
     #[arg(long, default_value_t = 200)]
     spin_us: u64,
     /// Spin without giving the CPU up. By default a spinning board calls
