@@ -53,10 +53,11 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
             Work::Fade {
                 controller,
                 backend,
+                pinned,
                 ..
             },
             Bed::Switch(sw),
-        ) => crate::fade::run(sw, config, controller, backend, dir, &mut run)?,
+        ) => crate::fade::run(sw, config, controller, backend, *pinned, dir, &mut run)?,
         (work, _) => {
             return Err(crate::error::Error::Argument(format!(
                 "internal: {work:?} was given the wrong kind of bed"

@@ -19,23 +19,29 @@ use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
 const BOARD_RATE: &str = "1g";
 
 /// Runs every board of `sw` with `controller` into one receiver that
-/// takes DATA through `backend`.
+/// takes DATA through `backend`, every other setting at its default.
+/// `pinned`: the boards share the sender's CPU and the receiver has its
+/// own (`--cpu`); otherwise the scheduler places them all.
 pub fn run(
     sw: &SwitchBed,
     config: &BenchConfig,
     controller: &str,
     backend: &str,
+    pinned: bool,
     dir: &Path,
     run: &mut Run,
 ) -> Result<()> {
     let t = &config.timing;
     let duration = receiver_duration(config);
     let mut recv = sw.bed.command(RECEIVER, &config.linerate)?;
-    recv.cpu(RECEIVER_CPU)
-        .args(["fade", "recv", "--interface", &sw.receiver_iface])
-        .args(["--verify", "--json", "--cpu"])
-        .arg(RECEIVER_CPU.to_string())
-        .arg("--duration")
+    recv.args(["fade", "recv", "--interface", &sw.receiver_iface])
+        .args(["--verify", "--json"]);
+    if pinned {
+        recv.cpu(RECEIVER_CPU)
+            .arg("--cpu")
+            .arg(RECEIVER_CPU.to_string());
+    }
+    recv.arg("--duration")
         .arg(format!("{:.1}", duration.as_secs_f64()))
         .args(["--controller", controller, "--backend", backend]);
     for board in &sw.senders {
@@ -47,12 +53,11 @@ pub fn run(
     for (i, board) in sw.senders.iter().enumerate() {
         let iface = sw.bed.iface(board)?.name.clone();
         let mut feb = sw.bed.command(board, &config.linerate)?;
-        // Several boards on one core take turns (sleeping between
-        // packets); a board alone spins for precise pacing.
-        let spin_us = if sw.senders.len() > 1 { "0" } else { "200" };
-        feb.cpu(SENDER_CPU)
-            .args(["fade", "feb", "--interface", &iface, "--rate", BOARD_RATE])
-            .args(["--json", "--controller", controller, "--spin-us", spin_us]);
+        if pinned {
+            feb.cpu(SENDER_CPU);
+        }
+        feb.args(["fade", "feb", "--interface", &iface, "--rate", BOARD_RATE])
+            .args(["--json", "--controller", controller]);
         boards.push(Running::spawn(feb, dir, &format!("fade-feb{i}"))?);
     }
     thread::sleep(t.settle);

@@ -44,6 +44,10 @@ pub enum Work {
         backend: String,
         /// The shared link's rate, Mbit/s.
         rate_mbit: u32,
+        /// Boards on the sender's CPU and the receiver on its own
+        /// (`fade recv --cpu`); otherwise nothing is pinned and the
+        /// scheduler places boards and receiver on any core.
+        pinned: bool,
     },
 }
 

@@ -513,7 +513,7 @@ fn two_boards_behind_a_switch_both_complete_with_a_fairness_figure() {
 }
 
 #[test]
-fn three_boards_sharing_a_one_gbit_link_all_get_a_share_and_verify() {
+fn three_boards_with_default_settings_fill_a_shared_one_gbit_link_evenly() {
     let _s = serial();
     // SAFETY: geteuid has no preconditions.
     assert!(
@@ -521,7 +521,9 @@ fn three_boards_sharing_a_one_gbit_link_all_get_a_share_and_verify() {
         "FADE tests build namespaces and open raw sockets: run as root"
     );
     // Three boards and the PC on one bridge, every port shaped to 1 Gbit/s
-    // by tbf: the PC's port is the link the boards share.
+    // by tbf: the PC's port is the link the boards share. The boards run
+    // with every setting at its default, sharing CPU 0; the receiver has
+    // CPU 1 (`--cpu 1`), as a host and its boards have a core each.
     let bed = Testbed::builder("frshare")
         .hosts(["feb1", "feb2", "feb3", "pc"])
         .switch()
@@ -531,13 +533,32 @@ fn three_boards_sharing_a_one_gbit_link_all_get_a_share_and_verify() {
     let boards = ["feb1", "feb2", "feb3"];
     let _procs: Vec<Proc> = boards
         .iter()
-        .map(|h| feb(&bed, h, &["--rate", "1g"]))
+        .map(|h| {
+            let iface = bed.iface(h).expect("iface").name.clone();
+            let mut c = bed
+                .command(h, env!("CARGO_BIN_EXE_linerate"))
+                .expect("command");
+            c.cpu(0);
+            let child = c
+                .into_command()
+                .expect("command")
+                .args(["fade", "feb", "--interface", &iface])
+                .stdout(Stdio::null())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("start linerate fade feb");
+            Proc(child)
+        })
         .collect();
-    let out = recv_cmd(&bed, &boards, &["--duration", "3", "--verify"])
-        .output()
-        .expect("run recv");
+    let out = recv_cmd(
+        &bed,
+        &boards,
+        &["--duration", "3", "--verify", "--cpu", "1"],
+    )
+    .output()
+    .expect("run recv");
     let v = report(&out);
-    eprintln!("three boards, fair controller: {v}");
+    eprintln!("three boards, default settings: {v}");
     assert!(out.status.success(), "{v}");
     assert_eq!(v["controller"], "fair");
     // The receive thread accounts for its work: every frame it handled,
@@ -568,23 +589,16 @@ fn three_boards_sharing_a_one_gbit_link_all_get_a_share_and_verify() {
         "the shares were never recomputed"
     );
     assert_eq!(n(&v, "verify_errors"), 0);
-    let bytes: Vec<u64> = v["boards"]
-        .as_array()
-        .expect("boards")
-        .iter()
-        .map(|b| {
-            assert_eq!(n(b, "verified_bytes"), n(b, "bytes"), "{b}");
-            assert_eq!(b["complete"], true, "{b}");
-            n(b, "bytes")
-        })
-        .collect();
-    let mean = bytes.iter().sum::<u64>() / 3;
-    // Loose on purpose (a debug build on a shared machine): no board
-    // starved. scripts/bench-fade checks the real fairness target.
-    assert!(mean > 1 << 20, "almost nothing arrived: {bytes:?}");
-    for b in &bytes {
-        assert!(*b * 4 >= mean, "a board was starved: {bytes:?}");
+    for b in v["boards"].as_array().expect("boards") {
+        assert_eq!(n(b, "verified_bytes"), n(b, "bytes"), "{b}");
+        assert_eq!(b["complete"], true, "{b}");
     }
+    // The link is full and evenly shared: at least 900 of the 955 Mbit/s
+    // of payload a 1 Gbit/s wire carries, Jain's index at least 0.99.
+    let total = v["mbit_per_s"].as_f64().expect("mbit_per_s");
+    let jain = v["jain_fairness"].as_f64().expect("jain_fairness");
+    assert!(total >= 900.0, "{total:.1} Mbit/s in total");
+    assert!(jain >= 0.99, "Jain {jain:.4}");
 }
 
 #[test]

@@ -27,14 +27,23 @@
 //!
 //! * The host guards its own queue. Its receive thread reports how long
 //!   each frame waited between its receive stamp and the thread holding
-//!   it ([`FairShare::on_queue_delay`]). If even the shortest wait of a
-//!   round exceeds [`FairConfig::queue_target_ns`], a queue is standing in
-//!   the host: the host, not the link, is the bottleneck, and every
-//!   frame's ACK is late by that queue. The capacity is then cut by 1/16
-//!   (at most once per [`QUEUE_HOLD_ROUNDS`] rounds, the time the cut
-//!   takes to drain the queue), and otherwise raised again by 1/64 of the
-//!   link per round, up to the link plus overbooking. Like CoDel, the
-//!   minimum tells a standing queue from a passing burst.
+//!   it ([`FairShare::on_queue_delay`]), and each time it looked for
+//!   frames and found none ([`FairShare::on_queue_empty`]). A queue
+//!   stands in the host when even the shortest wait of a round exceeds
+//!   [`FairConfig::queue_target_ns`] *and* the thread never found the
+//!   queue empty that round: the host, not the link, is the bottleneck,
+//!   and every frame's ACK is late by that queue. The capacity is then
+//!   cut by 1/16 (at most once per [`QUEUE_HOLD_ROUNDS`] rounds, the time
+//!   the cut takes to drain the queue), and otherwise raised again by
+//!   1/64 of the link per round, up to the link plus overbooking. Like
+//!   CoDel, the minimum tells a standing queue from a passing burst. The
+//!   empty queue tells it from a preempted thread: a thread that was off
+//!   its core (other work on a busy host) finds every frame late when it
+//!   comes back, but then catches up and finds the queue empty, and a
+//!   lower rate would not have brought it back sooner. Judged by the
+//!   waits alone, such rounds cut the capacity of an unpinned host to a
+//!   fraction of the link (docs/fade.md); they are counted as late
+//!   rounds instead ([`FairShare::late_rounds`]).
 //!
 //! The board's part is a register: the gap from the last hinted ACK,
 //! which it keeps between its packet starts (see [`crate::board`]). All
@@ -127,9 +136,12 @@ pub struct FairShare {
     ceiling_bps: u64,
     /// Shortest queue delay reported this round.
     round_min_delay_ns: Option<u64>,
+    /// Whether the receive thread found the queue empty this round.
+    round_drained: bool,
     /// Rounds left before the guard may cut again.
     hold: u32,
     queue_cuts: u64,
+    late_rounds: u64,
 }
 
 impl FairShare {
@@ -156,8 +168,10 @@ impl FairShare {
             rounds: 0,
             ceiling_bps: ceiling,
             round_min_delay_ns: None,
+            round_drained: false,
             hold: 0,
             queue_cuts: 0,
+            late_rounds: 0,
         })
     }
 
@@ -203,9 +217,18 @@ impl FairShare {
         *m = (*m).min(delay_ns);
     }
 
+    /// Records that the receive thread looked for frames and found none
+    /// waiting: whatever queue there was in the host has drained, so the
+    /// waits of this round, however long, come from a thread that was
+    /// late (preempted, asleep), not from a queue standing in the host.
+    pub fn on_queue_empty(&mut self) {
+        self.round_drained = true;
+    }
+
     /// The queue guard at the end of a round: cut the capacity when a
     /// queue stood all round, otherwise let it grow back.
     fn guard_queue(&mut self) {
+        let drained = std::mem::take(&mut self.round_drained);
         let Some(min) = self.round_min_delay_ns.take() else {
             return;
         };
@@ -213,10 +236,14 @@ impl FairShare {
         if target == 0 {
             return;
         }
+        let late = min > target;
+        if late && drained {
+            self.late_rounds += 1;
+        }
         let link = self.config.link_bits_per_sec;
         if self.hold > 0 {
             self.hold -= 1;
-        } else if min > target {
+        } else if late && !drained {
             self.capacity_bps = (self.capacity_bps - self.capacity_bps / 16).max(link / 16);
             self.hold = QUEUE_HOLD_ROUNDS - 1;
             self.queue_cuts += 1;
@@ -311,6 +338,13 @@ impl FairShare {
     /// Capacity cuts by the queue guard so far.
     pub fn queue_cuts(&self) -> u64 {
         self.queue_cuts
+    }
+
+    /// Rounds in which every frame waited longer than the queue target
+    /// but the receive thread still found the queue empty: a late thread
+    /// (preempted by other work), which the guard does not cut for.
+    pub fn late_rounds(&self) -> u64 {
+        self.late_rounds
     }
 
     /// Rounds completed so far.
@@ -431,6 +465,37 @@ mod tests {
         // And never below a sixteenth of the link, however long it stands.
         guarded(&mut f, 400, |_| 50_000);
         assert_eq!(f.capacity_bps(), 1_000_000_000 / 16);
+    }
+
+    #[test]
+    fn a_late_thread_that_catches_up_is_not_a_host_queue() {
+        let mut f = FairShare::new(FairConfig::default(), 1).expect("config");
+        let ceiling = f.capacity_bps();
+        let mut t = 0;
+        // Rounds of 100 frames that all waited 500 us (the thread was off
+        // its core); with `drained`, the thread then caught up and found
+        // the queue empty.
+        let mut rounds = |f: &mut FairShare, n: u64, drained: bool| {
+            for _ in 0..n {
+                for k in 0..100 {
+                    f.on_queue_delay(500_000 + k);
+                    f.on_packet(0, false, t);
+                    t += ROUND / 100;
+                }
+                if drained {
+                    f.on_queue_empty();
+                }
+            }
+        };
+        rounds(&mut f, 40, true);
+        assert_eq!(f.queue_cuts(), 0);
+        assert_eq!(f.capacity_bps(), ceiling);
+        assert!(f.late_rounds() >= 38, "{}", f.late_rounds());
+        // The same waits without a drain are a standing queue again: the
+        // drain of one round does not excuse the next.
+        rounds(&mut f, 9, false);
+        assert_eq!(f.queue_cuts(), 2);
+        assert!(f.capacity_bps() < ceiling);
     }
 
     #[test]

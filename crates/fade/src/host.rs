@@ -512,6 +512,16 @@ impl<W: Version> Host<W> {
         })
     }
 
+    /// Tells the fair controller's queue guard that the caller looked for
+    /// frames and found none waiting: the host's queue drained, so late
+    /// frames this round came from a late (preempted) caller, not from a
+    /// queue standing in the host. Cheap; call it on every empty look.
+    pub fn on_queue_empty(&mut self) {
+        if let Some(fair) = self.fair.as_mut() {
+            fair.on_queue_empty();
+        }
+    }
+
     /// The next frame to send that is not an ACK (START, STOP, RESET, a
     /// user command), if any.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {

@@ -126,6 +126,19 @@ impl<W: Version> Readout<W> {
                 Duration::from_millis(1)
             };
             let received = self.link.recv(Some(wait))?;
+            if received == 0 {
+                // Caught up: the fair controller's queue guard tells a late
+                // thread from a queue standing in the host by this.
+                self.host.on_queue_empty();
+                if wait.is_zero() {
+                    // Spinning on an empty socket: let whatever shares
+                    // this core run (a board emulator, the switch's
+                    // softirq work), or it waits out a whole time slice
+                    // for the frames this thread is waiting for. Alone on
+                    // its core the thread is back at once.
+                    std::thread::yield_now();
+                }
+            }
             let batch_start = (received > 0).then(|| {
                 last_frame = Instant::now();
                 last_frame

@@ -1,6 +1,9 @@
 //! Seed 004's measurements: one FADE board alone on a 1 Gbit/s link, and
 //! three boards behind a bridge sharing it, per rate controller and
-//! receive backend (in alternation within each repeat).
+//! receive backend (in alternation within each repeat). Boards and
+//! receiver run with their default settings; pinned (boards on one core,
+//! the receiver on the other), and for three boards also unpinned, where
+//! the scheduler puts boards and receiver on the same cores.
 
 use super::repeated;
 use crate::config::BenchConfig;
@@ -25,24 +28,37 @@ pub fn series(controller: &str, backend: &str) -> String {
     }
 }
 
+/// The cases: boards, pinned or not.
+const CASES: [(usize, bool); 3] = [(1, true), (3, true), (3, false)];
+
+/// The name of a case.
+fn case(boards: usize, pinned: bool) -> String {
+    format!(
+        "{boards} board{} on 1 Gbit/s{}",
+        if boards == 1 { "" } else { "s" },
+        if pinned { "" } else { ", unpinned" }
+    )
+}
+
 pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
-    let boards: &[usize] = &[1, 3];
     repeated(config, || {
-        boards
+        CASES
             .iter()
-            .flat_map(|&n| {
+            .flat_map(|&(n, pinned)| {
                 CONTROLLERS.iter().flat_map(move |c| {
                     BACKENDS.iter().map(move |b| {
                         Job::new(
                             Scenario::Fade,
                             &series(c, b),
-                            format!("{n} board{} on 1 Gbit/s", if n == 1 { "" } else { "s" }),
-                            n as f64,
+                            case(n, pinned),
+                            // Unpinned sorts after pinned.
+                            n as f64 + if pinned { 0.0 } else { 0.5 },
                             Work::Fade {
                                 boards: n,
                                 controller: (*c).to_owned(),
                                 backend: (*b).to_owned(),
                                 rate_mbit: 1000,
+                                pinned,
                             },
                         )
                     })

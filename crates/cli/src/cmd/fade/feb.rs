@@ -102,17 +102,22 @@ pub struct FebArgs {
     delay_window: u32,
     /// Waits shorter than this are spun, longer ones slept (on a timer up
     /// to 100 µs, in the socket beyond, so an ACK can end them).
-    /// Spinning paces most precisely on a core of its own; with several
-    /// boards on one core, a small value (or 0) lets them take turns
-    /// instead of each spinning through its time slice. At most 1000000.
+    /// Spinning paces most precisely; a spinning board yields its core at
+    /// every turn (see --no-yield), so boards sharing a core take turns.
+    /// At most 1000000.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     spin_us: u64,
-    /// While spinning, give the CPU up (sched_yield) at every turn, so
-    /// that boards sharing a core take turns without sleeping on timers
-    /// (dear on a virtual machine). Run such boards below the host's own
-    /// work (nice 19, pinned): at normal priority and unpinned beside the
-    /// receiver, one of three was starved in a test.
-    #[arg(long = "yield")]
+    /// Spin without giving the CPU up. By default a spinning board calls
+    /// sched_yield at every turn, which costs a syscall when it has its
+    /// core to itself and otherwise lets the boards (and the host) sharing
+    /// its core take turns without sleeping on timers (dear on a virtual
+    /// machine). Spinning through its time slice, each of three boards on
+    /// one core held the others' packets back: 500 against 913 Mbit/s
+    /// in total with `fair` (docs/fade.md, *Measured*).
+    #[arg(long, conflicts_with = "yield_cpu")]
+    no_yield: bool,
+    /// Yield while spinning: the default, kept for scripts that ask for it.
+    #[arg(long = "yield", hide = true)]
     yield_cpu: bool,
     /// Take the host's frames (ACKs, commands) from a TPACKET_V2 receive
     /// ring of this many slots, which the board looks at without a
@@ -247,7 +252,7 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
         }
         // Nothing due: spin on the shortest waits, sleep on a timer until
         // the next paced packet, in the socket on long waits.
-        if wait.is_none() && args.yield_cpu {
+        if wait.is_none() && (args.yield_cpu || !args.no_yield) {
             // SAFETY: sched_yield takes no arguments and cannot fail on Linux.
             unsafe {
                 libc::sched_yield();

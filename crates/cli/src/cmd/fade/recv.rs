@@ -333,6 +333,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         value["fair_rounds"] = f.rounds().into();
         value["fair_capacity_bps"] = f.capacity_bps().into();
         value["fair_queue_cuts"] = f.queue_cuts().into();
+        value["fair_late_rounds"] = f.late_rounds().into();
     }
     if args.json {
         println!("{value}");
