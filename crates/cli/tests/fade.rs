@@ -656,7 +656,7 @@ fn arguments_are_checked_before_anything_is_opened() {
         "1",
     ]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad MAC address"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("MAC address \"02:00\" is not valid"));
     let out = run(&["fade", "feb", "--interface", "lo", "--controller", "tcp"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected seed or fair"));
