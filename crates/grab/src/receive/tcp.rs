@@ -3,11 +3,10 @@
 //!
 //! TCP is ordered, so the next bytes of the stream are predictable: the
 //! assembler's slot guesses say which payload packets come next and where
-//! their data belongs. Each read is one `recvmsg` (with `MSG_WAITALL`, of
-//! at most 256 KiB) whose pieces alternate between a small side buffer for
-//! a record's headers and the frame buffer for its data, up to the frame's
-//! trailer; leaders and trailers of the sizes seen before go to side
-//! buffers too.
+//! their data belongs. Each read is one `recvmsg` (with `MSG_WAITALL`)
+//! whose pieces alternate between a small side buffer for a record's
+//! headers and the frame buffer for its data, through the frame's trailer;
+//! leaders and trailers of the sizes seen before go to side buffers too.
 //! After the read, every header is checked against its prediction. Bytes
 //! from the first wrong prediction on are copied out into the `carry`
 //! buffer and parsed record by record, reading exactly what each record
@@ -39,14 +38,8 @@ const MAX_HEAD: usize = HEADER_LEN + EXTENDED_HEADER_LEN;
 const SIDE_MAX: usize = 256;
 /// Payload records predicted per read.
 const MAX_RECORDS: usize = 256;
-/// Most bytes one read asks for. A read returns to user space and lets
-/// the kernel process the packets queued on the socket meanwhile (and send
-/// their ACKs) only when it ends: a whole-frame `MSG_WAITALL` read of
-/// megabytes holds the ACKs back until the reader has caught up, the
-/// sender stalls on a full send buffer, and the two ends take turns
-/// instead of overlapping. iperf3 reads 128 KiB at a time; 256 KiB costs
-/// about 4000 calls per GB.
-const MAX_READ_BYTES: usize = 256 << 10;
+/// Bytes asked for per read, so a frame of huge transfers is still split.
+const MAX_READ_BYTES: usize = 64 << 20;
 /// Records smaller than this are always taken whole into `carry`.
 const CARRY_MIN: usize = 64 << 10;
 
@@ -472,11 +465,7 @@ impl TcpReceiver {
                 Some(Some(g)) if *g == p.guess => {
                     // SAFETY: `done < len`, inside the slot.
                     let ptr = unsafe { g.as_mut_ptr().add(p.done) };
-                    let rest = g.len - p.done;
-                    self.push(Piece::Partial, ptr, rest.min(MAX_READ_BYTES));
-                    if rest >= MAX_READ_BYTES {
-                        return true;
-                    }
+                    self.push(Piece::Partial, ptr, g.len - p.done);
                     first = 1;
                 }
                 _ => {
@@ -488,7 +477,7 @@ impl TcpReceiver {
                 }
             }
         }
-        let mut bytes: usize = self.parts.iter().map(|&(_, len)| len).sum();
+        let mut bytes = 0usize;
         let mut nones = 0;
         let mut side = 0;
         for i in first..guessed {
@@ -501,20 +490,10 @@ impl TcpReceiver {
                     let Some(h) = self.heads.get_mut(i) else {
                         break;
                     };
-                    // The last record may be cut short: it stays partial and
-                    // the next read goes on into its slot.
-                    let room = MAX_READ_BYTES.saturating_sub(bytes + head);
-                    if room == 0 && bytes > 0 {
-                        break;
-                    }
                     let hp = h.as_mut_ptr();
                     self.push(Piece::Head(i), hp, head);
-                    let take = g.len.min(room.max(1));
-                    self.push(Piece::Data, g.as_mut_ptr(), take);
-                    bytes += head + take;
-                    if take < g.len {
-                        break;
-                    }
+                    self.push(Piece::Data, g.as_mut_ptr(), g.len);
+                    bytes += head + g.len;
                 }
                 None => {
                     // Nones are the newest frame's trailer (unless it came
