@@ -114,8 +114,10 @@ pub struct BenchConfig {
     pub quick: bool,
     /// Timing of every run.
     pub timing: Timing,
-    /// Receiving-host placement.
-    pub host: HostSetup,
+    /// Receiving-host placements, each measured in turn within every
+    /// repeat (so `napi` and `rps` figures come from one run, side by side).
+    /// Never empty.
+    pub hosts: Vec<HostSetup>,
     /// The linerate binary run as camera, receiver and board.
     pub linerate: PathBuf,
     /// The test bench's name (namespaces are `lr-<name>-<host>`).
@@ -123,6 +125,24 @@ pub struct BenchConfig {
 }
 
 impl BenchConfig {
+    /// Whether more than one host setup is measured, so rows name theirs.
+    pub fn several_hosts(&self) -> bool {
+        self.hosts.len() > 1
+    }
+
+    /// The setups in words for the report: the one setup's sentence, or
+    /// each setup's named and joined by " | ".
+    pub fn describe_hosts(&self) -> String {
+        match self.hosts.as_slice() {
+            [one] => one.describe().to_owned(),
+            many => many
+                .iter()
+                .map(|h| format!("{h}: {}", h.describe()))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        }
+    }
+
     /// The configuration for `scenarios` (all when empty), quick or full.
     pub fn new(scenarios: Vec<Scenario>, quick: bool, linerate: PathBuf) -> BenchConfig {
         let scenarios = if scenarios.is_empty() {
@@ -149,7 +169,7 @@ impl BenchConfig {
             scenarios,
             quick,
             timing,
-            host: HostSetup::Napi,
+            hosts: vec![HostSetup::Napi],
             linerate,
             bed_name: "bench".to_owned(),
         }

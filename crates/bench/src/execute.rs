@@ -33,6 +33,7 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
         implementation: job.implementation.clone(),
         case: job.case.clone(),
         case_value: job.case_value,
+        host: job.host,
         repeat: job.repeat,
         ..Run::default()
     };

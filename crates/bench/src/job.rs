@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::config::HostSetup;
 use crate::peers::{GvspReceiver, Stream};
 use crate::scenario::Scenario;
 
@@ -96,6 +97,9 @@ pub struct Job {
     /// Part of a rising sweep: once this implementation loses frames, its
     /// later sweep jobs are skipped.
     pub sweep: bool,
+    /// The receiving host's setup on a pair bed; `None` for work on the
+    /// switch bed, which has its own placement.
+    pub host: Option<HostSetup>,
     /// What to start.
     pub work: Work,
 }
@@ -116,6 +120,7 @@ impl Job {
             case_value,
             repeat: 1,
             sweep: false,
+            host: None,
             work,
         }
     }
@@ -128,10 +133,11 @@ impl Job {
     /// A short label for progress lines.
     pub fn label(&self) -> String {
         format!(
-            "{} {} {}{}",
+            "{} {} {}{}{}",
             self.scenario,
             self.implementation,
             self.case,
+            self.host.map(|h| format!(" [{h}]")).unwrap_or_default(),
             if self.is_warmup() {
                 " (warm-up)".to_owned()
             } else {

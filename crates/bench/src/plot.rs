@@ -24,6 +24,15 @@ const FONT_PATHS: &[&str] = &[
 /// Size of every chart, pixels.
 const SIZE: (u32, u32) = (960, 600);
 
+/// A row's series: its implementation, and its host setup when the report
+/// measured several.
+fn series_name(report: &Report, r: &crate::report::Summary) -> String {
+    match r.host {
+        Some(h) if report.config.several_hosts() => format!("{} ({h})", r.implementation),
+        _ => r.implementation.clone(),
+    }
+}
+
 /// Draws every chart the report has data for into `dir`; returns the files.
 pub fn draw_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>> {
     load_font(dir)?;
@@ -39,7 +48,7 @@ pub fn draw_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>> {
         {
             if let (Some(x), Some(y)) = (x(r), y(r)) {
                 by_imp
-                    .entry(r.implementation.clone())
+                    .entry(series_name(report, r))
                     .or_default()
                     .push((x, y));
             }
@@ -85,13 +94,7 @@ pub fn draw_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>> {
         .rows
         .iter()
         .filter(|r| r.scenario == Scenario::UdpTcp.name())
-        .filter_map(|r| {
-            Some((
-                r.implementation.clone(),
-                r.busiest_core_pct?,
-                r.cpu_avg_pct?,
-            ))
-        })
+        .filter_map(|r| Some((series_name(report, r), r.busiest_core_pct?, r.cpu_avg_pct?)))
         .collect();
     if !matrix.is_empty() {
         let matrix_case = report

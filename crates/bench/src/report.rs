@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::config::BenchConfig;
+use crate::config::{BenchConfig, HostSetup};
 use crate::machine::Machine;
 use crate::scenario::Scenario;
 
@@ -21,6 +21,8 @@ pub struct Run {
     pub case: String,
     /// The case's sort key (packet size, frame rate...), for tables and charts.
     pub case_value: f64,
+    /// The receiving host's setup (pair-bed runs).
+    pub host: Option<HostSetup>,
     /// Repeat number, 1-based.
     pub repeat: u32,
     /// Throughput at the receiving interface (headers included).
@@ -69,6 +71,9 @@ pub struct Summary {
     pub case: String,
     /// The case's sort key.
     pub case_value: f64,
+    /// The receiving host's setup (pair-bed rows); ratios are taken
+    /// within one setup.
+    pub host: Option<HostSetup>,
     /// The implementation.
     pub implementation: String,
     /// Runs that produced figures.
@@ -141,15 +146,23 @@ pub fn median(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
     })
 }
 
-/// Summaries of `runs`, grouped by scenario, case and implementation in
-/// the order first seen; lossless-rate scenarios gain a "highest lossless"
-/// row per implementation.
+/// Rows are grouped by scenario, host setup, case and implementation.
+type GroupKey = (Scenario, Option<&'static str>, String, String);
+
+/// Summaries of `runs`, grouped by scenario, host setup, case and
+/// implementation in the order first seen; lossless-rate scenarios gain a
+/// "highest lossless" row per host setup and implementation.
 pub fn summarise(runs: &[Run]) -> Vec<Summary> {
-    let mut order: Vec<(Scenario, String, String)> = Vec::new();
-    let mut groups: BTreeMap<(Scenario, String, String), Vec<&Run>> = BTreeMap::new();
+    let mut order: Vec<GroupKey> = Vec::new();
+    let mut groups: BTreeMap<GroupKey, Vec<&Run>> = BTreeMap::new();
     for r in runs {
         let Some(sc) = r.scenario else { continue };
-        let key = (sc, r.case.clone(), r.implementation.clone());
+        let key = (
+            sc,
+            r.host.map(HostSetup::name),
+            r.case.clone(),
+            r.implementation.clone(),
+        );
         if !groups.contains_key(&key) {
             order.push(key.clone());
         }
@@ -159,7 +172,7 @@ pub fn summarise(runs: &[Run]) -> Vec<Summary> {
         .iter()
         .filter_map(|key| {
             let g = groups.get(key)?;
-            Some(summarise_group(key.0, &key.1, &key.2, g))
+            Some(summarise_group(key.0, &key.2, &key.3, g))
         })
         .collect();
     add_highest_lossless(runs, &mut out);
@@ -179,6 +192,7 @@ fn summarise_group(sc: Scenario, case: &str, imp: &str, g: &[&Run]) -> Summary {
         scenario: sc.name().to_owned(),
         case: case.to_owned(),
         case_value: g.first().map(|r| r.case_value).unwrap_or(0.0),
+        host: g.first().and_then(|r| r.host),
         implementation: imp.to_owned(),
         runs: ok.len(),
         failed_runs: g.len() - ok.len(),
@@ -204,20 +218,22 @@ fn summarise_group(sc: Scenario, case: &str, imp: &str, g: &[&Run]) -> Summary {
 pub const HIGHEST_LOSSLESS: &str = "highest lossless";
 
 fn add_highest_lossless(runs: &[Run], out: &mut Vec<Summary>) {
-    let mut imps: Vec<String> = Vec::new();
+    let mut imps: Vec<(Option<HostSetup>, String)> = Vec::new();
     for r in runs
         .iter()
         .filter(|r| r.scenario == Some(Scenario::LosslessRate))
     {
-        if !imps.contains(&r.implementation) {
-            imps.push(r.implementation.clone());
+        let key = (r.host, r.implementation.clone());
+        if !imps.contains(&key) {
+            imps.push(key);
         }
     }
-    for imp in imps {
+    for (host, imp) in imps {
         let best = runs
             .iter()
             .filter(|r| {
                 r.scenario == Some(Scenario::LosslessRate)
+                    && r.host == host
                     && r.implementation == imp
                     && r.error.is_none()
                     && r.lossless == Some(true)
@@ -231,6 +247,7 @@ fn add_highest_lossless(runs: &[Run], out: &mut Vec<Summary>) {
             scenario: Scenario::LosslessRate.name().to_owned(),
             case: HIGHEST_LOSSLESS.to_owned(),
             case_value: f64::MAX,
+            host,
             implementation: imp.clone(),
             runs: usize::from(best.is_some()),
             frames_per_s: Some(best.and_then(|b| b.frames_per_s).unwrap_or(0.0)),
@@ -256,6 +273,7 @@ fn add_ratios(rows: &mut [Summary]) {
         let across_cases = matches!(sc, Scenario::Ceilings | Scenario::UdpTcp);
         let Some(r) = snapshot.iter().find(|s| {
             s.scenario == row.scenario
+                && s.host == row.host
                 && s.implementation == reference
                 && (across_cases || s.case == row.case)
         }) else {
@@ -315,7 +333,9 @@ impl Report {
             self.machine.one_line(),
             self.seconds.round()
         );
-        let _ = writeln!(s, "\nSetup ({}): {}.", self.config.host, self.setup);
+        for h in &self.config.hosts {
+            let _ = writeln!(s, "\nSetup ({h}): {}.", h.describe());
+        }
         for sc in &self.config.scenarios {
             let rows: Vec<&Summary> = self
                 .rows
@@ -332,8 +352,11 @@ impl Report {
                 if let Some(e) = &r.error {
                     let _ = writeln!(
                         s,
-                        "\nRun failed: {} {} repeat {}: {e}",
-                        r.implementation, r.case, r.repeat
+                        "\nRun failed: {} {}{} repeat {}: {e}",
+                        r.implementation,
+                        r.case,
+                        r.host.map(|h| format!(" [{h}]")).unwrap_or_default(),
+                        r.repeat
                     );
                 }
             }
@@ -397,12 +420,20 @@ const COLUMNS: &[Column] = &[
     ("retransmit ratio", |r| f3(r.retransmit_ratio)),
 ];
 
-/// A Markdown table of `rows` with only the columns some row fills.
+/// The host column, shown when a table holds rows of several host setups.
+const HOST_COLUMN: Column = ("host", |r| r.host.map(|h| h.name().to_owned()));
+
+/// A Markdown table of `rows` with only the columns some row fills, and a
+/// host column after the case when the rows come from several host setups.
 pub fn table(rows: &[&Summary]) -> String {
-    let cols: Vec<&Column> = COLUMNS
+    let mut cols: Vec<&Column> = COLUMNS
         .iter()
         .filter(|(_, f)| rows.iter().any(|r| f(r).is_some()))
         .collect();
+    let first_host = rows.first().map(|r| r.host);
+    if rows.iter().any(|r| Some(r.host) != first_host) {
+        cols.insert(1, &HOST_COLUMN);
+    }
     let mut s = String::new();
     if rows.is_empty() {
         s.push_str("No rows.\n");
@@ -417,8 +448,13 @@ pub fn table(rows: &[&Summary]) -> String {
         s,
         "|{}",
         cols.iter()
-            .enumerate()
-            .map(|(i, _)| if i < 2 { "---|" } else { "---:|" })
+            .map(
+                |(h, _)| if matches!(*h, "case" | "host" | "implementation") {
+                    "---|"
+                } else {
+                    "---:|"
+                }
+            )
             .collect::<String>()
     );
     for r in rows {
@@ -495,6 +531,35 @@ mod tests {
             .iter()
             .find(|r| r.implementation == "linerate-mmsg" && r.case == "1500 B");
         assert_eq!(mmsg1500.and_then(|r| r.cpu_ratio), Some(0.5));
+    }
+
+    #[test]
+    fn each_host_setup_has_its_own_rows_and_reference() {
+        let at = |imp: &str, host, gbit| Run {
+            host: Some(host),
+            gbit_per_s: Some(gbit),
+            ..run(Scenario::Ceilings, imp, "flat out", 1.0, 0.0, true)
+        };
+        let runs = vec![
+            at("iperf3-tcp", HostSetup::Napi, 10.0),
+            at("linerate-tcp-1MiB", HostSetup::Napi, 12.0),
+            at("iperf3-tcp", HostSetup::Rps, 20.0),
+            at("linerate-tcp-1MiB", HostSetup::Rps, 19.0),
+        ];
+        let rows = summarise(&runs);
+        assert_eq!(rows.len(), 4);
+        let ratio = |host| {
+            rows.iter()
+                .find(|r| r.implementation == "linerate-tcp-1MiB" && r.host == Some(host))
+                .and_then(|r| r.throughput_ratio)
+        };
+        assert_eq!(ratio(HostSetup::Napi), Some(1.2));
+        assert_eq!(ratio(HostSetup::Rps), Some(0.95));
+        let t = table(&rows.iter().collect::<Vec<_>>());
+        assert!(t.starts_with("| case | host | implementation |"), "{t}");
+        assert!(t.contains("| flat out | rps | linerate-tcp-1MiB |"), "{t}");
+        let one = table(&rows.iter().take(2).collect::<Vec<_>>());
+        assert!(!one.contains("| host |"), "{one}");
     }
 
     #[test]

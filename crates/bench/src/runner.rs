@@ -8,7 +8,7 @@ use nix::sched::{sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
 
 use crate::bed::{PairBed, SwitchBed};
-use crate::config::BenchConfig;
+use crate::config::{BenchConfig, HostSetup};
 use crate::error::{Error, Result};
 use crate::execute::{run_job, Bed};
 use crate::job::{BedKind, Job};
@@ -82,23 +82,25 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
     progress(Progress::Planned { jobs: jobs.len() });
     let dir = scratch_dir()?;
     let mut runs: Vec<Run> = Vec::new();
-    let mut lossy_sweeps: Vec<(Scenario, String)> = Vec::new();
+    let mut lossy_sweeps: Vec<(Scenario, Option<HostSetup>, String)> = Vec::new();
     let mut beds = Beds::default();
     let mut skipped_jobs = 0;
     for (i, job) in jobs.iter().enumerate() {
-        if job.sweep && lossy_sweeps.contains(&(job.scenario, job.implementation.clone())) {
+        let sweep_key = (job.scenario, job.host, job.implementation.clone());
+        if job.sweep && lossy_sweeps.contains(&sweep_key) {
             skipped_jobs += 1;
             continue;
         }
         progress(Progress::Start { index: i + 1, job });
         let result = beds
-            .get(config, job.work.bed())
+            .get(config, job.work.bed(), job.host)
             .and_then(|bed| run_job(bed, config, job, &dir));
         let run = result.unwrap_or_else(|e| Run {
             scenario: Some(job.scenario),
             implementation: job.implementation.clone(),
             case: job.case.clone(),
             case_value: job.case_value,
+            host: job.host,
             repeat: job.repeat,
             error: Some(e.to_string()),
             ..Run::default()
@@ -109,7 +111,7 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
             run: &run,
         });
         if job.sweep && run.lossless != Some(true) {
-            lossy_sweeps.push((job.scenario, job.implementation.clone()));
+            lossy_sweeps.push(sweep_key);
         }
         if !job.is_warmup() {
             runs.push(run);
@@ -122,7 +124,7 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Report {
         machine,
-        setup: config.host.describe().to_owned(),
+        setup: config.describe_hosts(),
         config: config.clone(),
         seconds: started.elapsed().as_secs_f64(),
         rows: summarise(&runs),
@@ -134,20 +136,32 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
 /// The bed in use, rebuilt when a job needs a different one.
 #[derive(Default)]
 struct Beds {
-    pair: Option<PairBed>,
+    pair: Option<(HostSetup, PairBed)>,
     switch: Option<(BedKind, SwitchBed)>,
 }
 
 impl Beds {
-    fn get(&mut self, config: &BenchConfig, kind: BedKind) -> Result<Bed<'_>> {
+    /// The bed `kind` with the receiving host set up as `host` (the
+    /// configuration's first setup when `None`), rebuilt when it differs.
+    fn get(
+        &mut self,
+        config: &BenchConfig,
+        kind: BedKind,
+        host: Option<HostSetup>,
+    ) -> Result<Bed<'_>> {
         match kind {
             BedKind::Pair => {
                 self.switch = None;
-                if self.pair.is_none() {
-                    self.pair = Some(PairBed::build(&config.bed_name, config.host)?);
+                let host = host
+                    .or_else(|| config.hosts.first().copied())
+                    .unwrap_or(HostSetup::Napi);
+                if self.pair.as_ref().map(|(h, _)| *h) != Some(host) {
+                    // The old bed goes first: the new one takes its name.
+                    self.pair = None;
+                    self.pair = Some((host, PairBed::build(&config.bed_name, host)?));
                 }
                 match &self.pair {
-                    Some(p) => Ok(Bed::Pair(p)),
+                    Some((_, p)) => Ok(Bed::Pair(p)),
                     None => Err(Error::Argument("internal: no pair bed".into())),
                 }
             }

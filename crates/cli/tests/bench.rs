@@ -69,6 +69,35 @@ fn full_plan_alternates_and_warms_up() {
 }
 
 #[test]
+fn several_host_setups_take_turns_in_one_run() {
+    let o = linerate(&[
+        "bench",
+        "ceilings",
+        "--quick",
+        "--host",
+        "napi,rps",
+        "--dry-run",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let hosts: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("iperf3-tcp"))
+        .map(|l| {
+            if l.contains("[napi]") {
+                "napi"
+            } else if l.contains("[rps]") {
+                "rps"
+            } else {
+                "?"
+            }
+        })
+        .collect();
+    assert_eq!(hosts, ["napi", "rps"], "{text}");
+    assert!(text.contains("6 runs"), "{text}");
+}
+
+#[test]
 fn scenarios_are_chosen_by_name_or_number() {
     let o = linerate(&["bench", "2", "ceilings", "--quick", "--dry-run"]);
     assert!(o.status.success(), "{}", stderr(&o));

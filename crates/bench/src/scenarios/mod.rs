@@ -8,8 +8,8 @@ mod packet_sizes;
 mod trigger_latency;
 mod udp_tcp;
 
-use crate::config::BenchConfig;
-use crate::job::Job;
+use crate::config::{BenchConfig, HostSetup};
+use crate::job::{BedKind, Job};
 use crate::peers::GvspReceiver;
 use crate::scenario::Scenario;
 
@@ -42,16 +42,40 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
 }
 
 /// Repeats `per_repeat` (one repeat's jobs, alternating implementations)
-/// `config.timing.repeats` times, numbering the repeats.
+/// `config.timing.repeats` times, numbering the repeats; within each
+/// repeat, every host setup takes its turn ([`per_host`]).
 fn repeated(config: &BenchConfig, per_repeat: impl Fn() -> Vec<Job>) -> Vec<Job> {
     (1..=config.timing.repeats.max(1))
         .flat_map(|r| {
-            per_repeat().into_iter().map(move |mut j| {
+            per_host(config, &per_repeat).into_iter().map(move |mut j| {
                 j.repeat = r;
                 j
             })
         })
         .collect()
+}
+
+/// `jobs()` once per host setup of `config`, each pair-bed job tagged with
+/// its setup. Work on the switch bed, whose placement the setups do not
+/// change, is planned once.
+fn per_host(config: &BenchConfig, jobs: impl Fn() -> Vec<Job>) -> Vec<Job> {
+    let hosts: &[HostSetup] = if config.hosts.is_empty() {
+        &[HostSetup::Napi]
+    } else {
+        &config.hosts
+    };
+    let mut out = Vec::new();
+    for (i, &host) in hosts.iter().enumerate() {
+        for mut job in jobs() {
+            if job.work.bed() == BedKind::Pair {
+                job.host = Some(host);
+                out.push(job);
+            } else if i == 0 {
+                out.push(job);
+            }
+        }
+    }
+    out
 }
 
 fn with_warmup(jobs: Vec<Job>, config: &BenchConfig) -> Vec<Job> {
@@ -101,6 +125,35 @@ mod tests {
             assert!(q.iter().all(|j| j.scenario == sc && j.repeat == 1));
             assert!(f[0].is_warmup() && f[1..].iter().all(|j| j.repeat >= 1));
         }
+    }
+
+    #[test]
+    fn host_setups_take_turns_within_each_repeat() {
+        let mut c = BenchConfig::new(vec![], false, PathBuf::from("linerate"));
+        c.hosts = vec![HostSetup::Napi, HostSetup::Rps];
+        let jobs = plan(Scenario::Ceilings, &c);
+        let repeat1: Vec<Option<HostSetup>> = jobs
+            .iter()
+            .filter(|j| j.repeat == 1)
+            .map(|j| j.host)
+            .collect();
+        let half = repeat1.len() / 2;
+        assert!(half > 0);
+        assert!(repeat1[..half].iter().all(|h| *h == Some(HostSetup::Napi)));
+        assert!(repeat1[half..].iter().all(|h| *h == Some(HostSetup::Rps)));
+        let single = BenchConfig::new(vec![], false, PathBuf::from("linerate"));
+        assert_eq!(
+            plan(Scenario::Ceilings, &single).len() * 2 - 1,
+            jobs.len(),
+            "two setups plan every run twice, with one warm-up"
+        );
+        // The sweep runs per setup; FADE's switch bed ignores the setups.
+        assert!(plan(Scenario::LosslessRate, &c)
+            .iter()
+            .any(|j| j.host == Some(HostSetup::Rps)));
+        let fade = plan(Scenario::Fade, &c);
+        assert_eq!(fade.len(), plan(Scenario::Fade, &single).len());
+        assert!(fade.iter().all(|j| j.host.is_none()));
     }
 
     #[test]

@@ -30,7 +30,8 @@ otherwise idle machine (the report records the load average).
 Examples:
   sudo linerate bench --quick --json            # CI smoke run, under 3 minutes
   sudo linerate bench --out docs/bench/latest   # full run: bench.md, bench.json, PNG charts
-  sudo linerate bench packet-sizes 4 --repeats 3")]
+  sudo linerate bench packet-sizes 4 --repeats 3
+  sudo linerate bench ceilings --host napi,rps  # both setups side by side, one run")]
 pub struct BenchArgs {
     /// Scenarios to run, by name or number; all when none is given.
     #[arg(value_name = "SCENARIO")]
@@ -47,8 +48,15 @@ pub struct BenchArgs {
     /// How the receiving host's processing is put on CPU 1: napi (a NAPI
     /// kernel thread with GRO pinned there, like a NIC driver), rps
     /// (BRIEF's RPS recipe, no GRO) or rps-gro (GRO on CPU 0, not charged).
-    #[arg(long, default_value = "napi", value_name = "SETUP")]
-    pub host: HostSetup,
+    /// Several, comma-separated (`napi,rps`), take turns within every
+    /// repeat, each with its own rows and ratios, in one run.
+    #[arg(
+        long,
+        default_value = "napi",
+        value_name = "SETUP[,SETUP]",
+        value_delimiter = ','
+    )]
+    pub host: Vec<HostSetup>,
     /// Measuring window of each run, seconds, 0.5..=600 (default 8, or 2
     /// with --quick).
     #[arg(long, value_name = "S", value_parser = crate::arg_range::float_in(0.5..=600.0))]
@@ -71,7 +79,16 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> Result<()> {
     let linerate = std::env::current_exe().context("finding the linerate binary to run")?;
     let mut config = BenchConfig::new(args.scenarios.clone(), args.quick, linerate);
-    config.host = args.host;
+    let mut hosts: Vec<HostSetup> = Vec::new();
+    for h in &args.host {
+        if !hosts.contains(h) {
+            hosts.push(*h);
+        }
+    }
+    if hosts.is_empty() {
+        bail!("--host: name at least one setup (napi, rps or rps-gro)");
+    }
+    config.hosts = hosts;
     config.bed_name = args.name.clone();
     // --seconds and --repeats are range-checked while parsing.
     if let Some(s) = args.seconds {
