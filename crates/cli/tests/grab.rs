@@ -629,14 +629,20 @@ fn gro_trains_are_scattered_into_frames_and_repaired() {
     accounted(&v, 500);
     assert!(n(&v, "gro_trains") > 1000, "no GRO trains arrived: {v}");
     assert!(n(&v, "packets_resent") > 0, "{v}");
+    // The camera puts standard datagrams on the wire (no GSO passthrough
+    // on veth), so the trains are what the host's GRO merges per NAPI poll,
+    // as with a real NIC: shorter and less regular than the camera's own
+    // super-datagrams that veth used to pass through (those gave over 80%
+    // placed and 3+ packets per receive). Measured on a quiet machine:
+    // 63-67% placed, 2.6-2.8 packets per receive call.
     let placed = n(&v, "packets_placed_in_frame") as f64;
     let received = n(&v, "packets_received") as f64;
     assert!(
-        placed / received > 0.8,
+        placed / received > 0.5,
         "only {placed} of {received} packets placed in frames: {v}"
     );
     assert!(
-        n(&v, "syscalls") * 3 < n(&v, "packets_received"),
+        n(&v, "syscalls") * 2 < n(&v, "packets_received"),
         "trains should need far fewer receives than packets: {v}"
     );
 }
