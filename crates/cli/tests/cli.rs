@@ -344,13 +344,22 @@ fn errors_name_the_offending_value_once() {
 
 #[test]
 fn testbed_says_it_needs_root() {
-    // setpriv (util-linux) runs the command as nobody.
+    // setpriv (util-linux) runs the command as nobody, from a copy of the
+    // binary nobody can reach (the build directory may be private).
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("linerate-nonroot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod dir");
+    let exe = dir.join("linerate");
+    std::fs::copy(env!("CARGO_BIN_EXE_linerate"), &exe).expect("copy binary");
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let out = Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_linerate"))
+        .arg(&exe)
         .args(["testbed", "up", "--name", "nonroot"])
         .output()
         .expect("setpriv (util-linux)");
+    let _ = std::fs::remove_dir_all(&dir);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(e.contains("needs root") && !e.contains("mount"), "{e}");
