@@ -413,3 +413,85 @@ fn numeric_arguments_out_of_range_are_refused_with_the_range() {
         }
     }
 }
+
+#[test]
+fn testbed_exec_becomes_the_command_so_signals_and_exit_codes_reach_it() {
+    let up = linerate(&["testbed", "up", "--name", "execsig", "--hosts", "a,b"]);
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let code = linerate(&[
+        "testbed", "exec", "--name", "execsig", "--host", "a", "--", "sh", "-c", "exit 3",
+    ]);
+    // A long command stopped through testbed exec's own process must not
+    // outlive it.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args([
+            "testbed", "exec", "--name", "execsig", "--host", "a", "--", "sleep", "61.5",
+        ])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: SIGTERM to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().expect("wait");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let left = Command::new("pgrep")
+        .args(["-f", "sleep 61.5"])
+        .output()
+        .expect("pgrep");
+    let _ = Command::new("pkill").args(["-f", "sleep 61.5"]).status();
+    let down = linerate(&["testbed", "down", "--name", "execsig"]);
+    assert_eq!(code.status.code(), Some(3));
+    assert!(!status.success());
+    assert!(
+        left.stdout.is_empty(),
+        "the command outlived testbed exec: {}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+    assert!(down.status.success());
+}
+
+#[test]
+fn demo_stopped_by_a_signal_tears_its_bench_down_and_reports() {
+    let _one = demo_lock();
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let child = Command::new(env!("CARGO_BIN_EXE_linerate"))
+            .args(["demo", "--duration", "60", "--fps", "100", "--json"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start demo");
+        let bed = format!("demo{}", child.id() % 10_000);
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().expect("wait");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let cameras = Command::new("pgrep")
+            .args(["-f", "linerate camera --bind 169.254.1.1"])
+            .output()
+            .expect("pgrep");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json(&out);
+        assert!(v["frames_completed"].as_u64().is_some_and(|n| n > 0), "{v}");
+        for host in ["camera", "host"] {
+            assert!(
+                !linerate_testbed::netns_exists(&bed, host),
+                "namespace lr-{bed}-{host} left after the signal"
+            );
+        }
+        assert!(
+            cameras.stdout.is_empty(),
+            "a camera outlived the demo: {}",
+            String::from_utf8_lossy(&cameras.stdout)
+        );
+    }
+}

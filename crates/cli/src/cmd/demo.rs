@@ -168,6 +168,11 @@ pub fn run(args: DemoArgs) -> Result<()> {
         (report, "testbed")
     };
     print(&args, &report, mode)?;
+    // Ctrl-C or SIGTERM: the bench is already torn down and the summary
+    // printed; exit as a shell reports the signal (130, 143).
+    if let Some(i) = report.interrupted {
+        return Err(anyhow::Error::new(i).context("demo stopped early; the test bench is removed"));
+    }
     if report.frames_corrupt > 0 {
         bail!("{} frames failed verification", report.frames_corrupt);
     }

@@ -474,13 +474,13 @@ fn exec(a: ExecArgs) -> Result<()> {
     if let Some(c) = a.cpu {
         cmd.cpu(c);
     }
-    let status = cmd.status()?;
-    match status.code() {
-        Some(0) => Ok(()),
-        // Pass the command's exit code through, like `ip netns exec` does.
-        Some(code) => std::process::exit(code),
-        None => bail!("`{}` was killed by a signal ({status})", cmd.cmdline()),
-    }
+    // Become the command (through `ip netns exec`) instead of waiting for
+    // it: a signal sent to this process then reaches the command itself,
+    // so stopping `testbed exec` never leaves it running, and its exit
+    // status is this process's.
+    let cmdline = cmd.cmdline();
+    let err = std::os::unix::process::CommandExt::exec(&mut cmd.into_command()?);
+    Err(anyhow::Error::new(err).context(format!("running `{cmdline}`")))
 }
 
 fn loss(a: LossCmdArgs) -> Result<()> {
