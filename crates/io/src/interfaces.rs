@@ -10,7 +10,7 @@
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 
 use crate::error::{Error, Result};
-use crate::netdev::{ifa_name, IfAddrs};
+use crate::netdev::{ifa_name, sockaddr_at, IfAddrs};
 
 /// One IPv4 address of one network interface.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,15 +116,9 @@ pub fn broadcast_socket(iface: &Ipv4Interface) -> Result<UdpSocket> {
 /// # Safety
 /// `sa` is null or points to a sockaddr whose family tells its real type.
 unsafe fn inet(sa: *const libc::sockaddr) -> Option<Ipv4Addr> {
-    // SAFETY: per the contract, a non-null `sa` with family AF_INET is a
-    // sockaddr_in.
-    unsafe {
-        if sa.is_null() || libc::c_int::from((*sa).sa_family) != libc::AF_INET {
-            return None;
-        }
-        let sin = std::ptr::read_unaligned(sa.cast::<libc::sockaddr_in>());
-        Some(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)))
-    }
+    // SAFETY: per the contract; AF_INET sockaddrs are sockaddr_in.
+    let sin = unsafe { sockaddr_at::<libc::sockaddr_in>(sa, libc::AF_INET) }?;
+    Some(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)))
 }
 
 #[cfg(test)]

@@ -149,9 +149,19 @@ pub(crate) fn ifa_name(ifa: &libc::ifaddrs) -> String {
 /// # Safety
 /// `T` must be the sockaddr type of `family`, as getifaddrs fills it.
 pub(crate) unsafe fn sockaddr_as<T>(ifa: &libc::ifaddrs, family: libc::c_int) -> Option<T> {
-    let sa = ifa.ifa_addr;
-    // SAFETY: a non-null ifa_addr points to a sockaddr, whose family field
-    // tells its real type; the caller guarantees `T` matches `family`.
+    // SAFETY: getifaddrs leaves ifa_addr null or pointing at a sockaddr
+    // whose family tells its type; the caller guarantees `T` matches.
+    unsafe { sockaddr_at(ifa.ifa_addr, family) }
+}
+
+/// The sockaddr at `sa` (an entry's address or netmask) as a `T`, if it is
+/// of `family`.
+///
+/// # Safety
+/// `sa` is null or points to a sockaddr whose family field tells its real
+/// type, and `T` is the sockaddr type of `family`.
+pub(crate) unsafe fn sockaddr_at<T>(sa: *const libc::sockaddr, family: libc::c_int) -> Option<T> {
+    // SAFETY: per the contract above.
     unsafe {
         if sa.is_null() || libc::c_int::from((*sa).sa_family) != family {
             return None;

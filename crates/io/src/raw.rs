@@ -623,8 +623,7 @@ mod tests {
     use linerate_testbed::Testbed;
 
     fn root() -> bool {
-        // SAFETY: geteuid has no preconditions.
-        unsafe { libc::geteuid() == 0 }
+        crate::privilege::is_root()
     }
 
     #[test]

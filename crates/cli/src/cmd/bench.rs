@@ -110,8 +110,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         );
         return Ok(());
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
+    if !linerate_io::privilege::is_root() {
         bail!("linerate bench builds network namespaces and needs root (try sudo)");
     }
     // The bench rebuilds its bed between scenarios, which replaces any bed

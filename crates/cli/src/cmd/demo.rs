@@ -89,8 +89,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             args.mtu
         );
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = linerate_io::privilege::is_root();
     let loopback = args.loopback || !root;
     if loopback && args.loss > 0.0 {
         bail!("--loss needs the test bench, which needs root (run as root, without --loopback)");
