@@ -526,64 +526,6 @@ fn every_method_cuts_clients_that_never_read_within_the_stall_time() {
     }
 }
 
-/// Server, attacker and victim on one switch: the attacker can forge the
-/// victim's source address.
-fn spoof_bed(name: &str) -> Testbed {
-    common::require_root();
-    Testbed::builder(name)
-        .hosts(["srv", "atk", "vic"])
-        .switch()
-        .mtu(9000)
-        .build()
-        .expect("test bench")
-}
-
-/// An IPv4 UDP packet from `src` to `dst` carrying `payload` (UDP checksum
-/// 0: none; the kernel fills the IP checksum and id).
-fn udp_packet(src: SocketAddrV4, dst: SocketAddrV4, payload: &[u8]) -> Vec<u8> {
-    let total = 28 + payload.len();
-    let mut p = vec![0u8; total];
-    p[0] = 0x45;
-    p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
-    p[6] = 0x40; // DF
-    p[8] = 64;
-    p[9] = 17;
-    p[12..16].copy_from_slice(&src.ip().octets());
-    p[16..20].copy_from_slice(&dst.ip().octets());
-    p[20..22].copy_from_slice(&src.port().to_be_bytes());
-    p[22..24].copy_from_slice(&dst.port().to_be_bytes());
-    p[24..26].copy_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
-    p[28..].copy_from_slice(payload);
-    p
-}
-
-/// The attacker: sends each of `payloads` to `server` from a raw socket
-/// with `victim` as the source address; returns the UDP payload bytes sent.
-fn spoof(
-    bed: &Testbed,
-    victim: SocketAddrV4,
-    server: SocketAddrV4,
-    payloads: Vec<Vec<u8>>,
-) -> usize {
-    bed.run_in("atk", None, move || {
-        let sock = socket2::Socket::new(
-            socket2::Domain::IPV4,
-            socket2::Type::RAW,
-            Some(socket2::Protocol::from(libc::IPPROTO_RAW)),
-        )
-        .expect("raw socket");
-        let to = SocketAddr::V4(server).into();
-        let mut sent = 0;
-        for p in &payloads {
-            sock.send_to(&udp_packet(victim, server, p), &to)
-                .expect("spoofed send");
-            sent += p.len();
-        }
-        sent
-    })
-    .expect("namespace")
-}
-
 /// Waits until the server accepts TCP connections at `srv` (a connection
 /// from `host`, closed at once), and a little more for its UDP socket,
 /// bound just after its listener.
@@ -657,7 +599,7 @@ fn forged_joins(n: usize) -> Vec<Vec<u8>> {
 fn spoofed_joins_send_the_victim_no_frames_and_no_more_bytes_than_the_attacker() {
     // Issue 20: one spoofed 8-byte join made serve send the victim 16 MB in
     // 2 s, and 1000 joins 1.05 GB.
-    let bed = spoof_bed("svx");
+    let bed = common::spoof::spoof_bed("svx");
     let srv_ip = bed.addr("srv").expect("addr");
     let vic = SocketAddrV4::new(bed.addr("vic").expect("addr"), 7000);
     for (port, udp) in [(5680u16, false), (5681, true)] {
@@ -672,9 +614,9 @@ fn spoofed_joins_send_the_victim_no_frames_and_no_more_bytes_than_the_attacker()
         let counter = victim(&bed, vic, srv, until);
         std::thread::sleep(Duration::from_millis(100));
         // One join of each kind first, then 1000 of each.
-        let mut sent = spoof(&bed, vic, srv, forged_joins(1));
+        let mut sent = common::spoof::spoof(&bed, vic, srv, forged_joins(1));
         std::thread::sleep(Duration::from_millis(300));
-        sent += spoof(&bed, vic, srv, forged_joins(1000));
+        sent += common::spoof::spoof(&bed, vic, srv, forged_joins(1000));
         let got = counter.join().expect("victim");
         let s = stop_server(server);
         eprintln!("--udp {udp}: attacker sent {sent} bytes; victim got {got:?}");
@@ -736,7 +678,7 @@ fn subscribe_by_hand(at: SocketAddrV4, server: SocketAddrV4) -> UdpSocket {
 #[test]
 fn a_subscriber_whose_port_answers_unreachable_is_dropped() {
     // Issue 20: ICMP port unreachable did not stop the stream.
-    let bed = spoof_bed("svi");
+    let bed = common::spoof::spoof_bed("svi");
     let port = 5690;
     let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
     let vic = SocketAddrV4::new(bed.addr("vic").expect("addr"), 7001);
@@ -863,7 +805,7 @@ fn one_host_flooding_never_reading_clients_leaves_places_for_others() {
     // The attack above from a host of its own: it gets at most
     // --max-clients-per-source places (32 of 64), so watchers on another
     // host get in at once, during the attack, and get every frame.
-    let bed = spoof_bed("svf");
+    let bed = common::spoof::spoof_bed("svf");
     let port = 5710;
     let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
     let server = start_server(

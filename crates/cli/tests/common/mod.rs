@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod spoof;
+
 use std::net::{SocketAddrV4, UdpSocket};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
