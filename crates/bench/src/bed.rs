@@ -29,6 +29,8 @@ pub struct PairBed {
     pub receiver_ip: Ipv4Addr,
     /// The receiving PC's interface name.
     pub receiver_iface: String,
+    /// The sender's interface name.
+    pub sender_iface: String,
 }
 
 impl PairBed {
@@ -48,6 +50,7 @@ impl PairBed {
             sender_ip: bed.addr(SENDER)?,
             receiver_ip: bed.addr_seen_from(SENDER, RECEIVER)?,
             receiver_iface,
+            sender_iface,
             bed,
         })
     }
@@ -131,19 +134,30 @@ fn apply_setup(bed: &Testbed, setup: HostSetup, sender_if: &str, receiver_if: &s
                      use --host rps on this kernel"
                 )));
             }
-            let mut set = CpuSet::new();
-            set.set(RECEIVER_CPU)
-                .map_err(|e| Error::Argument(format!("CPU {RECEIVER_CPU}: {e}")))?;
-            for pid in ours {
-                sched_setaffinity(Pid::from_raw(pid), &set).map_err(|e| {
-                    Error::Argument(format!(
-                        "pinning NAPI thread {pid} to CPU {RECEIVER_CPU}: {e}"
-                    ))
-                })?;
-            }
-            Ok(())
+            pin_to_receiver(ours)
         }
     }
+}
+
+/// Puts every `napi/<iface>-*` kernel thread on the receiving CPU. A
+/// program attached later (XDP) may start a new NAPI thread; call this
+/// again after it.
+pub fn pin_napi_threads(iface: &str) -> Result<()> {
+    pin_to_receiver(napi_threads(iface))
+}
+
+fn pin_to_receiver(pids: BTreeSet<i32>) -> Result<()> {
+    let mut set = CpuSet::new();
+    set.set(RECEIVER_CPU)
+        .map_err(|e| Error::Argument(format!("CPU {RECEIVER_CPU}: {e}")))?;
+    for pid in pids {
+        sched_setaffinity(Pid::from_raw(pid), &set).map_err(|e| {
+            Error::Argument(format!(
+                "pinning NAPI thread {pid} to CPU {RECEIVER_CPU}: {e}"
+            ))
+        })?;
+    }
+    Ok(())
 }
 
 fn ethtool(bed: &Testbed, host: &str, iface: &str, feature: &str, value: &str) -> Result<()> {

@@ -56,6 +56,9 @@ pub enum Error {
         /// The operating system's reason.
         source: std::io::Error,
     },
+    /// Loading or attaching an XDP program failed.
+    #[error("XDP: {0}")]
+    Xdp(#[from] linerate_io::Error),
     /// A chart could not be drawn.
     #[error("chart {path}: {detail}")]
     Chart {

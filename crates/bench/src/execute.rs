@@ -16,7 +16,7 @@ use crate::window::{self, Window};
 
 /// Extra time a program gets beyond its planned duration before it is
 /// killed and the run reported as failed.
-const GRACE: Duration = Duration::from_secs(30);
+pub const GRACE: Duration = Duration::from_secs(30);
 
 /// The bed a job runs on.
 pub enum Bed<'a> {
@@ -59,6 +59,16 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
             },
             Bed::Switch(sw),
         ) => crate::fade::run(sw, config, controller, backend, *pinned, dir, &mut run)?,
+        (
+            Work::CameraAlone {
+                camera,
+                packet_size,
+            },
+            Bed::Pair(pair),
+        ) => crate::camera_alone::run(pair, config, *camera, *packet_size, dir, &mut run)?,
+        (Work::Floor { sink, stream }, Bed::Pair(pair)) => {
+            crate::floor::run(pair, config, job.host, *sink, stream, dir, &mut run)?
+        }
         (work, _) => {
             return Err(crate::error::Error::Argument(format!(
                 "internal: {work:?} was given the wrong kind of bed"
@@ -75,6 +85,8 @@ pub fn put_window(run: &mut Run, w: &Window) {
     run.busiest_core_pct = Some(w.busiest_core * 100.0);
     run.cpu_avg_pct = Some(w.cpu_avg * 100.0);
     run.cpu_s_per_gb = w.cpu_s_per_gb();
+    run.sender_core_pct = Some(w.sender_core * 100.0);
+    run.sender_cpu_s_per_gb = w.sender_cpu_s_per_gb();
 }
 
 /// Starts linerate's camera on the pair's sender and gives it time to

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::config::HostSetup;
-use crate::peers::{GvspReceiver, Stream};
+use crate::peers::{FloorSink, GvspReceiver, SenderCamera, Stream};
 use crate::scenario::Scenario;
 
 /// What a job starts and measures.
@@ -32,6 +32,23 @@ pub enum Work {
         /// Triggers per second.
         rate_hz: f64,
         /// The frames' geometry and packet size (fps unused).
+        stream: Stream,
+    },
+    /// A camera alone, streaming as fast as it can into Aravis's host
+    /// (resend off, so a slow host cannot make the camera resend): the
+    /// sender's pace and cost.
+    CameraAlone {
+        /// Which camera sends.
+        camera: SenderCamera,
+        /// GVSP packet size.
+        packet_size: u32,
+    },
+    /// linerate's camera streaming into a receiver, or into a drop before
+    /// any receiver: what the stream alone costs the receiving core.
+    Floor {
+        /// Where the stream ends.
+        sink: FloorSink,
+        /// The stream asked for.
         stream: Stream,
     },
     /// FADE boards behind a bridge sending to one receiver over a

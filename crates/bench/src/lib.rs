@@ -17,10 +17,12 @@
 //! Requires root (network namespaces).
 
 mod bed;
+mod camera_alone;
 mod config;
 mod error;
 mod execute;
 mod fade;
+mod floor;
 mod job;
 mod machine;
 mod peers;

@@ -1,8 +1,10 @@
 //! Each scenario's plan: the jobs it runs, in alternation across
 //! implementations within each repeat.
 
+mod camera;
 mod ceilings;
 mod fade;
+mod floor;
 mod lossless_rate;
 mod packet_sizes;
 mod trigger_latency;
@@ -22,6 +24,8 @@ pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
         Scenario::LosslessRate => lossless_rate::plan(config),
         Scenario::TriggerLatency => trigger_latency::plan(config),
         Scenario::Fade => fade::plan(config),
+        Scenario::Camera => camera::plan(config),
+        Scenario::Floor => floor::plan(config),
     };
     with_warmup(jobs, config)
 }
@@ -34,8 +38,15 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
     );
     let iperf = ("iperf3", "Debian package iperf3 (scripts/install-deps)");
     let ethtool = ("ethtool", "Debian package ethtool (scripts/install-deps)");
+    let aravis_fake = (
+        crate::peers::ARAVIS_FAKE_CAMERA,
+        "Debian package aravis-tools-cli (scripts/install-deps)",
+    );
+    let nft = ("nft", "Debian package nftables (scripts/install-deps)");
     match scenario {
         Scenario::PacketSizes | Scenario::LosslessRate => vec![aravis, ethtool],
+        Scenario::Camera => vec![aravis, aravis_fake, ethtool],
+        Scenario::Floor => vec![aravis, nft, ethtool],
         Scenario::Ceilings => vec![iperf, ethtool],
         Scenario::UdpTcp | Scenario::TriggerLatency | Scenario::Fade => vec![ethtool],
     }

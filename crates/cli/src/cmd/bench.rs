@@ -28,7 +28,7 @@ against the anchor measured in the same run. Needs root and 2 CPUs; run it on an
 otherwise idle machine (the report records the load average).
 
 Examples:
-  sudo linerate bench --quick --json            # CI smoke run, under 3 minutes
+  sudo linerate bench --quick --json            # CI smoke run, under 4 minutes
   sudo linerate bench --out docs/bench/latest   # full run: bench.md, bench.json, PNG charts
   sudo linerate bench packet-sizes 4 --repeats 3
   sudo linerate bench ceilings --host napi,rps  # both setups side by side, one run")]
@@ -36,7 +36,7 @@ pub struct BenchArgs {
     /// Scenarios to run, by name or number; all when none is given.
     #[arg(value_name = "SCENARIO")]
     pub scenarios: Vec<Scenario>,
-    /// Smoke run: fewer cases, 2-second windows, one repeat (under 3 minutes).
+    /// Smoke run: fewer cases, 2-second windows, one repeat (under 4 minutes).
     #[arg(long)]
     pub quick: bool,
     /// Print the report as one JSON object on stdout instead of Markdown.
