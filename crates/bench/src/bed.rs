@@ -69,29 +69,33 @@ pub struct SwitchBed {
 
 impl SwitchBed {
     /// `senders` boards and a PC behind a bridge; the bridge's port to the
-    /// PC is shaped to `rate_mbit` by tbf, so the boards share that link.
+    /// PC is shaped to `rate_mbit` by tbf (unless it is 0), so the boards
+    /// share that link. `jumbo`: MTU 9000 (FADE-10G's frames need it).
     ///
     /// The PC's receive processing is not steered: with RPS on the
     /// receiver's core, that core carries the ACKs' transmit path as well
     /// as the receive path and FADE throughput drops by a third
     /// (docs/fade.md), so the boards' softirq work stays on their core.
-    pub fn build(name: &str, senders: usize, rate_mbit: u32) -> Result<SwitchBed> {
+    pub fn build(name: &str, senders: usize, rate_mbit: u32, jumbo: bool) -> Result<SwitchBed> {
         let _ = linerate_testbed::remove_bed(name);
         let names: Vec<String> = (1..=senders).map(|i| format!("feb{i}")).collect();
         let mut hosts: Vec<&str> = names.iter().map(String::as_str).collect();
         hosts.push(RECEIVER);
-        let bed = Testbed::builder(name).hosts(hosts).switch().build()?;
+        let mut builder = Testbed::builder(name);
+        builder = builder.hosts(hosts).switch();
+        if jumbo {
+            builder = builder.mtu(9000);
+        }
+        let bed = builder.build()?;
         let switch = bed.info().switch_netns.clone().ok_or_else(|| {
             Error::Argument(format!(
                 "test bed {name} was built without its switch namespace"
             ))
         })?;
         let port = bed.iface(RECEIVER)?.peer_iface.clone();
-        let mut tc = linerate_testbed::HostCommand::new(&switch, "tc");
-        tc.args(["qdisc", "replace", "dev", &port, "root", "tbf", "rate"])
-            .arg(format!("{rate_mbit}mbit"))
-            .args(["burst", "65536", "latency", "10ms"]);
-        tc.run_ok()?;
+        if rate_mbit > 0 {
+            shape(&switch, &port, rate_mbit)?;
+        }
         let receiver_iface = bed.iface(RECEIVER)?.name.clone();
         Ok(SwitchBed {
             bed,
@@ -99,6 +103,16 @@ impl SwitchBed {
             receiver_iface,
         })
     }
+}
+
+/// Shapes the bridge's `port` in namespace `switch` to `rate_mbit` by tbf.
+fn shape(switch: &str, port: &str, rate_mbit: u32) -> Result<()> {
+    let mut tc = linerate_testbed::HostCommand::new(switch, "tc");
+    tc.args(["qdisc", "replace", "dev", port, "root", "tbf", "rate"])
+        .arg(format!("{rate_mbit}mbit"))
+        .args(["burst", "65536", "latency", "10ms"]);
+    tc.run_ok()?;
+    Ok(())
 }
 
 fn apply_setup(bed: &Testbed, setup: HostSetup, sender_if: &str, receiver_if: &str) -> Result<()> {

@@ -69,6 +69,9 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
         (Work::Floor { sink, stream }, Bed::Pair(pair)) => {
             crate::floor::run(pair, config, job.host, *sink, stream, dir, &mut run)?
         }
+        (Work::FadeVersion { version, rate_mbit }, Bed::Switch(sw)) => {
+            crate::fade::run_version(sw, config, version, *rate_mbit, dir, &mut run)?
+        }
         (work, _) => {
             return Err(crate::error::Error::Argument(format!(
                 "internal: {work:?} was given the wrong kind of bed"

@@ -51,6 +51,16 @@ pub enum Work {
         /// The stream asked for.
         stream: Stream,
     },
+    /// One FADE board of wire `version` (`1` or `10g`) behind a bridge,
+    /// sending to one receiver over a link shaped to `rate_mbit` (0:
+    /// unshaped), at MTU 9000.
+    FadeVersion {
+        /// The FADE wire version.
+        version: String,
+        /// The link's rate, Mbit/s; 0 leaves it unshaped and the board
+        /// unpaced.
+        rate_mbit: u32,
+    },
     /// FADE boards behind a bridge sending to one receiver over a
     /// rate-limited link.
     Fade {
@@ -78,8 +88,10 @@ pub enum BedKind {
     Switch {
         /// Number of boards.
         boards: usize,
-        /// Link rate, Mbit/s.
+        /// Link rate, Mbit/s (0: unshaped).
         rate_mbit: u32,
+        /// MTU 9000 instead of the standard 1500.
+        jumbo: bool,
     },
 }
 
@@ -92,6 +104,12 @@ impl Work {
             } => BedKind::Switch {
                 boards: *boards,
                 rate_mbit: *rate_mbit,
+                jumbo: false,
+            },
+            Work::FadeVersion { rate_mbit, .. } => BedKind::Switch {
+                boards: 1,
+                rate_mbit: *rate_mbit,
+                jumbo: true,
             },
             _ => BedKind::Pair,
         }

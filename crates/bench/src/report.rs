@@ -132,6 +132,7 @@ pub fn reference_of(scenario: Scenario) -> Option<&'static str> {
         Scenario::Ceilings => Some("iperf3-tcp"),
         Scenario::TriggerLatency => None,
         Scenario::Fade => Some("seed-controller"),
+        Scenario::FadeVersions => Some("fade-v1"),
         Scenario::Camera => Some("aravis-fake"),
         Scenario::Floor => Some("aravis"),
     }

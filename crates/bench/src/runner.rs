@@ -165,11 +165,15 @@ impl Beds {
                     None => Err(Error::Argument("internal: no pair bed".into())),
                 }
             }
-            BedKind::Switch { boards, rate_mbit } => {
+            BedKind::Switch {
+                boards,
+                rate_mbit,
+                jumbo,
+            } => {
                 if self.switch.as_ref().map(|(k, _)| *k) != Some(kind) {
                     self.pair = None;
                     self.switch = None;
-                    let sw = SwitchBed::build(&config.bed_name, boards, rate_mbit)?;
+                    let sw = SwitchBed::build(&config.bed_name, boards, rate_mbit, jumbo)?;
                     self.switch = Some((kind, sw));
                 }
                 match &self.switch {

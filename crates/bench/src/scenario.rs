@@ -27,6 +27,9 @@ pub enum Scenario {
     TriggerLatency,
     /// Seed 004: FADE boards, one alone and three sharing a 1 Gbit/s link.
     Fade,
+    /// One FADE-10G board against one FADE v1 board, on a 1 Gbit/s link
+    /// and on an unshaped one.
+    FadeVersions,
     /// The emulated camera alone against Aravis's fake camera: how fast
     /// each sends, and what its core pays, into the same Aravis host.
     Camera,
@@ -38,13 +41,14 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::PacketSizes,
         Scenario::UdpTcp,
         Scenario::Ceilings,
         Scenario::LosslessRate,
         Scenario::TriggerLatency,
         Scenario::Fade,
+        Scenario::FadeVersions,
         Scenario::Camera,
         Scenario::Floor,
     ];
@@ -58,6 +62,7 @@ impl Scenario {
             Scenario::LosslessRate => "lossless-rate",
             Scenario::TriggerLatency => "trigger-latency",
             Scenario::Fade => "fade",
+            Scenario::FadeVersions => "fade-versions",
             Scenario::Camera => "camera",
             Scenario::Floor => "floor",
         }
@@ -76,6 +81,7 @@ impl Scenario {
             Scenario::LosslessRate => "highest lossless frame rate per backend and for Aravis",
             Scenario::TriggerLatency => "seed 001: software trigger to frame delivered, jitter",
             Scenario::Fade => "seed 004: FADE, one board alone and three sharing 1 Gbit/s",
+            Scenario::FadeVersions => "one FADE-10G board against one v1 board, shaped and unshaped",
             Scenario::Camera => "the emulated camera alone against Aravis's fake camera",
             Scenario::Floor => {
                 "receiving CPU per GB of a stream dropped before any receiver, beside grab and Aravis"
@@ -130,7 +136,7 @@ mod tests {
             assert_eq!(sc.name().parse::<Scenario>().ok(), Some(sc));
             assert_eq!((i + 1).to_string().parse::<Scenario>().ok(), Some(sc));
         }
-        assert!("9".parse::<Scenario>().is_err());
+        assert!("10".parse::<Scenario>().is_err());
         assert!("0".parse::<Scenario>().is_err());
         let err = "packets".parse::<Scenario>().err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("\"packets\"") && e.contains("udp-tcp")));

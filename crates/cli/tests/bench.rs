@@ -31,6 +31,7 @@ fn quick_dry_run_plans_every_scenario_within_four_minutes() {
         "lossless-rate",
         "trigger-latency",
         "fade",
+        "fade-versions",
         "camera",
         "floor",
     ] {
@@ -124,10 +125,10 @@ fn bad_arguments_are_clear_errors() {
         "{}",
         stderr(&o)
     );
-    let o = linerate(&["bench", "9", "--dry-run"]);
+    let o = linerate(&["bench", "10", "--dry-run"]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("no scenario number 9: there are 1 to 8"),
+        stderr(&o).contains("no scenario number 10: there are 1 to 9"),
         "{}",
         stderr(&o)
     );

@@ -4,6 +4,7 @@
 mod camera;
 mod ceilings;
 mod fade;
+mod fade_versions;
 mod floor;
 mod lossless_rate;
 mod packet_sizes;
@@ -24,6 +25,7 @@ pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
         Scenario::LosslessRate => lossless_rate::plan(config),
         Scenario::TriggerLatency => trigger_latency::plan(config),
         Scenario::Fade => fade::plan(config),
+        Scenario::FadeVersions => fade_versions::plan(config),
         Scenario::Camera => camera::plan(config),
         Scenario::Floor => floor::plan(config),
     };
@@ -48,7 +50,9 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         Scenario::Camera => vec![aravis, aravis_fake, ethtool],
         Scenario::Floor => vec![aravis, nft, ethtool],
         Scenario::Ceilings => vec![iperf, ethtool],
-        Scenario::UdpTcp | Scenario::TriggerLatency | Scenario::Fade => vec![ethtool],
+        Scenario::UdpTcp | Scenario::TriggerLatency | Scenario::Fade | Scenario::FadeVersions => {
+            vec![ethtool]
+        }
     }
 }
 
