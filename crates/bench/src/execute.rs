@@ -69,6 +69,23 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
         (Work::Floor { sink, stream }, Bed::Pair(pair)) => {
             crate::floor::run(pair, config, job.host, *sink, stream, dir, &mut run)?
         }
+        (
+            Work::Serve {
+                method,
+                clients,
+                fps,
+            },
+            Bed::Pair(pair),
+        ) => crate::serve::run(
+            pair,
+            config,
+            method,
+            *clients,
+            *fps,
+            crate::scenarios::SERVE_FRAME_BYTES,
+            dir,
+            &mut run,
+        )?,
         (Work::FadeVersion { version, rate_mbit }, Bed::Switch(sw)) => {
             crate::fade::run_version(sw, config, version, *rate_mbit, dir, &mut run)?
         }

@@ -51,6 +51,16 @@ pub enum Work {
         /// The stream asked for.
         stream: Stream,
     },
+    /// `linerate serve` on the PC's side sending to `linerate watch`'s
+    /// clients on the other.
+    Serve {
+        /// The send method.
+        method: String,
+        /// Connections watch opens.
+        clients: u32,
+        /// Frames per second served.
+        fps: f64,
+    },
     /// One FADE board of wire `version` (`1` or `10g`) behind a bridge,
     /// sending to one receiver over a link shaped to `rate_mbit` (0:
     /// unshaped), at MTU 9000.

@@ -32,6 +32,7 @@ mod report;
 mod runner;
 mod scenario;
 mod scenarios;
+mod serve;
 mod trigger;
 mod window;
 

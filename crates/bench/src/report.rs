@@ -133,6 +133,7 @@ pub fn reference_of(scenario: Scenario) -> Option<&'static str> {
         Scenario::TriggerLatency => None,
         Scenario::Fade => Some("seed-controller"),
         Scenario::FadeVersions => Some("fade-v1"),
+        Scenario::Serve => Some("write"),
         Scenario::Camera => Some("aravis-fake"),
         Scenario::Floor => Some("aravis"),
     }

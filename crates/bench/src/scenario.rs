@@ -30,6 +30,9 @@ pub enum Scenario {
     /// One FADE-10G board against one FADE v1 board, on a 1 Gbit/s link
     /// and on an unshaped one.
     FadeVersions,
+    /// Seed 003: `linerate serve`'s send methods at one aggregate rate to
+    /// 1 to 32 clients, the server's core per GB sent.
+    Serve,
     /// The emulated camera alone against Aravis's fake camera: how fast
     /// each sends, and what its core pays, into the same Aravis host.
     Camera,
@@ -41,7 +44,7 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const ALL: [Scenario; 9] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::PacketSizes,
         Scenario::UdpTcp,
         Scenario::Ceilings,
@@ -49,6 +52,7 @@ impl Scenario {
         Scenario::TriggerLatency,
         Scenario::Fade,
         Scenario::FadeVersions,
+        Scenario::Serve,
         Scenario::Camera,
         Scenario::Floor,
     ];
@@ -63,6 +67,7 @@ impl Scenario {
             Scenario::TriggerLatency => "trigger-latency",
             Scenario::Fade => "fade",
             Scenario::FadeVersions => "fade-versions",
+            Scenario::Serve => "serve",
             Scenario::Camera => "camera",
             Scenario::Floor => "floor",
         }
@@ -82,6 +87,7 @@ impl Scenario {
             Scenario::TriggerLatency => "seed 001: software trigger to frame delivered, jitter",
             Scenario::Fade => "seed 004: FADE, one board alone and three sharing 1 Gbit/s",
             Scenario::FadeVersions => "one FADE-10G board against one v1 board, shaped and unshaped",
+            Scenario::Serve => "seed 003: serve's send methods, server CPU per GB to 1-32 clients",
             Scenario::Camera => "the emulated camera alone against Aravis's fake camera",
             Scenario::Floor => {
                 "receiving CPU per GB of a stream dropped before any receiver, beside grab and Aravis"
@@ -136,7 +142,7 @@ mod tests {
             assert_eq!(sc.name().parse::<Scenario>().ok(), Some(sc));
             assert_eq!((i + 1).to_string().parse::<Scenario>().ok(), Some(sc));
         }
-        assert!("10".parse::<Scenario>().is_err());
+        assert!("11".parse::<Scenario>().is_err());
         assert!("0".parse::<Scenario>().is_err());
         let err = "packets".parse::<Scenario>().err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("\"packets\"") && e.contains("udp-tcp")));

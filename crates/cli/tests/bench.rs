@@ -32,6 +32,7 @@ fn quick_dry_run_plans_every_scenario_within_four_minutes() {
         "trigger-latency",
         "fade",
         "fade-versions",
+        "serve",
         "camera",
         "floor",
     ] {
@@ -125,10 +126,10 @@ fn bad_arguments_are_clear_errors() {
         "{}",
         stderr(&o)
     );
-    let o = linerate(&["bench", "10", "--dry-run"]);
+    let o = linerate(&["bench", "11", "--dry-run"]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("no scenario number 10: there are 1 to 9"),
+        stderr(&o).contains("no scenario number 11: there are 1 to 10"),
         "{}",
         stderr(&o)
     );

@@ -8,6 +8,7 @@ mod fade_versions;
 mod floor;
 mod lossless_rate;
 mod packet_sizes;
+mod serve;
 mod trigger_latency;
 mod udp_tcp;
 
@@ -15,6 +16,9 @@ use crate::config::{BenchConfig, HostSetup};
 use crate::job::{BedKind, Job};
 use crate::peers::GvspReceiver;
 use crate::scenario::Scenario;
+
+/// Bytes per frame the serve scenario serves.
+pub use serve::FRAME_BYTES as SERVE_FRAME_BYTES;
 
 /// The jobs of `scenario` under `config`, warm-up first when configured.
 pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
@@ -26,6 +30,7 @@ pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
         Scenario::TriggerLatency => trigger_latency::plan(config),
         Scenario::Fade => fade::plan(config),
         Scenario::FadeVersions => fade_versions::plan(config),
+        Scenario::Serve => serve::plan(config),
         Scenario::Camera => camera::plan(config),
         Scenario::Floor => floor::plan(config),
     };
@@ -50,9 +55,11 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         Scenario::Camera => vec![aravis, aravis_fake, ethtool],
         Scenario::Floor => vec![aravis, nft, ethtool],
         Scenario::Ceilings => vec![iperf, ethtool],
-        Scenario::UdpTcp | Scenario::TriggerLatency | Scenario::Fade | Scenario::FadeVersions => {
-            vec![ethtool]
-        }
+        Scenario::UdpTcp
+        | Scenario::TriggerLatency
+        | Scenario::Fade
+        | Scenario::FadeVersions
+        | Scenario::Serve => vec![ethtool],
     }
 }
 
