@@ -2,7 +2,6 @@
 //! Aravis's host, measured at both ends of the link.
 
 use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
 use crate::bed::{PairBed, RECEIVER, SENDER};
@@ -50,7 +49,7 @@ pub fn run(
     };
     let sender = Running::spawn(cmd, dir, "camera")?;
     // Aravis's fake camera loads its GenICam file before it answers.
-    thread::sleep(Duration::from_millis(1000));
+    crate::stop::pause(Duration::from_millis(1000))?;
     let stream = Stream {
         width: 1024,
         height: 1024,
@@ -72,7 +71,7 @@ pub fn run(
     // camera send more than its stream.
     host.arg("--no-packet-resend");
     let host = Running::spawn(host, dir, "receiver")?;
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure_pair(
         &pair.bed,
         (SENDER, &pair.sender_iface),

@@ -67,6 +67,9 @@ pub enum Error {
         /// The plotting library's message.
         detail: String,
     },
+    /// A stop was asked for (SIGINT or SIGTERM) while the run waited.
+    #[error("stopped on request")]
+    Interrupted,
     /// A bench argument is out of range.
     #[error("{0}")]
     Argument(String),

@@ -2,7 +2,6 @@
 //! settle, measure a window, collect both reports into a [`Run`].
 
 use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
 use crate::bed::{PairBed, SwitchBed, RECEIVER, SENDER};
@@ -117,7 +116,7 @@ pub fn start_camera(pair: &PairBed, config: &BenchConfig, dir: &Path) -> Result<
         dir,
         "camera",
     )?;
-    thread::sleep(Duration::from_millis(500));
+    crate::stop::pause(Duration::from_millis(500))?;
     Ok(camera)
 }
 
@@ -151,7 +150,7 @@ fn gvsp(
         dir,
         "receiver",
     )?;
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
     let host = host.wait(duration + GRACE)?;
     let camera = camera.stop(Duration::from_secs(5))?;
@@ -214,14 +213,14 @@ fn iperf(
         dir,
         "iperf3-server",
     )?;
-    thread::sleep(Duration::from_millis(300));
+    crate::stop::pause(Duration::from_millis(300))?;
     let duration = t.settle + t.window + Duration::from_secs(1);
     let client = Running::spawn(
         peers::iperf3_client(&pair.bed, SENDER, pair.receiver_ip, duration, udp)?,
         dir,
         "iperf3-client",
     )?;
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
     let _client = client.wait(duration + GRACE)?;
     let server = server.wait(GRACE)?;

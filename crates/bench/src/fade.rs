@@ -2,7 +2,6 @@
 //! `linerate fade recv` over a shared, rate-limited link.
 
 use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -48,7 +47,7 @@ pub fn run(
         recv.arg("--feb").arg(sw.bed.mac(board)?.to_string());
     }
     let recv = Running::spawn(recv, dir, "fade-recv")?;
-    thread::sleep(Duration::from_millis(300));
+    crate::stop::pause(Duration::from_millis(300))?;
     let mut boards = Vec::new();
     for (i, board) in sw.senders.iter().enumerate() {
         let iface = sw.bed.iface(board)?.name.clone();
@@ -60,7 +59,7 @@ pub fn run(
             .args(["--json", "--controller", controller]);
         boards.push(Running::spawn(feb, dir, &format!("fade-feb{i}"))?);
     }
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure(&sw.bed, RECEIVER, &sw.receiver_iface, t.window)?;
     let recv = recv.wait(duration + Duration::from_secs(30))?;
     for b in boards {
@@ -146,7 +145,7 @@ pub fn run_version(
         .arg("--feb")
         .arg(sw.bed.mac(board)?.to_string());
     let recv = Running::spawn(recv, dir, "fade-recv")?;
-    thread::sleep(Duration::from_millis(300));
+    crate::stop::pause(Duration::from_millis(300))?;
     let iface = sw.bed.iface(board)?.name.clone();
     let mut feb = sw.bed.command(board, &config.linerate)?;
     feb.cpu(SENDER_CPU).args([
@@ -162,7 +161,7 @@ pub fn run_version(
         feb.args(["--rate", BOARD_RATE]);
     }
     let feb = Running::spawn(feb, dir, "fade-feb")?;
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure(&sw.bed, RECEIVER, &sw.receiver_iface, t.window)?;
     let recv = recv.wait(duration + Duration::from_secs(30))?;
     let _ = feb.stop(Duration::from_secs(3));

@@ -3,7 +3,6 @@
 //! ingress hook or by an XDP program in the driver.
 
 use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
 use linerate_io::xdp::bpf::{Link, Program};
@@ -61,7 +60,7 @@ pub fn run(
             .args(["--frame-timeout", "3600"]);
     }
     let receiver_run = Running::spawn(cmd, dir, "receiver")?;
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let drop = match sink {
         FloorSink::IngressDrop => Some(Drop::at_ingress_hook(&pair.bed, &pair.receiver_iface)?),
         FloorSink::XdpDrop => Some(Drop::by_xdp(&pair.bed, &pair.receiver_iface)?),
@@ -71,7 +70,7 @@ pub fn run(
         // Attaching XDP to a veth may start a NAPI thread of its own.
         pin_napi_threads(&pair.receiver_iface)?;
     }
-    thread::sleep(Duration::from_millis(500));
+    crate::stop::pause(Duration::from_millis(500))?;
     let w = window::measure_pair(
         &pair.bed,
         (SENDER, &pair.sender_iface),

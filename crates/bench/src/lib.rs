@@ -33,6 +33,7 @@ mod runner;
 mod scenario;
 mod scenarios;
 mod serve;
+mod stop;
 mod trigger;
 mod window;
 
@@ -44,6 +45,7 @@ pub use plot::draw_all as draw_charts;
 pub use report::{median, summarise, table, Report, Run, Summary};
 pub use runner::{run_bench, Progress};
 pub use scenario::Scenario;
+pub use stop::{request_stop, stop_requested};
 pub use window::{RECEIVER_CPU, SENDER_CPU};
 
 /// The jobs a configuration would run, without running them (for

@@ -70,6 +70,10 @@ impl Running {
             if let Some(status) = self.try_wait()? {
                 return self.finish(status);
             }
+            if crate::stop::stop_requested() {
+                self.kill();
+                return Err(Error::Interrupted);
+            }
             if Instant::now() >= deadline {
                 self.kill();
                 return Err(Error::Timeout {

@@ -333,6 +333,9 @@ pub struct Report {
     pub runs: Vec<Run>,
     /// Scenarios that could not run at all, with the reason.
     pub skipped: Vec<(String, String)>,
+    /// Whether the run was stopped early on request (SIGINT or SIGTERM):
+    /// the report then holds the runs finished before the stop.
+    pub interrupted: bool,
 }
 
 impl Report {
@@ -352,6 +355,13 @@ impl Report {
             self.machine.one_line(),
             self.seconds.round()
         );
+        if self.interrupted {
+            let _ = writeln!(
+                s,
+                "\nStopped early on request: the tables hold the {} runs finished before the stop.",
+                self.runs.len()
+            );
+        }
         for h in &self.config.hosts {
             let _ = writeln!(s, "\nSetup ({h}): {}.", h.describe());
         }

@@ -85,7 +85,12 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
     let mut lossy_sweeps: Vec<(Scenario, Option<HostSetup>, String)> = Vec::new();
     let mut beds = Beds::default();
     let mut skipped_jobs = 0;
+    let mut interrupted = false;
     for (i, job) in jobs.iter().enumerate() {
+        if crate::stop::stop_requested() {
+            interrupted = true;
+            break;
+        }
         let sweep_key = (job.scenario, job.host, job.implementation.clone());
         if job.sweep && lossy_sweeps.contains(&sweep_key) {
             skipped_jobs += 1;
@@ -95,6 +100,11 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
         let result = beds
             .get(config, job.work.bed(), job.host)
             .and_then(|bed| run_job(bed, config, job, &dir));
+        if matches!(result, Err(Error::Interrupted)) {
+            // Not a result: the run was cut short on request.
+            interrupted = true;
+            break;
+        }
         let run = result.unwrap_or_else(|e| Run {
             scenario: Some(job.scenario),
             implementation: job.implementation.clone(),
@@ -130,6 +140,7 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
         rows: summarise(&runs),
         runs,
         skipped,
+        interrupted,
     })
 }
 

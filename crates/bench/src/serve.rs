@@ -5,7 +5,6 @@
 //! frame.
 
 use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -59,7 +58,7 @@ pub fn run(
                 (total + Duration::from_secs(1)).as_secs_f64()
             ));
         let server = Running::spawn(srv, dir, "serve")?;
-        thread::sleep(Duration::from_millis(300));
+        crate::stop::pause(Duration::from_millis(300))?;
         let mut watch = pair.bed.command(SENDER, &config.linerate)?;
         watch
             .cpu(SENDER_CPU)
@@ -67,7 +66,7 @@ pub fn run(
             .args(["--clients", &clients.to_string(), "--json", "--duration"])
             .arg(format!("{:.1}", total.as_secs_f64()));
         let watch = Running::spawn(watch, dir, "watch")?;
-        thread::sleep(t.settle);
+        crate::stop::pause(t.settle)?;
         // The server sends: its interface's transmit bytes and CPU 1.
         let w = window::measure_pair(
             &pair.bed,

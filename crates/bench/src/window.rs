@@ -1,7 +1,6 @@
 //! The measuring window: what the receiving host's core spent and what
 //! reached its interface, over a stretch of a run in steady state.
 
-use std::thread;
 use std::time::{Duration, Instant};
 
 use linerate_metrics::CpuSnapshot;
@@ -113,7 +112,7 @@ fn measure_ends(
     let bytes0 = rx_bytes(bed, host, iface)?;
     let cpu0 = CpuSnapshot::take()?;
     let t0 = Instant::now();
-    thread::sleep(length);
+    crate::stop::pause(length)?;
     let bytes1 = rx_bytes(bed, host, iface)?;
     let tx1 = sent(bed)?;
     let cpu1 = CpuSnapshot::take()?;

@@ -124,6 +124,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
             args.name
         );
     }
+    // SIGINT or SIGTERM stops the bench at its next wait: it kills its
+    // programs, removes its namespaces and reports what it measured.
+    let interrupt = crate::stop_signal::Interrupt::install()?;
+    let watcher = interrupt.clone();
+    std::thread::spawn(move || loop {
+        if watcher.signal().is_some() {
+            linerate_bench::request_stop();
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    });
     let bar = progress_bar();
     let report = run_bench(&config, |p| report_progress(&bar, p))?;
     if let Some(b) = &bar {
@@ -136,6 +147,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", report.markdown());
+    }
+    if let Some(i) = interrupt.signal().filter(|_| report.interrupted) {
+        return Err(anyhow::Error::new(i).context(format!(
+            "bench stopped early after {} runs; its test bench is removed",
+            report.runs.len()
+        )));
     }
     if report.has_failures() {
         bail!(
