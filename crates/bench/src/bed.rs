@@ -7,8 +7,6 @@ use std::thread;
 use std::time::Duration;
 
 use linerate_testbed::Testbed;
-use nix::sched::{sched_setaffinity, CpuSet};
-use nix::unistd::Pid;
 
 use crate::config::HostSetup;
 use crate::error::{Error, Result};
@@ -161,11 +159,8 @@ pub fn pin_napi_threads(iface: &str) -> Result<()> {
 }
 
 fn pin_to_receiver(pids: BTreeSet<i32>) -> Result<()> {
-    let mut set = CpuSet::new();
-    set.set(RECEIVER_CPU)
-        .map_err(|e| Error::Argument(format!("CPU {RECEIVER_CPU}: {e}")))?;
     for pid in pids {
-        sched_setaffinity(Pid::from_raw(pid), &set).map_err(|e| {
+        linerate_io::sched::pin_task(pid, &[RECEIVER_CPU]).map_err(|e| {
             Error::Argument(format!(
                 "pinning NAPI thread {pid} to CPU {RECEIVER_CPU}: {e}"
             ))

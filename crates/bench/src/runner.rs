@@ -4,9 +4,6 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use nix::sched::{sched_setaffinity, CpuSet};
-use nix::unistd::Pid;
-
 use crate::bed::{PairBed, SwitchBed};
 use crate::config::{BenchConfig, HostSetup};
 use crate::error::{Error, Result};
@@ -61,10 +58,7 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
     }
     // The bench's own bookkeeping stays on the sender's core, off the
     // receiving host's.
-    let mut set = CpuSet::new();
-    if set.set(SENDER_CPU).is_ok() {
-        let _ = sched_setaffinity(Pid::from_raw(0), &set);
-    }
+    let _ = linerate_io::sched::pin_task(0, &[SENDER_CPU]);
     require_tool("ip", "Debian package iproute2 (scripts/install-deps)")?;
     let mut skipped: Vec<(String, String)> = Vec::new();
     let mut jobs: Vec<Job> = Vec::new();

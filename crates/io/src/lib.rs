@@ -31,6 +31,7 @@ pub mod privilege;
 pub mod raw;
 pub mod raw_ring;
 pub mod scatter;
+pub mod sched;
 mod sockopt;
 pub mod tcp;
 pub mod tx_stamp;
