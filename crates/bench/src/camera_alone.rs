@@ -7,10 +7,10 @@ use std::time::Duration;
 use crate::bed::{PairBed, RECEIVER, SENDER};
 use crate::config::BenchConfig;
 use crate::error::Result;
-use crate::execute::{put_window, receiver_duration, GRACE};
 use crate::peers::{self, GvspReceiver, SenderCamera, Stream};
 use crate::process::Running;
 use crate::report::Run;
+use crate::steps::{put_window, receiver_duration, GRACE};
 use crate::window;
 
 /// Asked of both cameras: more than either sends here, so the camera is

@@ -9,9 +9,9 @@ use serde_json::Value;
 use crate::bed::{SwitchBed, RECEIVER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
-use crate::execute::{put_window, receiver_duration};
 use crate::process::{last_json_object, Finished, Running};
 use crate::report::Run;
+use crate::steps::{put_window, receiver_duration};
 use crate::window::{self, Window, RECEIVER_CPU, SENDER_CPU};
 
 /// The boards' line rate: each is a 1 GbE device.

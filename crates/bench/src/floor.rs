@@ -12,10 +12,10 @@ use linerate_testbed::Testbed;
 use crate::bed::{pin_napi_threads, PairBed, RECEIVER, SENDER};
 use crate::config::{BenchConfig, HostSetup};
 use crate::error::{Error, Result};
-use crate::execute::{put_window, receiver_duration, start_camera, GRACE};
 use crate::peers::{self, FloorSink, GvspReceiver, Stream};
 use crate::process::Running;
 use crate::report::Run;
+use crate::steps::{put_window, receiver_duration, start_camera, GRACE};
 use crate::window;
 
 /// The stream's UDP port on the PC, fixed so that a drop can select it.

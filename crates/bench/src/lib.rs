@@ -33,6 +33,7 @@ mod runner;
 mod scenario;
 mod scenarios;
 mod serve;
+mod steps;
 mod stop;
 mod trigger;
 mod window;

@@ -12,9 +12,9 @@ use serde_json::Value;
 use crate::bed::{PairBed, RECEIVER, SENDER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
-use crate::execute::{put_window, GRACE};
 use crate::process::{last_json_object, Running};
 use crate::report::Run;
+use crate::steps::{put_window, GRACE};
 use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
 
 /// The server's TCP port.

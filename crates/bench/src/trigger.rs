@@ -10,10 +10,10 @@ use serde_json::Value;
 use crate::bed::{PairBed, RECEIVER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
-use crate::execute::{put_window, receiver_duration, start_camera};
 use crate::peers::{self, GvspReceiver, Stream};
 use crate::process::{last_json_object, Running};
 use crate::report::Run;
+use crate::steps::{put_window, receiver_duration, start_camera};
 use crate::window;
 
 /// Runs software triggers at `rate_hz` with grab's `backend`.
