@@ -8,6 +8,7 @@ use clap::{ArgAction, CommandFactory, Parser, Subcommand};
 mod arg_range;
 mod camera;
 mod cmd;
+mod console;
 mod stop_signal;
 
 /// linerate: sensor data over Ethernet at line rate — GigE Vision cameras and
@@ -81,6 +82,7 @@ fn log_filter(verbose: u8, quiet: bool) -> String {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    console::set_quiet(cli.quiet);
     // Warnings from the libraries (a receive buffer capped by rmem_max, a
     // receive thread that could not be pinned) go to stderr; -v/-q or
     // RUST_LOG change the level.

@@ -48,6 +48,46 @@ fn demo_delivers_every_frame_on_a_clean_link() {
     assert_eq!(v["ok"], true, "{v}");
 }
 
+/// `--frames 0` is no frame limit and `--duration` is obeyed beside it
+/// (docs/cli.md): the demo ends after about 2 s with its report.
+#[test]
+fn demo_frames_0_ends_at_the_duration() {
+    let _one = demo_lock();
+    let t0 = std::time::Instant::now();
+    let out = linerate(&[
+        "demo",
+        "--frames",
+        "0",
+        "--duration",
+        "2",
+        "--fps",
+        "100",
+        "--json",
+    ]);
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "demo failed: {err}");
+    let v = json(&out);
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "--frames 0 --duration 2 took {took:?}"
+    );
+    assert!(
+        v["seconds"]
+            .as_f64()
+            .is_some_and(|s| (2.0..4.0).contains(&s)),
+        "{v}"
+    );
+    assert!(
+        v["frames_completed"].as_u64().is_some_and(|n| n >= 100),
+        "{v}"
+    );
+    assert!(
+        err.contains("demo: bench") && err.contains("for 2 s"),
+        "{err}"
+    );
+}
+
 #[test]
 fn demo_repairs_loss_with_resends() {
     let _one = demo_lock();

@@ -24,11 +24,15 @@ pub struct GrabArgs {
     /// Camera: IPv4 address, or serial number / user name (found by discovery).
     pub camera: String,
     /// Frames to receive; the run stops after this many (complete or not),
-    /// up to 4294967295; 0: until Ctrl-C or SIGTERM. Default 100 when
-    /// neither --frames nor --duration is given.
-    #[arg(long, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
-    pub frames: Option<u64>,
-    /// Seconds to receive for, 0.001..=31536000 (a year).
+    /// or at --duration if that comes first; 0..=4294967295 (0: no frame
+    /// limit, until --duration, Ctrl-C or SIGTERM). With --duration alone
+    /// the default is 0.
+    #[arg(long, default_value_t = 100,
+          default_value_if("duration", clap::builder::ArgPredicate::IsPresent, Some("0")),
+          value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
+    pub frames: u64,
+    /// Seconds to receive for (also with --frames: whichever ends first),
+    /// 0.001..=31536000 (a year).
     #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
     pub duration: Option<f64>,
     /// Set the Width feature before starting (1..=65535).
@@ -462,10 +466,18 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     if let Some(dir) = &args.save {
         linerate_grab::save::prepare_directory(dir)?;
     }
-    let target = args
-        .frames
-        .unwrap_or(if args.duration.is_some() { 0 } else { 100 });
+    let target = args.frames;
     let duration = args.duration.map(Duration::from_secs_f64);
+    crate::console::say(format_args!(
+        "grab: camera {} ({} {}), {payload}-byte frames over {} to {}:{}, {}",
+        args.camera,
+        camera.info().vendor,
+        camera.info().model,
+        args.transport.name(),
+        camera.local_ip(),
+        stream.port(),
+        crate::console::until(Some(target), args.duration),
+    ));
     let bar = progress_bar(progress, target, duration);
     let mut verifier = args.verify.then(|| Verifier::new(pattern));
     let mut tally = Tally::default();
@@ -516,7 +528,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         if let Some(bar) = &bar {
             if target > 0 {
                 bar.set_position(tally.completed + tally.incomplete);
-            } else {
+            } else if duration.is_some() {
                 bar.set_position(started.elapsed().as_secs());
             }
             bar.set_message(format!(
@@ -753,19 +765,31 @@ impl Tally {
     }
 }
 
+/// The live display on a terminal: a bar of frames (with --frames N), of
+/// seconds (with --duration alone), or, with neither limit, a spinner with
+/// the time elapsed, so a run until Ctrl-C still shows it is alive.
 fn progress_bar(show: bool, frames: u64, duration: Option<Duration>) -> Option<ProgressBar> {
-    if !show || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+    if !show || !crate::console::progress_wanted() {
         return None;
     }
-    let (len, unit) = match duration {
-        Some(d) => (d.as_secs().max(1), "s"),
-        None => (frames, "frames"),
+    let (bar, template) = match (frames, duration) {
+        (0, None) => (
+            ProgressBar::new_spinner(),
+            "{spinner} {elapsed} (until Ctrl-C)  {msg}".to_string(),
+        ),
+        (0, Some(d)) => (
+            ProgressBar::new(d.as_secs().max(1)),
+            "{bar:30} {pos}/{len} s  {msg}".to_string(),
+        ),
+        (n, _) => (
+            ProgressBar::new(n),
+            "{bar:30} {pos}/{len} frames  {msg}".to_string(),
+        ),
     };
-    let bar = ProgressBar::new(len);
-    let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}");
     if let Ok(style) = ProgressStyle::with_template(&template) {
         bar.set_style(style);
     }
+    bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
 }
 
