@@ -31,6 +31,13 @@ fn demo_lock() -> std::sync::MutexGuard<'static, ()> {
     DEMO.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Two noise probes of one CPU measure each other: one at a time.
+static NOISE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn noise_lock() -> std::sync::MutexGuard<'static, ()> {
+    NOISE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 #[test]
 fn demo_delivers_every_frame_on_a_clean_link() {
     let _one = demo_lock();
@@ -233,12 +240,52 @@ fn testbed_up_status_down() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains("lr-clitest-cam"));
 }
 
+/// `linerate noise` says what it probes, stops on SIGINT/SIGTERM with the
+/// report of the time probed (exit 130/143), and refuses a duration too
+/// short to measure anything.
+#[test]
+fn noise_stops_on_a_signal_with_its_report_and_refuses_tiny_durations() {
+    let _one = noise_lock();
+    for (signal, code, name) in [
+        (libc::SIGINT, 130, "SIGINT"),
+        (libc::SIGTERM, 143, "SIGTERM"),
+    ] {
+        let child = Command::new(env!("CARGO_BIN_EXE_linerate"))
+            .args(["noise", "--cpu", "0", "--duration", "60", "--json"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start noise");
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let t0 = std::time::Instant::now();
+        let out = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(t0.elapsed() < std::time::Duration::from_secs(3), "{err}");
+        assert_eq!(out.status.code(), Some(code), "{err}");
+        assert!(err.contains("noise: probing CPU 0 for 60 s"), "{err}");
+        let v = json(&out);
+        let probed = v["cpus"][0]["duration_ns"].as_u64().expect("duration");
+        assert!((500_000_000..10_000_000_000).contains(&probed), "{v}");
+        assert!(v["error"].as_str().is_some_and(|e| e.contains(name)), "{v}");
+    }
+    let out = linerate(&["noise", "--cpu", "0", "--duration", "0", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--duration") && err.contains("0.01..="),
+        "{err}"
+    );
+}
+
 /// `linerate noise` probes the CPUs asked for and reports, in one JSON
 /// object, the gaps, a floor per target (never above the share of time
 /// lost, since each gap adds less to a floor than its length) and one
 /// replay per --work-us; a CPU that is not online is refused by number.
 #[test]
 fn noise_reports_floors_and_replays_and_refuses_an_absent_cpu() {
+    let _one = noise_lock();
     let out = linerate(&[
         "noise",
         "--cpu",
@@ -280,7 +327,13 @@ fn noise_reports_floors_and_replays_and_refuses_an_absent_cpu() {
     assert_eq!(replays[0]["load"]["interarrival_ns"], 9009, "{v}");
     assert_eq!(replays[1]["load"]["service_ns"], 4000, "{v}");
     let events = replays[0]["events"].as_u64().expect("events");
-    assert!((33_000..=34_000).contains(&events), "0.3 s at 111k/s: {v}");
+    // One event per 9009 ns over the time probed (at least 0.3 s; more
+    // on a loaded machine).
+    let expected = cpu["duration_ns"].as_u64().expect("duration") / 9009;
+    assert!(
+        events.abs_diff(expected) <= expected / 50,
+        "0.3 s at 111k/s: {v}"
+    );
 
     let out = linerate(&["noise", "--cpu", "4095", "--duration", "0.1"]);
     assert!(!out.status.success());
