@@ -10,6 +10,7 @@ mod camera;
 mod cmd;
 mod console;
 mod stop_signal;
+mod usage;
 
 /// linerate: sensor data over Ethernet at line rate — GigE Vision cameras and
 /// FADE front-end boards on one side, Linux hosts on the other.

@@ -855,3 +855,27 @@ fn a_board_without_a_host_names_itself_and_ends_after_its_duration() {
         }
     }
 }
+
+/// Without --verify nothing is called verified: the report gives the bytes
+/// the reader took (`bytes_received`) and `verified_bytes` null; the
+/// receiver says on stderr what it receives from.
+#[test]
+fn an_unverified_run_reports_bytes_received_and_no_verified_bytes() {
+    let _s = serial();
+    let bed = bed("fadenoverify", &["feb", "pc"]);
+    let _board = feb(&bed, "feb", &["--bytes", "4MiB"]);
+    let out = recv_cmd(&bed, &["feb"], &["--bytes", "4MiB"])
+        .output()
+        .expect("run recv");
+    let v = report(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{v} {err}");
+    let b = &v["boards"][0];
+    assert_eq!(n(b, "bytes_received"), 4 << 20, "{b}");
+    assert!(b["verified_bytes"].is_null(), "{b}");
+    let mac = bed.mac("feb").expect("mac").to_string();
+    assert!(
+        err.contains("fade recv: on") && err.contains(&mac),
+        "no start-up line: {err}"
+    );
+}

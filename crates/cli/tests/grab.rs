@@ -1190,3 +1190,38 @@ fn frames_0_runs_until_the_duration_and_the_first_limit_ends_the_run() {
     assert_eq!(n(&v, "frames_completed"), 3, "{v}");
     assert!(t0.elapsed() < Duration::from_secs(10), "{v}");
 }
+
+/// A 1-frame grab reports no rate (its time is the camera starting), and
+/// the report tells linerate's own CPU from the machine's.
+#[test]
+fn a_one_frame_grab_reports_no_rate_and_labels_its_cpu_figures() {
+    let _s = serial();
+    let bed = bed("grabone", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let small = ["--width", "64", "--height", "32", "--fps", "50"];
+    let (out, v) = grab(&bed, &[&["--frames", "1"][..], &small].concat());
+    assert!(out.status.success(), "{v}");
+    assert!(v["gbit_per_s"].is_null(), "{v}");
+    assert!(
+        v["process_cpu_seconds"].as_f64().is_some_and(|s| s >= 0.0),
+        "{v}"
+    );
+    let (out, v) = grab(&bed, &[&["--frames", "20"][..], &small].concat());
+    assert!(out.status.success(), "{v}");
+    assert!(v["gbit_per_s"].as_f64().is_some_and(|g| g > 0.0), "{v}");
+
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args(["grab", &ip, "--frames", "1"])
+        .args(small)
+        .output()
+        .expect("linerate grab");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("throughput    n/a"), "{text}");
+    assert!(text.contains("process       linerate "), "{text}");
+    assert!(
+        text.contains("machine       all processes: busiest core"),
+        "{text}"
+    );
+}

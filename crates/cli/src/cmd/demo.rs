@@ -243,7 +243,11 @@ fn print(args: &DemoArgs, r: &GrabReport, mode: &str) -> Result<()> {
     println!("| {:<22} | {:>14} |", "frames complete", r.frames_completed);
     println!("| {:<22} | {:>14} |", "frames verified", r.frames_verified);
     println!("| {:<22} | {:>14} |", "lost (incomplete)", lost);
-    println!("| {:<22} | {:>14.2} |", "Gbit/s", r.gbit_per_s);
+    println!(
+        "| {:<22} | {:>14} |",
+        "Gbit/s",
+        r.gbit_per_s.map_or("n/a".into(), |g| format!("{g:.2}"))
+    );
     println!(
         "| {:<22} | {:>13.1}% |",
         "busiest core", r.cpu_busy_core_pct

@@ -217,18 +217,23 @@ pub struct GrabReport {
     pub bytes: u64,
     /// Wall-clock seconds from acquisition start to the last frame.
     pub seconds: f64,
-    /// Payload throughput.
-    pub gbit_per_s: f64,
-    /// Busy percentage of the busiest core during the run.
+    /// Payload throughput; null when the run was too short for a rate to
+    /// mean anything (fewer than 2 frames or under 10 ms).
+    pub gbit_per_s: Option<f64>,
+    /// CPU seconds (user + system, all threads) this process used during
+    /// the run: linerate's own cost, unlike the machine-wide cpu_* figures.
+    pub process_cpu_seconds: f64,
+    /// The machine's busiest core during the run (all processes, from
+    /// /proc/stat), busy percentage.
     pub cpu_busy_core_pct: f64,
     /// Which core was busiest (null when /proc/stat could not be read).
     pub cpu_busy_core: Option<usize>,
     /// Of the busiest core's time, the percentage in soft interrupts
     /// (NAPI, RPS, the receive protocol stack), tick-sampled.
     pub cpu_busy_core_softirq_pct: f64,
-    /// Average busy percentage over all cores.
+    /// Average busy percentage over all cores (all processes).
     pub cpu_avg_pct: f64,
-    /// CPU-seconds (all cores) per GB of payload.
+    /// Machine-wide CPU-seconds (all cores, all processes) per GB of payload.
     pub cpu_seconds_per_gb: f64,
     /// Receive syscalls that returned data.
     pub syscalls: u64,
@@ -482,6 +487,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     let mut verifier = args.verify.then(|| Verifier::new(pattern));
     let mut tally = Tally::default();
     let cpu_before = CpuSnapshot::take().ok();
+    let process_cpu_before = crate::usage::process_cpu_seconds();
     let started = Instant::now();
     camera.start().context("starting acquisition")?;
     let frame_timeout = Duration::from_secs_f64(args.frame_timeout.max(0.01));
@@ -544,6 +550,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     }
     let seconds = started.elapsed().as_secs_f64();
     let cpu = cpu_before.and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(&b)));
+    let process_cpu_seconds = crate::usage::process_cpu_seconds() - process_cpu_before;
     let _ = camera.stop();
     if args.trigger_software {
         let _ = camera.set("TriggerMode", "Off");
@@ -564,6 +571,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     }
     let mut report = report(&camera, args, target, &tally, &stats, seconds, cpu);
     report.host = HostTuning::read(camera.local_ip());
+    report.process_cpu_seconds = process_cpu_seconds;
     report.buffers = buffers;
     report.frame_delivery_latency_us = stream.delivery_latency();
     report.trigger_to_frame_latency_us = args.trigger_software.then(|| trigger_latency.summary());
@@ -793,6 +801,10 @@ fn progress_bar(show: bool, frames: u64, duration: Option<Duration>) -> Option<P
     Some(bar)
 }
 
+/// Runs shorter than this report no throughput: the time is mostly the
+/// camera starting, not the stream.
+const MIN_RATE_SECONDS: f64 = 0.01;
+
 fn gbit(bytes: u64, seconds: f64) -> f64 {
     if seconds > 0.0 {
         bytes as f64 * 8.0 / seconds / 1e9
@@ -840,7 +852,8 @@ fn report(
         resend_requests: a.resend_requests,
         bytes,
         seconds,
-        gbit_per_s: gbit(bytes, seconds),
+        gbit_per_s: (delivered >= 2 && seconds >= MIN_RATE_SECONDS).then(|| gbit(bytes, seconds)),
+        process_cpu_seconds: 0.0,
         cpu_busy_core_pct: busiest.map_or(0.0, |b| b.utilisation * 100.0),
         cpu_busy_core: busiest.and_then(|b| b.cpu),
         cpu_busy_core_softirq_pct: busiest.map_or(0.0, |b| {
@@ -916,16 +929,31 @@ fn print_summary(r: &GrabReport) {
             String::new()
         }
     );
-    println!(
-        "throughput    {:.3} Gbit/s ({} bytes in {:.2} s)",
-        r.gbit_per_s, r.bytes, r.seconds
-    );
+    match r.gbit_per_s {
+        Some(g) => println!(
+            "throughput    {g:.3} Gbit/s ({} bytes in {:.2} s)",
+            r.bytes, r.seconds
+        ),
+        None => println!(
+            "throughput    n/a: too short a run for a rate ({} bytes in {:.3} s)",
+            r.bytes, r.seconds
+        ),
+    }
     println!(
         "packets       {} received, {} missing, {} resent, {} duplicate, {} ignored; {} resend requests",
         r.packets_received, r.packets_missing, r.packets_resent, r.packets_duplicate, r.packets_ignored, r.resend_requests
     );
     println!(
-        "cpu           busiest core{} {:.1}% ({:.1}% softirq), average {:.1}%, {:.3} CPU-s/GB",
+        "process       linerate {:.3} CPU-s (user + system, all threads; {:.1}% of a core)",
+        r.process_cpu_seconds,
+        if r.seconds > 0.0 {
+            r.process_cpu_seconds / r.seconds * 100.0
+        } else {
+            0.0
+        }
+    );
+    println!(
+        "machine       all processes: busiest core{} {:.1}% ({:.1}% softirq), average {:.1}%, {:.3} CPU-s/GB",
         r.cpu_busy_core
             .map_or(String::new(), |c| format!(" (cpu{c})")),
         r.cpu_busy_core_pct,

@@ -1022,7 +1022,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         uring_fixed_buffers: ring.as_ref().map(|r| r.fixed_buffers()),
         uring_sends,
         uring_cancels: ring.as_ref().map(|r| r.cancels()),
-        cpu_seconds: process_cpu_seconds(),
+        cpu_seconds: crate::usage::process_cpu_seconds(),
         max_rss_kib: max_rss_kib(),
         frame_pool_bytes: frames.slots() * frames.slot_len(),
         clients: reports,
@@ -1170,15 +1170,6 @@ fn release_all(
         }
     }
     Ok(())
-}
-
-fn process_cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills the struct we pass.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
-    t(u.ru_utime) + t(u.ru_stime)
 }
 
 /// VmHWM of this process in KiB (0 if /proc cannot tell).
