@@ -40,9 +40,49 @@ pub fn until(frames: Option<u64>, seconds: Option<f64>) -> String {
     }
 }
 
+/// The exit status of a command whose standard output was closed under
+/// it (`linerate ... | head`): 128 + SIGPIPE, as a shell reports a
+/// program the signal ended, and what `set -o pipefail` scripts expect.
+pub const STDOUT_CLOSED_STATUS: u8 = 141;
+
+/// Whether a panic's message is a failed write to a closed stdout or
+/// stderr (`println!` panics on EPIPE): the reader went away, which is no
+/// fault of the command.
+pub fn is_broken_pipe_panic(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or_default();
+    text.contains("Broken pipe") || text.contains("os error 32")
+}
+
+/// Whether an error comes from writing to a closed pipe.
+pub fn is_broken_pipe_error(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn broken_pipes_are_told_from_other_failures() {
+        let closed: Box<dyn std::any::Any + Send> =
+            Box::new("failed printing to stdout: Broken pipe (os error 32)".to_string());
+        assert!(is_broken_pipe_panic(closed.as_ref()));
+        let other: Box<dyn std::any::Any + Send> = Box::new("index out of bounds");
+        assert!(!is_broken_pipe_panic(other.as_ref()));
+        let e = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            .context("writing the report");
+        assert!(is_broken_pipe_error(&e));
+        assert!(!is_broken_pipe_error(&anyhow::anyhow!(
+            "Broken pipe in the text only"
+        )));
+    }
 
     #[test]
     fn until_names_every_limit_in_force() {

@@ -98,8 +98,27 @@ fn main() -> ExitCode {
         .with_target(false)
         .without_time()
         .init();
-    match run(cli) {
+    // `linerate ... | head`: a print to the closed pipe panics (Rust
+    // ignores SIGPIPE); the panic unwinds (dropping test benches and
+    // cameras in order) and the command ends quietly with 141.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !console::is_broken_pipe_panic(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) {
+        Ok(result) => result,
+        Err(payload) if console::is_broken_pipe_panic(payload.as_ref()) => {
+            return ExitCode::from(console::STDOUT_CLOSED_STATUS)
+        }
+        Err(payload) => std::panic::resume_unwind(payload),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if console::is_broken_pipe_error(&e) => {
+            ExitCode::from(console::STDOUT_CLOSED_STATUS)
+        }
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
             // A run a signal ended exits as a shell reports the signal (130, 143).

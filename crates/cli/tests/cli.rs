@@ -588,3 +588,45 @@ fn demo_stopped_by_a_signal_tears_its_bench_down_and_reports() {
         );
     }
 }
+
+/// Runs linerate with a stdout whose reader has already gone (as in
+/// `linerate ... | head` once head has exited).
+fn with_closed_stdout(args: &[&str]) -> Output {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe fills two descriptors we then own.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just created and are owned here once.
+    let (read, write) = unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    };
+    drop(read);
+    Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(args)
+        .stdout(std::process::Stdio::from(write))
+        .output()
+        .expect("run linerate")
+}
+
+/// Printing to a closed pipe ends a command quietly with 141 (128 +
+/// SIGPIPE), whatever prints: no panic message, no error line.
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_141() {
+    let vectors = vectors("aravis/gvcp_arv_tool.hex");
+    for args in [
+        &["completions", "bash"][..],
+        &["decode", "--file", &vectors],
+        &["noise", "--cpu", "0", "--duration", "0.05"],
+    ] {
+        let out = with_closed_stdout(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("error:"),
+            "{args:?}: {err}"
+        );
+    }
+}
