@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{ArgAction, CommandFactory, Parser, Subcommand};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod arg_range;
 mod camera;
@@ -81,8 +81,25 @@ fn log_filter(verbose: u8, quiet: bool) -> String {
     }
 }
 
+/// The command line's definition: [`Cli`]'s, with negative numbers taken
+/// as values everywhere, so `--width -5` reaches the argument's range check
+/// ("-5 is not in 1..=65535") instead of clap's advice to write `-- -5`.
+fn command() -> clap::Command {
+    fn negative_values(cmd: clap::Command) -> clap::Command {
+        cmd.mut_args(|a| {
+            if a.get_action().takes_values() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(negative_values)
+    }
+    negative_values(Cli::command())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     console::set_quiet(cli.quiet);
     // Warnings from the libraries (a receive buffer capped by rmem_max, a
     // receive thread that could not be pinned) go to stderr; -v/-q or
@@ -162,8 +179,8 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Serve(args) => cmd::serve::run(args),
         Commands::Watch(args) => cmd::watch::run(args),
         Commands::Bench(args) => cmd::bench::run(args),
-        Commands::Completions(args) => cmd::docs::completions(args, Cli::command()),
-        Commands::Man(args) => cmd::docs::man(args, Cli::command()),
+        Commands::Completions(args) => cmd::docs::completions(args, command()),
+        Commands::Man(args) => cmd::docs::man(args, command()),
     }
 }
 
@@ -192,7 +209,6 @@ mod tests {
     use std::time::Duration;
 
     use clap::error::ErrorKind;
-    use clap::CommandFactory;
 
     /// Byte counts that may legitimately exceed 4 GiB (a transfer size,
     /// a memory budget): they must still refuse 2^64 - 1.
@@ -253,7 +269,7 @@ mod tests {
         let argv = std::iter::once("linerate".to_string())
             .chain(path.iter().cloned())
             .chain([format!("{arg}={value}")]);
-        let parsed = std::panic::catch_unwind(|| super::Cli::command().try_get_matches_from(argv));
+        let parsed = std::panic::catch_unwind(|| super::command().try_get_matches_from(argv));
         let parsed = parsed.unwrap_or_else(|_| panic!("{path:?} {arg} {value} panicked"));
         match parsed {
             Ok(_) => None,
@@ -267,7 +283,7 @@ mod tests {
     #[test]
     fn every_numeric_argument_has_a_checked_range() {
         let mut args = Vec::new();
-        numeric_args(&super::Cli::command(), &[], &mut args);
+        numeric_args(&super::command(), &[], &mut args);
         assert!(
             args.len() > 80,
             "introspection found only {} args",

@@ -507,6 +507,56 @@ fn numeric_arguments_out_of_range_are_refused_with_the_range() {
     }
 }
 
+/// A negative number reaches its argument's range check (not clap's
+/// advice to write `-- -5`), a CPU that is not online is refused by
+/// number everywhere, and a camera size off its grid names the grid.
+#[test]
+fn negative_numbers_offline_cpus_and_camera_sizes_get_the_real_reason() {
+    for argv in [
+        &["camera", "--bind", "192.0.2.1", "--width", "-5"][..],
+        &["grab", "192.0.2.1", "--resend-ratio", "-1"],
+        &["demo", "--loss", "-2"],
+    ] {
+        let out = linerate(argv);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(err.contains("is not in"), "{argv:?}: {err}");
+        assert!(!err.contains("-- -"), "{argv:?}: {err}");
+    }
+    for argv in [
+        &[
+            "testbed", "exec", "--host", "a", "--cpu", "4095", "--", "true",
+        ][..],
+        &["grab", "192.0.2.1", "--cpu", "4095"],
+        &[
+            "fade",
+            "recv",
+            "--interface",
+            "lo",
+            "--feb",
+            "02:00:00:00:00:01",
+            "--cpu",
+            "4095",
+        ],
+    ] {
+        let out = linerate(argv);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(
+            err.contains("CPU 4095 is not online (online CPUs: "),
+            "{argv:?}: {err}"
+        );
+    }
+    // Checked before anything is bound: no camera starts on loopback.
+    let out = linerate(&["camera", "--bind", "127.0.0.1", "--width", "17"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("width = 17: must lie in 16..=") && err.contains("a multiple of 4"),
+        "{err}"
+    );
+}
+
 #[test]
 fn testbed_exec_becomes_the_command_so_signals_and_exit_codes_reach_it() {
     let up = linerate(&["testbed", "up", "--name", "execsig", "--hosts", "a,b"]);

@@ -107,7 +107,7 @@ pub struct GrabArgs {
           value_parser = crate::arg_range::bytes_in(crate::arg_range::MIB..=1024 * crate::arg_range::GIB))]
     pub buffer_memory: u64,
     /// Pin the receive thread to this CPU (0..=4095; 0 is the first CPU).
-    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
     pub cpu: Option<usize>,
     /// Local UDP port for the stream (0: any free port). A fixed port lets
     /// firewall and loss rules select the stream.

@@ -151,7 +151,7 @@ pub struct RecvArgs {
     /// it (on every other online CPU), so that a reader waking up never
     /// preempts the thread whose every microsecond is ACK latency.
     /// 0..=4095 (0 is the first CPU).
-    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
     cpu: Option<usize>,
     /// How long the receive thread busy-polls after the last frame before
     /// it sleeps in the socket until the next one, in microseconds (0:
