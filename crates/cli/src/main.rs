@@ -280,6 +280,69 @@ mod tests {
         }
     }
 
+    /// Every argument, as (subcommand path, --long, help text, defaults).
+    fn all_args(
+        cmd: &clap::Command,
+        path: &[String],
+        out: &mut Vec<(Vec<String>, String, String, Vec<String>)>,
+    ) {
+        for a in cmd.get_arguments() {
+            let Some(long) = a.get_long() else { continue };
+            out.push((
+                path.to_vec(),
+                format!("--{long}"),
+                a.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                a.get_default_values()
+                    .iter()
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .collect(),
+            ));
+        }
+        for s in cmd.get_subcommands() {
+            let mut p = path.to_vec();
+            p.push(s.get_name().to_string());
+            all_args(s, &p, out);
+        }
+    }
+
+    /// A default clap knows is printed by clap (`[default: 100]`) from
+    /// the value the program really uses; a help text that states one of
+    /// its own beside it can drift from it (as `grab --frames` once said
+    /// 10 while 100 was used), so none may.
+    #[test]
+    fn defaults_are_stated_once_by_clap() {
+        let mut args = Vec::new();
+        all_args(&super::command(), &[], &mut args);
+        let stated = states_a_default();
+        assert!(stated(
+            "Frames to receive. Default 100 when neither is given"
+        ));
+        assert!(!stated("By default the socket is connected"));
+        let twice: Vec<String> = args
+            .iter()
+            .filter(|(_, _, help, defaults)| !defaults.is_empty() && stated(help))
+            .map(|(path, arg, help, _)| format!("{} {arg}: {help}", path.join(" ")))
+            .collect();
+        assert!(
+            twice.is_empty(),
+            "defaults stated twice:\n{}",
+            twice.join("\n")
+        );
+    }
+
+    /// Whether a help text states a default value itself ("Default 10",
+    /// "(default: 5)", "[default: 16"), as opposed to describing what
+    /// happens by default in words.
+    fn states_a_default() -> impl Fn(&str) -> bool {
+        |help: &str| {
+            let lower = help.to_ascii_lowercase();
+            lower.match_indices("default").any(|(i, w)| {
+                let rest = lower[i + w.len()..].trim_start_matches([':', ' ', 'i', 's']);
+                rest.starts_with(|c: char| c.is_ascii_digit())
+            })
+        }
+    }
+
     #[test]
     fn every_numeric_argument_has_a_checked_range() {
         let mut args = Vec::new();

@@ -26,7 +26,7 @@ pub struct GrabArgs {
     /// Frames to receive; the run stops after this many (complete or not),
     /// or at --duration if that comes first; 0..=4294967295 (0: no frame
     /// limit, until --duration, Ctrl-C or SIGTERM). With --duration alone
-    /// the default is 0.
+    /// there is no frame limit.
     #[arg(long, default_value_t = 100,
           default_value_if("duration", clap::builder::ArgPredicate::IsPresent, Some("0")),
           value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
