@@ -26,6 +26,7 @@ pub fn on_sigint_or_sigterm() -> Result<Arc<AtomicBool>> {
 #[derive(Debug, Clone)]
 pub struct Interrupt {
     signal: Arc<AtomicUsize>,
+    seen: Arc<AtomicBool>,
 }
 
 impl Interrupt {
@@ -46,7 +47,13 @@ impl Interrupt {
                 })
                 .with_context(|| format!("installing the handler for signal {sig}"))?;
         }
-        Ok(INSTALLED.get_or_init(|| Interrupt { signal }).clone())
+        Ok(INSTALLED.get_or_init(|| Interrupt { signal, seen }).clone())
+    }
+
+    /// A flag that becomes true when the signal arrives, for loops (a
+    /// library's, a worker thread's) that poll a plain flag.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.seen)
     }
 
     /// The signal that arrived, if one did.
