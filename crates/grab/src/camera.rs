@@ -114,11 +114,13 @@ impl RegisterPort for Port<'_> {
 }
 
 impl Camera {
-    /// Opens `target` (an IPv4 address, or a serial number or user name
-    /// found by discovery) and takes control of it.
+    /// Opens `target` (an IPv4 address, `IP:PORT` for a device on another
+    /// GVCP port, or a serial number or user name found by discovery) and
+    /// takes control of it.
     pub fn open(target: &str, config: &ControlConfig) -> Result<Camera> {
-        let ip = discovery::resolve(target, config.local, Duration::from_millis(500))?;
-        let control = Control::open(ip, config)?;
+        let addr = discovery::resolve_addr(target, config.local, Duration::from_millis(500))?;
+        let ip = *addr.ip();
+        let control = Control::open_port(addr, config)?;
         let read = |addr, len| control.read_string(addr, len).unwrap_or_default();
         let info = DeviceInfo {
             ip: Some(ip),

@@ -174,8 +174,22 @@ fn unicast(
     target: Ipv4Addr,
     wait: Duration,
 ) -> Result<BTreeMap<Ipv4Addr, Found>> {
+    unicast_to(local, SocketAddrV4::new(target, gvcp::PORT), wait)
+}
+
+/// Asks the device at `to` (any GVCP port) directly and returns whether it
+/// answered within `wait`: a readiness check for a device that listens on
+/// a port other than 3956, which a broadcast never reaches.
+pub fn probe(to: SocketAddrV4, wait: Duration) -> Result<Option<Found>> {
+    Ok(unicast_to(None, to, wait)?.into_values().next())
+}
+
+fn unicast_to(
+    local: Option<Ipv4Addr>,
+    to: SocketAddrV4,
+    wait: Duration,
+) -> Result<BTreeMap<Ipv4Addr, Found>> {
     let bind = SocketAddrV4::new(local.unwrap_or(Ipv4Addr::UNSPECIFIED), 0);
-    let to = SocketAddrV4::new(target, gvcp::PORT);
     let err = |op| {
         move |source| Error::Socket {
             op,
@@ -235,6 +249,16 @@ fn collect(
         }
     }
     Ok(found)
+}
+
+/// Resolves `target` to the device's GVCP address: `IP:PORT` for a device
+/// on another GVCP port than 3956 (an emulated camera beside others on one
+/// host), else what [`resolve`] accepts, on port 3956.
+pub fn resolve_addr(target: &str, local: Option<Ipv4Addr>, wait: Duration) -> Result<SocketAddrV4> {
+    if let Ok(addr) = target.parse::<SocketAddrV4>() {
+        return Ok(addr);
+    }
+    resolve(target, local, wait).map(|ip| SocketAddrV4::new(ip, gvcp::PORT))
 }
 
 /// Resolves `target` — an IPv4 address, or a serial number or user-defined

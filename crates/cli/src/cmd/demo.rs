@@ -8,7 +8,7 @@
 //! the receive thread) to CPU 1, so each side stands in for one machine.
 //! Without root it runs on loopback instead, and says so.
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -104,12 +104,12 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 if root { "--loopback given" } else { "not root, so no test bench" }
             );
         }
-        let ip = Ipv4Addr::LOCALHOST;
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.args(["camera", "--bind", "127.0.0.1", "--stats-interval", "0"]);
-        let _camera = spawn_camera(cmd)?;
-        wait_for_camera(ip)?;
-        let grab_args = grab_args(&args, ip, None)?;
+        // Loopback is shared by everything on this machine: the camera
+        // gets a GVCP port no one holds and the host a stream port the
+        // kernel picks, so demos run side by side.
+        let (_camera, gvcp) = spawn_loopback_camera(&exe)?;
+        let mut grab_args = grab_args(&args, &gvcp.to_string(), None)?;
+        grab_args.stream_port = 0;
         (grab::grab(&grab_args, !args.json)?, "loopback")
     } else {
         let name = format!("demo{}", std::process::id() % 10_000);
@@ -156,7 +156,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             "0",
         ]);
         let camera = spawn_camera(cmd)?;
-        let grab_args = grab_args(&args, cam_ip, host_cpu)?;
+        let grab_args = grab_args(&args, &cam_ip.to_string(), host_cpu)?;
         let json = args.json;
         let report = bed.run_in("host", host_cpu.map(|c| vec![c]).as_deref(), || {
             wait_for_camera(cam_ip)?;
@@ -185,9 +185,10 @@ pub fn run(args: DemoArgs) -> Result<()> {
 }
 
 /// `linerate grab` as the demo runs it: the grab defaults, with the
-/// demo's stream, verification, a larger pool, and the fixed stream port.
-fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> Result<GrabArgs> {
-    let mut g = GrabArgs::defaults_for(&camera.to_string())?;
+/// demo's stream, verification, a larger pool, and the fixed stream port
+/// (inside the bench's own namespace, where no one else holds it).
+fn grab_args(args: &DemoArgs, camera: &str, cpu: Option<usize>) -> Result<GrabArgs> {
+    let mut g = GrabArgs::defaults_for(camera)?;
     g.frames = args.frames;
     g.duration = args.frames.is_none().then_some(args.duration);
     g.width = Some(args.width);
@@ -212,6 +213,43 @@ fn spawn_camera(mut cmd: std::process::Command) -> Result<CameraProcess> {
         .spawn()
         .context("starting the emulated camera")?;
     Ok(CameraProcess(child))
+}
+
+/// Starts the camera on 127.0.0.1 at a GVCP port that is free now, and
+/// waits until it answers there. The port is found by binding port 0 and
+/// letting go of it; if another program takes it in between, the camera
+/// fails to bind (it never shares a port) and another port is tried.
+fn spawn_loopback_camera(exe: &std::path::Path) -> Result<(CameraProcess, SocketAddrV4)> {
+    const ATTEMPTS: usize = 5;
+    let mut last_error = None;
+    for _ in 0..ATTEMPTS {
+        let port = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|s| s.local_addr())
+            .context("finding a free UDP port on 127.0.0.1 for the camera")?
+            .port();
+        let gvcp = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
+        let mut cmd = std::process::Command::new(exe);
+        cmd.args(["camera", "--bind", "127.0.0.1", "--stats-interval", "0"])
+            .args(["--port", &port.to_string()]);
+        let mut camera = spawn_camera(cmd)?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(Some(_)) = linerate_grab::discovery::probe(gvcp, Duration::from_millis(200)) {
+                return Ok((camera, gvcp));
+            }
+            if let Ok(Some(status)) = camera.0.try_wait() {
+                last_error = Some(format!("the camera at {gvcp} exited ({status})"));
+                break;
+            }
+            if Instant::now() > deadline {
+                bail!("the emulated camera at {gvcp} did not answer discovery within 10 s");
+            }
+        }
+    }
+    bail!(
+        "could not start the emulated camera on loopback in {ATTEMPTS} attempts: {}",
+        last_error.unwrap_or_default()
+    )
 }
 
 /// Waits until the camera answers discovery (it binds in a few milliseconds).
