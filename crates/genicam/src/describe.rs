@@ -168,7 +168,8 @@ pub struct FeatureInfo {
     /// Current value; `None` when not readable, for commands, or when the
     /// read failed (then [`FeatureInfo::error`] says why).
     pub value: Option<FeatureValue>,
-    /// Range (Integer, Float) or length limit (String) now.
+    /// Range (Integer, Float) or length limit (String) now; `None` for an
+    /// Integer that declares no limits (the whole i64 range, step 1).
     pub bounds: Option<Bounds>,
     /// Enumeration entries, in XML order (empty for other kinds).
     pub entries: Vec<EntryInfo>,
@@ -270,9 +271,12 @@ impl Features {
             }
         }
         let bounds = match kind {
-            FeatureKind::Integer => self
-                .int_bounds(port, name)
-                .map(|(min, max, inc)| Some(Bounds::Integer { min, max, inc })),
+            // The full i64 range with step 1 is GenApi's default for a node
+            // that declares no limits: not worth showing as a range.
+            FeatureKind::Integer => self.int_bounds(port, name).map(|(min, max, inc)| {
+                let unbounded = (min, max, inc) == (i64::MIN, i64::MAX, 1);
+                (!unbounded).then_some(Bounds::Integer { min, max, inc })
+            }),
             FeatureKind::Float => self
                 .float_bounds(port, name)
                 .map(|(min, max)| Some(Bounds::Float { min, max })),

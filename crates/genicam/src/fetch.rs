@@ -70,6 +70,24 @@ impl XmlDocument {
         let XmlLocation::Local { format, .. } = &self.location;
         *format == XmlFormat::Zip
     }
+
+    /// The file name in the URL (`linerate-camera.xml`).
+    pub fn file_name(&self) -> &str {
+        let XmlLocation::Local { file_name, .. } = &self.location;
+        file_name
+    }
+
+    /// Device address of the file's first byte.
+    pub fn address(&self) -> u64 {
+        let XmlLocation::Local { address, .. } = &self.location;
+        *address
+    }
+
+    /// Bytes the device serves (of the zip, when zipped).
+    pub fn file_length(&self) -> usize {
+        let XmlLocation::Local { length, .. } = &self.location;
+        *length
+    }
 }
 
 /// Like [`fetch_xml`], keeping the URL and location the XML was read from.
