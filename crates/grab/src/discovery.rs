@@ -255,8 +255,24 @@ fn collect(
 /// on another GVCP port than 3956 (an emulated camera beside others on one
 /// host), else what [`resolve`] accepts, on port 3956.
 pub fn resolve_addr(target: &str, local: Option<Ipv4Addr>, wait: Duration) -> Result<SocketAddrV4> {
-    if let Ok(addr) = target.parse::<SocketAddrV4>() {
-        return Ok(addr);
+    match target.parse::<SocketAddrV4>() {
+        Ok(addr) if addr.port() != 0 => return Ok(addr),
+        // Digits, dots and a colon are an IP:PORT with a typo, not a serial.
+        Ok(_) => {}
+        Err(_) if !target.contains(':') => {
+            return resolve(target, local, wait).map(|ip| SocketAddrV4::new(ip, gvcp::PORT))
+        }
+        Err(_) => {}
+    }
+    if target
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '.' || c == ':')
+    {
+        return Err(Error::BadSetting {
+            what: "device address",
+            value: target.to_owned(),
+            why: "not IPv4 address:port (port 1..=65535)".into(),
+        });
     }
     resolve(target, local, wait).map(|ip| SocketAddrV4::new(ip, gvcp::PORT))
 }
@@ -285,4 +301,31 @@ pub fn resolve(target: &str, local: Option<Ipv4Addr>, wait: Duration) -> Result<
         })
         .map(|f| *f.from.ip())
         .ok_or_else(|| Error::NotFound(target.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_with_and_without_a_port_resolve_without_discovery() {
+        let wait = Duration::from_millis(1);
+        assert_eq!(
+            resolve_addr("169.254.1.2", None, wait).expect("ip"),
+            SocketAddrV4::new(Ipv4Addr::new(169, 254, 1, 2), gvcp::PORT)
+        );
+        assert_eq!(
+            resolve_addr("127.0.0.1:40000", None, wait).expect("ip:port"),
+            SocketAddrV4::new(Ipv4Addr::LOCALHOST, 40_000)
+        );
+        for typo in ["999.1.1.1", "127.0.0.1:0", "127.0.0.1:70000", "1.2.3:80"] {
+            assert!(
+                matches!(
+                    resolve_addr(typo, None, wait),
+                    Err(Error::BadSetting { ref value, .. }) if value == typo
+                ),
+                "{typo}"
+            );
+        }
+    }
 }
