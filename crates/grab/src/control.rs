@@ -446,12 +446,17 @@ impl Control {
 
 impl Drop for Control {
     fn drop(&mut self) {
+        if !self.controlling {
+            // A monitor (or a connection that never got control) has no
+            // heartbeat to stop and no privilege to give back.
+            return;
+        }
         self.shared.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.heartbeat.take() {
             t.thread().unpark();
             let _ = t.join();
         }
-        if self.controlling && self.shared.lost().is_none() {
+        if self.shared.lost().is_none() {
             // Give control back so another application can connect at once.
             let _ = self.shared.channel().transact(Command::WriteReg {
                 writes: vec![RegisterWrite {

@@ -104,11 +104,13 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 if root { "--loopback given" } else { "not root, so no test bench" }
             );
         }
+        let ip = Ipv4Addr::LOCALHOST;
         // Loopback is shared by everything on this machine: the camera
         // gets a GVCP port no one holds and the host a stream port the
         // kernel picks, so demos run side by side.
-        let (_camera, gvcp) = spawn_loopback_camera(&exe)?;
-        let mut grab_args = grab_args(&args, &gvcp.to_string(), None)?;
+        let (_camera, gvcp) = spawn_loopback_camera(&exe, ip)?;
+        let mut grab_args = grab_args(&args, ip, None)?;
+        grab_args.camera = gvcp.to_string();
         grab_args.stream_port = 0;
         (grab::grab(&grab_args, !args.json)?, "loopback")
     } else {
@@ -156,7 +158,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             "0",
         ]);
         let camera = spawn_camera(cmd)?;
-        let grab_args = grab_args(&args, &cam_ip.to_string(), host_cpu)?;
+        let grab_args = grab_args(&args, cam_ip, host_cpu)?;
         let json = args.json;
         let report = bed.run_in("host", host_cpu.map(|c| vec![c]).as_deref(), || {
             wait_for_camera(cam_ip)?;
@@ -185,10 +187,9 @@ pub fn run(args: DemoArgs) -> Result<()> {
 }
 
 /// `linerate grab` as the demo runs it: the grab defaults, with the
-/// demo's stream, verification, a larger pool, and the fixed stream port
-/// (inside the bench's own namespace, where no one else holds it).
-fn grab_args(args: &DemoArgs, camera: &str, cpu: Option<usize>) -> Result<GrabArgs> {
-    let mut g = GrabArgs::defaults_for(camera)?;
+/// demo's stream, verification, a larger pool, and the fixed stream port.
+fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> Result<GrabArgs> {
+    let mut g = GrabArgs::defaults_for(&camera.to_string())?;
     g.frames = args.frames;
     g.duration = args.frames.is_none().then_some(args.duration);
     g.width = Some(args.width);
@@ -215,29 +216,39 @@ fn spawn_camera(mut cmd: std::process::Command) -> Result<CameraProcess> {
     Ok(CameraProcess(child))
 }
 
-/// Starts the camera on 127.0.0.1 at a GVCP port that is free now, and
-/// waits until it answers there. The port is found by binding port 0 and
-/// letting go of it; if another program takes it in between, the camera
-/// fails to bind (it never shares a port) and another port is tried.
-fn spawn_loopback_camera(exe: &std::path::Path) -> Result<(CameraProcess, SocketAddrV4)> {
+/// Starts the camera on `ip` (loopback) at a GVCP port that is free now,
+/// and waits until it answers there. The port is found by binding port 0
+/// and letting go of it; if another program takes it in between, the
+/// camera fails to bind (it never shares a port) and another port is tried.
+fn spawn_loopback_camera(
+    exe: &std::path::Path,
+    ip: Ipv4Addr,
+) -> Result<(CameraProcess, SocketAddrV4)> {
     const ATTEMPTS: usize = 5;
     let mut last_error = None;
     for _ in 0..ATTEMPTS {
-        let port = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
+        let port = UdpSocket::bind((ip, 0))
             .and_then(|s| s.local_addr())
-            .context("finding a free UDP port on 127.0.0.1 for the camera")?
+            .with_context(|| format!("finding a free UDP port on {ip} for the camera"))?
             .port();
-        let gvcp = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
+        let gvcp = SocketAddrV4::new(ip, port);
         let mut cmd = std::process::Command::new(exe);
-        cmd.args(["camera", "--bind", "127.0.0.1", "--stats-interval", "0"])
+        cmd.args(["camera", "--bind", &ip.to_string(), "--stats-interval", "0"])
             .args(["--port", &port.to_string()]);
         let mut camera = spawn_camera(cmd)?;
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            if let Ok(Some(_)) = linerate_grab::discovery::probe(gvcp, Duration::from_millis(200)) {
+            let answered = matches!(
+                linerate_grab::discovery::probe(gvcp, Duration::from_millis(200)),
+                Ok(Some(_))
+            );
+            // An answer counts only while our camera runs: one that failed
+            // to bind left the port to whoever took it.
+            let exited = camera.0.try_wait().ok().flatten();
+            if answered && exited.is_none() {
                 return Ok((camera, gvcp));
             }
-            if let Ok(Some(status)) = camera.0.try_wait() {
+            if let Some(status) = exited {
                 last_error = Some(format!("the camera at {gvcp} exited ({status})"));
                 break;
             }

@@ -98,7 +98,6 @@ fn local_address(text: &str) -> Result<Ipv4Addr> {
 /// on stdout (and exit status 1), so a script always gets one object.
 fn with_json_errors(json: bool, body: impl FnOnce() -> Result<()>) -> Result<()> {
     match body() {
-        Err(e) if is_broken_pipe(&e) => Ok(()),
         Err(e) if json => {
             println!(
                 "{}",
@@ -108,14 +107,6 @@ fn with_json_errors(json: bool, body: impl FnOnce() -> Result<()>) -> Result<()>
         }
         other => other,
     }
-}
-
-/// A reader that stopped reading (`linerate xml IP | head`) is not a failure.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 fn device_json(s: &FeatureSession) -> Value {
