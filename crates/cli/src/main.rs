@@ -42,6 +42,14 @@ enum Commands {
     Discover(cmd::discover::DiscoverArgs),
     /// Receive frames from a GigE Vision camera, verify them, and report loss, throughput and CPU.
     Grab(cmd::grab::GrabArgs),
+    /// List a device's GenICam features: value, type, access, range or entries, unit, by category.
+    Features(cmd::features::FeaturesArgs),
+    /// Read GenICam features by name (e.g. `linerate get IP Width PixelFormat`).
+    Get(cmd::features::GetArgs),
+    /// Set GenICam features (NAME=VALUE, checked first) or execute commands (NAME), under control.
+    Set(cmd::features::SetArgs),
+    /// Print or save a device's GenICam XML (unzipped), saying which URL it came from.
+    Xml(cmd::features::XmlArgs),
     /// Check the host against what a stream needs (buffers, MTU, offloads, IRQs) and print fixes.
     Doctor(cmd::doctor::DoctorArgs),
     /// Measure how quiet each CPU is and which latency tails that puts out of reach.
@@ -171,6 +179,10 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Demo(args) => cmd::demo::run(args),
         Commands::Discover(args) => cmd::discover::run(args),
         Commands::Grab(args) => cmd::grab::run(args),
+        Commands::Features(args) => cmd::features::features(args),
+        Commands::Get(args) => cmd::features::get(args),
+        Commands::Set(args) => cmd::features::set(args),
+        Commands::Xml(args) => cmd::features::xml(args),
         Commands::Doctor(args) => cmd::doctor::run(args),
         Commands::Noise(args) => cmd::noise::run(args),
         Commands::Testbed(args) => cmd::testbed::run(args),

@@ -18,7 +18,7 @@ use crate::error::{Error, PortError};
 use crate::fetch::panic_message;
 use crate::port::{PortDevice, RegisterPort};
 
-type Cx = ValueCtxt<DefaultValueStore, DefaultCacheStore>;
+pub(crate) type Cx = ValueCtxt<DefaultValueStore, DefaultCacheStore>;
 
 /// A feature's current value, typed by its GenApi interface so a host can
 /// use it without re-parsing text.
@@ -76,7 +76,7 @@ pub enum FeatureKind {
 }
 
 impl FeatureKind {
-    fn with_article(self) -> &'static str {
+    pub(crate) fn with_article(self) -> &'static str {
         match self {
             FeatureKind::Integer => "an Integer",
             FeatureKind::Float => "a Float",
@@ -90,7 +90,7 @@ impl FeatureKind {
     }
 }
 
-fn kind_of(data: &NodeData) -> FeatureKind {
+pub(crate) fn kind_of(data: &NodeData) -> FeatureKind {
     match data {
         NodeData::Integer(_)
         | NodeData::IntReg(_)
@@ -127,8 +127,8 @@ fn kind_of(data: &NodeData) -> FeatureKind {
 /// `Features` is `Send`, so the tree can live on the thread that owns the
 /// control connection.
 pub struct Features {
-    store: DefaultNodeStore,
-    cx: Cx,
+    pub(crate) store: DefaultNodeStore,
+    pub(crate) cx: Cx,
     names: Vec<String>,
 }
 
@@ -143,7 +143,7 @@ impl fmt::Debug for Features {
 /// Runs a cameleon-genapi call, turning a panic in it into
 /// [`Error::GenApiPanic`]; a panic in the caller's [`RegisterPort`] is
 /// re-raised, since that is the caller's bug, not the XML's.
-fn guarded<R>(
+pub(crate) fn guarded<R>(
     operation: impl FnOnce() -> String,
     in_port: &Cell<bool>,
     f: impl FnOnce() -> Result<R, Error>,
@@ -160,7 +160,7 @@ fn guarded<R>(
 
 /// Maps cameleon-genapi's error for feature `name`, unwrapping a transport
 /// failure back into [`Error::Port`].
-fn genapi_error(name: &str, e: GenApiError) -> Error {
+pub(crate) fn genapi_error(name: &str, e: GenApiError) -> Error {
     match e {
         GenApiError::Device(inner) => match inner.downcast::<PortError>() {
             Ok(port) => Error::Port(*port),
@@ -636,7 +636,7 @@ impl Features {
 
     /// The node named `name`, if it is defined (a name that is only
     /// referenced is interned by cameleon-genapi but has no node).
-    fn id(&self, name: &str) -> Result<NodeId, Error> {
+    pub(crate) fn id(&self, name: &str) -> Result<NodeId, Error> {
         self.store
             .id_by_name(name)
             .filter(|&id| self.store.node_opt(id).is_some())

@@ -47,17 +47,78 @@ pub fn read_url(port: &mut dyn RegisterPort, address: u64) -> Result<String, Err
 /// otherwise the second is tried, and if that fails too the first URL's
 /// error is returned (it is the one the device means).
 pub fn fetch_xml(port: &mut dyn RegisterPort) -> Result<String, Error> {
-    let first = read_url(port, FIRST_URL_ADDRESS).and_then(|url| parse_url(&url));
-    match first {
-        Ok(location) => fetch_from(port, &location),
-        Err(first_error) => {
-            let second = read_url(port, SECOND_URL_ADDRESS).and_then(|url| parse_url(&url));
-            match second {
-                Ok(location) => fetch_from(port, &location),
-                Err(_) => Err(first_error),
+    fetch_xml_document(port).map(|document| document.text)
+}
+
+/// A device's GenICam XML with where it came from, for tools that show or
+/// save it (`linerate xml`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XmlDocument {
+    /// The URL text the device announced, as read from its register.
+    pub url: String,
+    /// Which URL register held it ([`FIRST_URL_ADDRESS`] or [`SECOND_URL_ADDRESS`]).
+    pub register: u64,
+    /// The parsed location (file name, address, length, zipped or not).
+    pub location: XmlLocation,
+    /// The XML text, unzipped and decoded.
+    pub text: String,
+}
+
+impl XmlDocument {
+    /// Whether the device served the XML zipped (the text is unzipped).
+    pub fn zipped(&self) -> bool {
+        let XmlLocation::Local { format, .. } = &self.location;
+        *format == XmlFormat::Zip
+    }
+
+    /// The file name in the URL (`linerate-camera.xml`).
+    pub fn file_name(&self) -> &str {
+        let XmlLocation::Local { file_name, .. } = &self.location;
+        file_name
+    }
+
+    /// Device address of the file's first byte.
+    pub fn address(&self) -> u64 {
+        let XmlLocation::Local { address, .. } = &self.location;
+        *address
+    }
+
+    /// Bytes the device serves (of the zip, when zipped).
+    pub fn file_length(&self) -> usize {
+        let XmlLocation::Local { length, .. } = &self.location;
+        *length
+    }
+}
+
+/// Like [`fetch_xml`], keeping the URL and location the XML was read from.
+pub fn fetch_xml_document(port: &mut dyn RegisterPort) -> Result<XmlDocument, Error> {
+    let mut first_error = None;
+    for register in [FIRST_URL_ADDRESS, SECOND_URL_ADDRESS] {
+        let parsed = read_url(port, register).and_then(|url| {
+            let location = parse_url(&url)?;
+            Ok((url, location))
+        });
+        match parsed {
+            Ok((url, location)) => {
+                let text = fetch_from(port, &location)?;
+                return Ok(XmlDocument {
+                    url,
+                    register,
+                    location,
+                    text,
+                });
+            }
+            // A transport failure is not a reason to try the other URL.
+            Err(e @ Error::Port(_)) => return Err(first_error.unwrap_or(e)),
+            Err(e) => {
+                first_error.get_or_insert(e);
             }
         }
     }
+    Err(first_error.unwrap_or(Error::InvalidUrl {
+        url: String::new(),
+        reason: "no URL register names the XML",
+    }))
 }
 
 /// Fetches and decodes the XML at `location`, for a host that already has

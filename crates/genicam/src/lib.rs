@@ -53,6 +53,7 @@
 //! [cameleon-genapi]: https://crates.io/crates/cameleon-genapi
 
 mod check;
+mod describe;
 mod error;
 mod features;
 mod fetch;
@@ -63,11 +64,12 @@ pub use check::{
     MAX_ELEMENT_DEPTH, MAX_EXPRESSIONS, MAX_OPERATORS, MAX_PAREN_DEPTH, MAX_REFERENCE_DEPTH,
     MAX_REGISTER_LENGTH,
 };
+pub use describe::{AccessMode, Bounds, Category, EntryInfo, FeatureInfo, TreeItem, Visibility};
 pub use error::{Access, Error, PortError};
 pub use features::{FeatureKind, FeatureValue, Features};
 pub use fetch::{
-    decode_xml, fetch_from, fetch_xml, read_url, FIRST_URL_ADDRESS, MAX_XML_BYTES,
-    SECOND_URL_ADDRESS, URL_REGISTER_LEN,
+    decode_xml, fetch_from, fetch_xml, fetch_xml_document, read_url, XmlDocument,
+    FIRST_URL_ADDRESS, MAX_XML_BYTES, SECOND_URL_ADDRESS, URL_REGISTER_LEN,
 };
 pub use port::{read_memory, write_memory, RegisterPort, MAX_CHUNK};
 pub use url::{parse_url, XmlFormat, XmlLocation};

@@ -6,8 +6,8 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use std::time::Duration;
 
 use linerate_genicam::{
-    fetch_xml, read_url, Error, FeatureKind, FeatureValue, Features, PortError, RegisterPort,
-    FIRST_URL_ADDRESS, MAX_CHUNK,
+    fetch_xml, fetch_xml_document, read_url, AccessMode, Bounds, Category, Error, FeatureKind,
+    FeatureValue, Features, PortError, RegisterPort, TreeItem, FIRST_URL_ADDRESS, MAX_CHUNK,
 };
 use linerate_gev::device::registers::{bootstrap as bs, device as reg};
 use linerate_gev::device::{
@@ -605,4 +605,87 @@ fn every_listed_feature_reads() {
         f.get(&mut port, "GevSupportedOption").expect("get"),
         FeatureValue::Bool(false)
     );
+}
+
+#[test]
+fn describe_gives_type_access_range_entries_and_unit() {
+    let (mut port, mut f) = setup();
+    let width = f.describe(&mut port, "Width").expect("describe Width");
+    assert_eq!(width.kind, FeatureKind::Integer);
+    assert_eq!(width.access, AccessMode::ReadWrite);
+    assert!(matches!(width.value, Some(FeatureValue::Integer(_))));
+    match width.bounds {
+        Some(Bounds::Integer { min, max, inc }) => {
+            assert_eq!((min, inc), (16, 4));
+            assert!(max >= 16, "{max}");
+        }
+        other => panic!("Width bounds {other:?}"),
+    }
+    assert!(width.description.is_some());
+    assert_eq!(width.error, None);
+
+    let format = f.describe(&mut port, "PixelFormat").expect("PixelFormat");
+    assert_eq!(format.kind, FeatureKind::Enumeration);
+    let mono8 = format
+        .entries
+        .iter()
+        .find(|e| e.name == "Mono8")
+        .expect("Mono8 entry");
+    assert_eq!((mono8.value, mono8.available), (0x0108_0001, true));
+
+    let payload = f.describe(&mut port, "PayloadSize").expect("PayloadSize");
+    assert_eq!(payload.access, AccessMode::ReadOnly);
+    let start = f.describe(&mut port, "AcquisitionStart").expect("command");
+    assert_eq!((start.access, start.value), (AccessMode::WriteOnly, None));
+    let exposure = f.describe(&mut port, "ExposureTime").expect("float");
+    assert!(matches!(exposure.bounds, Some(Bounds::Float { .. })));
+    let vendor = f.describe(&mut port, "DeviceVendorName").expect("string");
+    assert_eq!(vendor.bounds, Some(Bounds::String { max_length: 32 }));
+    assert!(port.writes.is_empty(), "describing wrote {:?}", port.writes);
+    assert!(matches!(
+        f.describe(&mut port, "NoSuchFeature"),
+        Err(Error::UnknownFeature { .. })
+    ));
+}
+
+#[test]
+fn the_tree_holds_every_listed_feature_once_under_its_category() {
+    let (_port, f) = setup();
+    let root = f.tree().expect("the camera's XML has a Root category");
+    assert_eq!(root.name, "Root");
+    fn collect(c: &Category, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
+        for child in &c.children {
+            match child {
+                TreeItem::Category(sub) => {
+                    path.push(sub.name.clone());
+                    collect(sub, path, out);
+                    path.pop();
+                }
+                TreeItem::Feature(name) => out.push((name.clone(), path.clone())),
+            }
+        }
+    }
+    let mut found = Vec::new();
+    collect(&root, &mut Vec::new(), &mut found);
+    let mut in_tree: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+    let mut listed: Vec<&str> = f.names().collect();
+    in_tree.sort_unstable();
+    listed.sort_unstable();
+    assert_eq!(in_tree, listed);
+    let (_, path) = found.iter().find(|(n, _)| n == "Width").expect("Width");
+    assert_eq!(path.last().map(String::as_str), Some("ImageFormatControl"));
+}
+
+#[test]
+fn the_xml_document_says_where_it_came_from() {
+    let mut port = CameraPort::controlled();
+    let document = fetch_xml_document(&mut port).expect("XML");
+    assert_eq!(document.register, FIRST_URL_ADDRESS);
+    assert!(
+        document.url.starts_with(&format!("Local:{XML_FILE_NAME}")),
+        "{}",
+        document.url
+    );
+    assert!(!document.zipped());
+    assert_eq!(document.text, fetch_xml(&mut port).expect("XML"));
 }

@@ -65,6 +65,20 @@ pub struct StreamOptions {
     pub gro: bool,
 }
 
+impl DeviceInfo {
+    /// Reads the identity strings over `control` (empty where a read fails).
+    pub(crate) fn read(control: &Control, ip: Ipv4Addr) -> DeviceInfo {
+        let read = |addr, len| control.read_string(addr, len).unwrap_or_default();
+        DeviceInfo {
+            ip: Some(ip),
+            vendor: read(bootstrap::MANUFACTURER_NAME, 32),
+            model: read(bootstrap::MODEL_NAME, 32),
+            serial: read(bootstrap::SERIAL_NUMBER, 16),
+            version: read(bootstrap::DEVICE_VERSION, 32),
+        }
+    }
+}
+
 impl Default for StreamOptions {
     fn default() -> Self {
         StreamOptions {
@@ -93,7 +107,7 @@ pub struct Camera {
 }
 
 /// Adapts the control connection to the GenICam crate's register port.
-struct Port<'a>(&'a Control);
+pub(crate) struct Port<'a>(pub(crate) &'a Control);
 
 impl RegisterPort for Port<'_> {
     fn read(&mut self, address: u64, buf: &mut [u8]) -> std::result::Result<(), PortError> {
@@ -114,19 +128,14 @@ impl RegisterPort for Port<'_> {
 }
 
 impl Camera {
-    /// Opens `target` (an IPv4 address, or a serial number or user name
-    /// found by discovery) and takes control of it.
+    /// Opens `target` (an IPv4 address, `IP:PORT` for a device on another
+    /// GVCP port, or a serial number or user name found by discovery) and
+    /// takes control of it.
     pub fn open(target: &str, config: &ControlConfig) -> Result<Camera> {
-        let ip = discovery::resolve(target, config.local, Duration::from_millis(500))?;
-        let control = Control::open(ip, config)?;
-        let read = |addr, len| control.read_string(addr, len).unwrap_or_default();
-        let info = DeviceInfo {
-            ip: Some(ip),
-            vendor: read(bootstrap::MANUFACTURER_NAME, 32),
-            model: read(bootstrap::MODEL_NAME, 32),
-            serial: read(bootstrap::SERIAL_NUMBER, 16),
-            version: read(bootstrap::DEVICE_VERSION, 32),
-        };
+        let addr = discovery::resolve_addr(target, config.local, Duration::from_millis(500))?;
+        let ip = *addr.ip();
+        let control = Control::open_port(addr, config)?;
+        let info = DeviceInfo::read(&control, ip);
         Ok(Camera {
             control,
             features: None,

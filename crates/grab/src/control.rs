@@ -170,6 +170,9 @@ pub struct Control {
     shared: Arc<Shared>,
     local: SocketAddrV4,
     heartbeat: Option<JoinHandle<()>>,
+    /// False for a monitor connection ([`Control::open_monitor`]): it holds
+    /// no privilege, so it has none to give back.
+    controlling: bool,
 }
 
 impl Control {
@@ -182,6 +185,34 @@ impl Control {
 
     /// Like [`Control::open`] for a device listening on another port (test benches).
     pub fn open_port(device: SocketAddrV4, config: &ControlConfig) -> Result<Control> {
+        let mut control = Control::connect(device, config)?;
+        control.take_control(config.heartbeat_timeout_ms)?;
+        control.controlling = true;
+        let shared = Arc::clone(&control.shared);
+        let thread = std::thread::Builder::new()
+            .name("gvcp-heartbeat".into())
+            .spawn(move || heartbeat_loop(&shared))
+            .map_err(|source| Error::Socket {
+                op: "spawn heartbeat thread",
+                addr: device,
+                source,
+            })?;
+        control.heartbeat = Some(thread);
+        Ok(control)
+    }
+
+    /// Connects to the device at `device` as a monitor: reads (registers,
+    /// memory, the GenICam XML and features) without taking the control
+    /// privilege, so it works while another application controls the
+    /// camera and never disturbs it. Writes are refused by the device
+    /// (`ACCESS_DENIED`) unless no one controls it; open with
+    /// [`Control::open_port`] to write.
+    pub fn open_monitor(device: SocketAddrV4, config: &ControlConfig) -> Result<Control> {
+        Control::connect(device, config)
+    }
+
+    /// The socket and channel state, without privilege or heartbeat.
+    fn connect(device: SocketAddrV4, config: &ControlConfig) -> Result<Control> {
         let bind = SocketAddrV4::new(config.local.unwrap_or(Ipv4Addr::UNSPECIFIED), 0);
         let sock_err = |op, source| Error::Socket {
             op,
@@ -233,19 +264,12 @@ impl Control {
             device,
             privilege,
         });
-        let mut control = Control {
+        Ok(Control {
             shared,
             local,
             heartbeat: None,
-        };
-        control.take_control(config.heartbeat_timeout_ms)?;
-        let shared = Arc::clone(&control.shared);
-        let thread = std::thread::Builder::new()
-            .name("gvcp-heartbeat".into())
-            .spawn(move || heartbeat_loop(&shared))
-            .map_err(|e| sock_err("spawn heartbeat thread", e))?;
-        control.heartbeat = Some(thread);
-        Ok(control)
+            controlling: false,
+        })
     }
 
     fn take_control(&mut self, heartbeat_timeout_ms: u32) -> Result<()> {
@@ -422,6 +446,11 @@ impl Control {
 
 impl Drop for Control {
     fn drop(&mut self) {
+        if !self.controlling {
+            // A monitor (or a connection that never got control) has no
+            // heartbeat to stop and no privilege to give back.
+            return;
+        }
         self.shared.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.heartbeat.take() {
             t.thread().unpark();

@@ -174,8 +174,22 @@ fn unicast(
     target: Ipv4Addr,
     wait: Duration,
 ) -> Result<BTreeMap<Ipv4Addr, Found>> {
+    unicast_to(local, SocketAddrV4::new(target, gvcp::PORT), wait)
+}
+
+/// Asks the device at `to` (any GVCP port) directly and returns whether it
+/// answered within `wait`: a readiness check for a device that listens on
+/// a port other than 3956, which a broadcast never reaches.
+pub fn probe(to: SocketAddrV4, wait: Duration) -> Result<Option<Found>> {
+    Ok(unicast_to(None, to, wait)?.into_values().next())
+}
+
+fn unicast_to(
+    local: Option<Ipv4Addr>,
+    to: SocketAddrV4,
+    wait: Duration,
+) -> Result<BTreeMap<Ipv4Addr, Found>> {
     let bind = SocketAddrV4::new(local.unwrap_or(Ipv4Addr::UNSPECIFIED), 0);
-    let to = SocketAddrV4::new(target, gvcp::PORT);
     let err = |op| {
         move |source| Error::Socket {
             op,
@@ -237,6 +251,32 @@ fn collect(
     Ok(found)
 }
 
+/// Resolves `target` to the device's GVCP address: `IP:PORT` for a device
+/// on another GVCP port than 3956 (an emulated camera beside others on one
+/// host), else what [`resolve`] accepts, on port 3956.
+pub fn resolve_addr(target: &str, local: Option<Ipv4Addr>, wait: Duration) -> Result<SocketAddrV4> {
+    match target.parse::<SocketAddrV4>() {
+        Ok(addr) if addr.port() != 0 => return Ok(addr),
+        // Digits, dots and a colon are an IP:PORT with a typo, not a serial.
+        Ok(_) => {}
+        Err(_) if !target.contains(':') => {
+            return resolve(target, local, wait).map(|ip| SocketAddrV4::new(ip, gvcp::PORT))
+        }
+        Err(_) => {}
+    }
+    if target
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '.' || c == ':')
+    {
+        return Err(Error::BadSetting {
+            what: "device address",
+            value: target.to_owned(),
+            why: "not IPv4 address:port (port 1..=65535)".into(),
+        });
+    }
+    resolve(target, local, wait).map(|ip| SocketAddrV4::new(ip, gvcp::PORT))
+}
+
 /// Resolves `target` — an IPv4 address, or a serial number or user-defined
 /// name found by broadcast discovery from `local` (every interface when
 /// `None`) — to the device's address.
@@ -261,4 +301,31 @@ pub fn resolve(target: &str, local: Option<Ipv4Addr>, wait: Duration) -> Result<
         })
         .map(|f| *f.from.ip())
         .ok_or_else(|| Error::NotFound(target.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_with_and_without_a_port_resolve_without_discovery() {
+        let wait = Duration::from_millis(1);
+        assert_eq!(
+            resolve_addr("169.254.1.2", None, wait).expect("ip"),
+            SocketAddrV4::new(Ipv4Addr::new(169, 254, 1, 2), gvcp::PORT)
+        );
+        assert_eq!(
+            resolve_addr("127.0.0.1:40000", None, wait).expect("ip:port"),
+            SocketAddrV4::new(Ipv4Addr::LOCALHOST, 40_000)
+        );
+        for typo in ["999.1.1.1", "127.0.0.1:0", "127.0.0.1:70000", "1.2.3:80"] {
+            assert!(
+                matches!(
+                    resolve_addr(typo, None, wait),
+                    Err(Error::BadSetting { ref value, .. }) if value == typo
+                ),
+                "{typo}"
+            );
+        }
+    }
 }

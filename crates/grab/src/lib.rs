@@ -20,6 +20,7 @@ pub mod clock;
 pub mod control;
 pub mod discovery;
 pub mod error;
+pub mod features;
 pub mod receive;
 pub mod save;
 pub mod stream;
@@ -28,3 +29,7 @@ pub mod verify;
 pub use camera::{Camera, DeviceInfo, StreamOptions};
 pub use control::{Control, ControlConfig};
 pub use error::{Error, Result};
+pub use features::{ApplyError, FeatureSession, Setting};
+/// The GenICam layer [`FeatureSession`] returns (feature descriptions,
+/// values, the XML document), re-exported so front ends need one dependency.
+pub use linerate_genicam as genicam;

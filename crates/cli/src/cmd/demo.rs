@@ -8,7 +8,7 @@
 //! the receive thread) to CPU 1, so each side stands in for one machine.
 //! Without root it runs on loopback instead, and says so.
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -105,11 +105,13 @@ pub fn run(args: DemoArgs) -> Result<()> {
             }
         ));
         let ip = Ipv4Addr::LOCALHOST;
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.args(["camera", "--bind", "127.0.0.1", "--stats-interval", "0"]);
-        let _camera = spawn_camera(cmd)?;
-        wait_for_camera(ip)?;
-        let grab_args = grab_args(&args, ip, None)?;
+        // Loopback is shared by everything on this machine: the camera
+        // gets a GVCP port no one holds and the host a stream port the
+        // kernel picks, so demos run side by side.
+        let (_camera, gvcp) = spawn_loopback_camera(&exe, ip)?;
+        let mut grab_args = grab_args(&args, ip, None)?;
+        grab_args.camera = gvcp.to_string();
+        grab_args.stream_port = 0;
         (grab::grab(&grab_args, !args.json)?, "loopback")
     } else {
         let name = format!("demo{}", std::process::id() % 10_000);
@@ -211,6 +213,53 @@ fn spawn_camera(mut cmd: std::process::Command) -> Result<CameraProcess> {
         .spawn()
         .context("starting the emulated camera")?;
     Ok(CameraProcess(child))
+}
+
+/// Starts the camera on `ip` (loopback) at a GVCP port that is free now,
+/// and waits until it answers there. The port is found by binding port 0
+/// and letting go of it; if another program takes it in between, the
+/// camera fails to bind (it never shares a port) and another port is tried.
+fn spawn_loopback_camera(
+    exe: &std::path::Path,
+    ip: Ipv4Addr,
+) -> Result<(CameraProcess, SocketAddrV4)> {
+    const ATTEMPTS: usize = 5;
+    let mut last_error = None;
+    for _ in 0..ATTEMPTS {
+        let port = UdpSocket::bind((ip, 0))
+            .and_then(|s| s.local_addr())
+            .with_context(|| format!("finding a free UDP port on {ip} for the camera"))?
+            .port();
+        let gvcp = SocketAddrV4::new(ip, port);
+        let mut cmd = std::process::Command::new(exe);
+        cmd.args(["camera", "--bind", &ip.to_string(), "--stats-interval", "0"])
+            .args(["--port", &port.to_string()]);
+        let mut camera = spawn_camera(cmd)?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let answered = matches!(
+                linerate_grab::discovery::probe(gvcp, Duration::from_millis(200)),
+                Ok(Some(_))
+            );
+            // An answer counts only while our camera runs: one that failed
+            // to bind left the port to whoever took it.
+            let exited = camera.0.try_wait().ok().flatten();
+            if answered && exited.is_none() {
+                return Ok((camera, gvcp));
+            }
+            if let Some(status) = exited {
+                last_error = Some(format!("the camera at {gvcp} exited ({status})"));
+                break;
+            }
+            if Instant::now() > deadline {
+                bail!("the emulated camera at {gvcp} did not answer discovery within 10 s");
+            }
+        }
+    }
+    bail!(
+        "could not start the emulated camera on loopback in {ATTEMPTS} attempts: {}",
+        last_error.unwrap_or_default()
+    )
 }
 
 /// Waits until the camera answers discovery (it binds in a few milliseconds).

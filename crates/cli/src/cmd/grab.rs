@@ -21,7 +21,8 @@ use serde::Serialize;
 /// Arguments of `linerate grab`.
 #[derive(Debug, Args, Clone)]
 pub struct GrabArgs {
-    /// Camera: IPv4 address, or serial number / user name (found by discovery).
+    /// Camera: IPv4 address, IP:PORT (a device on another GVCP port than
+    /// 3956), or serial number / user name (found by discovery).
     pub camera: String,
     /// Frames to receive; the run stops after this many (complete or not),
     /// or at --duration if that comes first; 0..=4294967295 (0: no frame
