@@ -51,6 +51,26 @@ pub fn pin_task(tid: i32, cpus: &[usize]) -> io::Result<()> {
     }
 }
 
+/// The number of CPUs online (at least 1).
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf has no memory effects.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).unwrap_or(1).max(1)
+}
+
+/// Moves the calling thread to every online CPU but `cpu`, if there is
+/// another one: a progress display or a probe's bookkeeping stays off the
+/// core a receive thread has to itself. A failure leaves it where it was,
+/// since the work it moves is only housekeeping.
+pub fn keep_current_thread_off(cpu: usize) {
+    let others: Vec<usize> = (0..online_cpus().max(cpu + 1))
+        .filter(|&c| c != cpu && c < libc::CPU_SETSIZE as usize)
+        .collect();
+    if !others.is_empty() {
+        let _ = pin_task(0, &others);
+    }
+}
+
 /// Sends SIGTERM to process `pid`: how linerate's tools are asked to stop
 /// and print their final report.
 pub fn terminate(pid: u32) -> io::Result<()> {

@@ -198,7 +198,7 @@ fn progress(
     if !crate::console::progress_wanted() {
         return None;
     }
-    super::fade::recv::keep_off(cpu);
+    linerate_io::sched::keep_current_thread_off(cpu);
     let bar = indicatif::ProgressBar::new_spinner();
     let template = format!(
         "{{spinner}} probing CPU {cpu} ({} of {count}): {{elapsed}} of {:.1} s",

@@ -40,7 +40,7 @@ impl Progress {
             let boards = read.len() as u64;
             std::thread::spawn(move || {
                 if let Some(c) = keep_off {
-                    super::recv::keep_off(c);
+                    linerate_io::sched::keep_current_thread_off(c);
                 }
                 draw(
                     &done,

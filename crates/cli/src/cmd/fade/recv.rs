@@ -261,7 +261,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 .name(format!("fade-read-{i}"))
                 .spawn(move || {
                     if let Some(c) = receive_cpu {
-                        keep_off(c);
+                        linerate_io::sched::keep_current_thread_off(c);
                     }
                     consume(reader, verify, file, &read)
                 })
@@ -450,21 +450,6 @@ fn realtime(prio: i32) -> Result<()> {
 fn pin(cpu: usize) -> Result<()> {
     linerate_metrics::pin_current_thread(cpu)
         .with_context(|| format!("pinning the receive thread to CPU {cpu}"))
-}
-
-/// Moves the calling thread to every online CPU but `cpu` (if there is
-/// another one); a failure leaves it where it was.
-pub fn keep_off(cpu: usize) {
-    // SAFETY: sysconf has no memory effects.
-    let online = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).unwrap_or(1);
-    let mut set = nix::sched::CpuSet::new();
-    let mut any = false;
-    for c in (0..online.max(cpu + 1)).filter(|&c| c != cpu) {
-        any |= set.set(c).is_ok();
-    }
-    if any {
-        let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
-    }
 }
 
 fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
