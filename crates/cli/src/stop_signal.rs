@@ -60,9 +60,7 @@ impl Interrupt {
     pub fn signal(&self) -> Option<Interrupted> {
         match self.signal.load(Ordering::Relaxed) {
             0 => None,
-            s => Some(Interrupted {
-                signal: s as libc::c_int,
-            }),
+            s => Some(Interrupted { signal: s as i32 }),
         }
     }
 }
@@ -73,7 +71,7 @@ impl Interrupt {
 #[error("interrupted by {}", signal_name(*.signal))]
 pub struct Interrupted {
     /// The signal number.
-    pub signal: libc::c_int,
+    pub signal: i32,
 }
 
 impl Interrupted {
@@ -83,7 +81,7 @@ impl Interrupted {
     }
 }
 
-fn signal_name(signal: libc::c_int) -> &'static str {
+fn signal_name(signal: i32) -> &'static str {
     match signal {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",

@@ -71,6 +71,19 @@ pub fn keep_current_thread_off(cpu: usize) {
     }
 }
 
+/// CPU seconds (user + system) this process has used so far, all threads.
+pub fn process_cpu_seconds() -> f64 {
+    // SAFETY: an all-zero rusage is valid; getrusage fills the struct we
+    // pass and nothing else.
+    let u = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
 /// Sends SIGTERM to process `pid`: how linerate's tools are asked to stop
 /// and print their final report.
 pub fn terminate(pid: u32) -> io::Result<()> {

@@ -300,11 +300,8 @@ impl UdpFanout {
             Some(group) => {
                 // Out of the bind address's interface only, one hop, and
                 // not looped back to this host.
-                let s = socket2::SockRef::from(ep.socket());
-                s.set_multicast_if_v4(addr.ip())
-                    .with_context(|| format!("IP_MULTICAST_IF {}", addr.ip()))?;
-                s.set_multicast_ttl_v4(1)?;
-                s.set_multicast_loop_v4(false)?;
+                linerate_io::socket::set_multicast_sender(ep.socket(), *addr.ip(), 1)
+                    .with_context(|| format!("multicast out of {}", addr.ip()))?;
                 let dest = SocketAddrV4::new(group, addr.port());
                 Some((
                     dest,

@@ -9,7 +9,6 @@
 
 use std::io::Read;
 use std::net::{SocketAddr, SocketAddrV4, TcpStream};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -329,17 +328,9 @@ fn read_until(
             Ok(n) => {
                 got += n;
                 if quickack {
-                    let one: libc::c_int = 1;
-                    // SAFETY: setsockopt with an int on our socket.
-                    unsafe {
-                        libc::setsockopt(
-                            s.as_raw_fd(),
-                            libc::IPPROTO_TCP,
-                            libc::TCP_QUICKACK,
-                            (&one as *const libc::c_int).cast(),
-                            4,
-                        )
-                    };
+                    // A failure only leaves ACKs delayed, which the
+                    // measurement then shows.
+                    let _ = linerate_io::socket::set_tcp_quickack(s);
                 }
             }
             Err(e) if is_timeout(&e) => {}
@@ -405,43 +396,25 @@ fn udp_client(
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).ok();
     let started = Instant::now();
     let outcome = (|| -> std::io::Result<()> {
-        let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None)?;
         let want = if recv_buffer > 0 {
             recv_buffer
         } else {
             16 << 20
         };
-        let v = libc::c_int::try_from(want).unwrap_or(libc::c_int::MAX);
-        // SAFETY: setsockopt with an int on our socket.
-        let forced = unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_RCVBUFFORCE,
-                (&v as *const libc::c_int).cast(),
-                4,
-            )
+        let sock = match multicast {
+            Some(group) => {
+                // Every client binds the group at the server's port (each
+                // socket gets every datagram) and joins on the interface
+                // whose address reaches the server.
+                let probe = std::net::UdpSocket::bind("0.0.0.0:0")?;
+                probe.connect(server)?;
+                let std::net::SocketAddr::V4(local) = probe.local_addr()? else {
+                    return Err(std::io::ErrorKind::InvalidInput.into());
+                };
+                linerate_io::socket::multicast_receiver(group, server.port(), *local.ip(), want)?
+            }
+            None => linerate_io::socket::udp_client(want)?,
         };
-        if forced != 0 {
-            // Not root: as much as rmem_max allows.
-            sock.set_recv_buffer_size(want)?;
-        }
-        if let Some(group) = multicast {
-            // Every client binds the group at the server's port (shared
-            // with SO_REUSEADDR: each socket gets every datagram) and joins
-            // on the interface whose address reaches the server.
-            let probe = std::net::UdpSocket::bind("0.0.0.0:0")?;
-            probe.connect(server)?;
-            let std::net::SocketAddr::V4(local) = probe.local_addr()? else {
-                return Err(std::io::ErrorKind::InvalidInput.into());
-            };
-            sock.set_reuse_address(true)?;
-            sock.bind(&SocketAddr::from((group, server.port())).into())?;
-            sock.join_multicast_v4(&group, local.ip())?;
-        } else {
-            sock.bind(&SocketAddr::from(([0, 0, 0, 0], 0)).into())?;
-        }
-        let sock: std::net::UdpSocket = sock.into();
         sock.set_read_timeout(Some(Duration::from_millis(100)))?;
         let subscribe = multicast.is_none();
         let mut reasm = Reassembler::new();
@@ -532,7 +505,7 @@ fn client(
             }
         };
         if recv_buffer > 0 {
-            socket2::SockRef::from(&s).set_recv_buffer_size(recv_buffer)?;
+            linerate_io::socket::set_recv_buffer(&s, recv_buffer)?;
         }
         s.set_read_timeout(Some(Duration::from_millis(100)))?;
         let mut header = [0u8; HEADER_LEN];
