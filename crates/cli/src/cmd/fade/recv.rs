@@ -346,6 +346,12 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             let command_error = r.command.as_ref().and_then(|c| c["error"].as_str());
             if let Some(e) = &r.error {
                 Some(e.clone())
+            } else if r.counters.conflicts > 0 {
+                Some(format!(
+                    "board {}: {} packets arrived again with different bytes (conflicts): some \
+                     delivered data may be forged or corrupt",
+                    r.mac, r.counters.conflicts
+                ))
             } else if let Some(e) = command_error {
                 Some(format!("board {}: --command: {e}", r.mac))
             } else if !r.complete {

@@ -83,6 +83,8 @@ impl BoardReport {
             "no_room": c.no_room,
             "rejected": c.rejected,
             "responses": c.responses,
+            "conflicts": c.conflicts,
+            "stale": c.stale,
             "complete": self.complete,
             "error": self.error,
         });
@@ -98,6 +100,7 @@ pub fn json(boards: &[BoardReport], seconds: f64) -> Value {
     let bytes: u64 = boards.iter().map(|b| b.bytes).sum();
     let received: u64 = boards.iter().map(|b| b.counters.received).sum();
     let retransmitted: u64 = boards.iter().map(|b| b.counters.retransmitted).sum();
+    let conflicts: u64 = boards.iter().map(|b| b.counters.conflicts).sum();
     let mut all = latency_histogram();
     let mut pickup = latency_histogram();
     let mut returned = latency_histogram();
@@ -112,6 +115,7 @@ pub fn json(boards: &[BoardReport], seconds: f64) -> Value {
         "seconds": seconds,
         "mbit_per_s": mbit(bytes, seconds),
         "retransmit_ratio": ratio(retransmitted, received),
+        "conflicts": conflicts,
         "ack_latency_us_p50": us(&all, 50.0),
         "ack_latency_us_p99": us(&all, 99.0),
         "ack_return_us_p50": us(&returned, 50.0),
