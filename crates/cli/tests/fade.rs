@@ -1047,3 +1047,33 @@ fn a_forged_impossible_set_ends_one_run_but_not_the_board() {
     assert!(out.status.success(), "the board was left unusable: {v}");
     assert_eq!(n(&v, "verify_errors"), 0);
 }
+
+#[test]
+fn a_board_that_stops_mid_stream_is_reported_with_the_cause() {
+    let _s = serial();
+    let bed = bed("fadestops", &["feb", "pc"]);
+    let big = (1u64 << 30).to_string();
+    let mut board = feb(&bed, "feb", &["--bytes", &big]);
+    let rx = recv_cmd(
+        &bed,
+        &["feb"],
+        &["--bytes", &big, "--idle-timeout-ms", "500"],
+    )
+    .spawn()
+    .expect("start recv");
+    // The board goes away mid-stream (power, cable, or a STOP forged with
+    // the host's own MAC look the same from the host).
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = board.0.kill();
+    let _ = board.0.wait();
+    let out = rx.wait_with_output().expect("recv output");
+    let v = report(&out);
+    assert!(!out.status.success(), "{v}");
+    let b = &v["boards"][0];
+    let err = b["error"].as_str().unwrap_or_default();
+    assert!(
+        err.contains("nothing received for")
+            && err.contains(&format!("stopped mid-stream after {} bytes", n(b, "bytes"))),
+        "{err}"
+    );
+}

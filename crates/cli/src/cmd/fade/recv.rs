@@ -460,7 +460,7 @@ fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
     for r in reports {
         let latency = r.latency.summary();
         println!(
-            "board {}: {} bytes in {:.3} s, {:.1} Mbit/s, retransmit ratio {:.4}, ACK latency p50 {:.1} us p99 {:.1} us, {} duplicates, {} verify errors{}",
+            "board {}: {} bytes in {:.3} s, {:.1} Mbit/s, retransmit ratio {:.4}, ACK latency p50 {:.1} us p99 {:.1} us, {} duplicates, {} conflicts, {} verify errors{}",
             r.mac,
             r.bytes,
             r.seconds,
@@ -469,6 +469,7 @@ fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
             latency.p50_us,
             latency.p99_us,
             r.counters.duplicates,
+            r.counters.conflicts,
             r.verify_errors,
             r.error.as_ref().map(|e| format!(", error: {e}")).unwrap_or_default(),
         );
