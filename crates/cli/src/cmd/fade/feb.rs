@@ -281,6 +281,14 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
         }
     }
     let c = board.counters();
+    if c.foreign_commands + c.foreign_acks > 0 {
+        // Someone else on the segment talked to this board: worth a line
+        // where a person looks (docs/security.md).
+        eprintln!(
+            "warning: ignored {} commands and {} ACKs from hosts other than the board's owner",
+            c.foreign_commands, c.foreign_acks
+        );
+    }
     if args.json {
         // Frames from the host the board's socket had no room for: ACKs
         // lost on the board's side, which only retransmission repairs.
