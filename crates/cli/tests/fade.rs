@@ -161,6 +161,10 @@ fn lossy_transfer_with_board(
     assert_eq!(n(&v, "verify_errors"), 0);
     assert_eq!(b["complete"], true);
     assert!(b["error"].is_null());
+    // Loss makes duplicates, never conflicts, and every command answer
+    // the board sent was to one of ours.
+    assert_eq!(n(b, "conflicts"), 0);
+    assert_eq!(n(b, "foreign_answers"), 0);
     // Exactly one new packet per `packet` stream bytes: nothing lost,
     // nothing stored twice; the repeats were all recognised as duplicates
     // (or dropped unACKed while the reader was behind: no_room).

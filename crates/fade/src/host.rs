@@ -155,7 +155,7 @@ pub enum BoardFailure {
         error: StreamError,
     },
     /// Nothing new arrived from the board for too long.
-    #[error("board {mac}: nothing received for {silent_ms} ms: {}", silence_cause(*.delivered))]
+    #[error("board {mac}: nothing received for {silent_ms} ms: {}", silence_cause(*.delivered, *.foreign))]
     Silent {
         /// The board.
         mac: MacAddr,
@@ -164,6 +164,10 @@ pub enum BoardFailure {
         /// Bytes it had delivered before it fell silent: 0, it never
         /// answered START; more, it stopped mid-stream.
         delivered: u64,
+        /// The last START or STOP the board answered that this host did
+        /// not send (FADE-10G answers carry the command's seq), if any:
+        /// someone else commanded it with this host's MAC.
+        foreign: Option<ForeignCommand>,
     },
     /// The caller ended the readout early ([`Host::abort`]).
     #[error("board {mac}: interrupted")]
@@ -182,9 +186,34 @@ pub enum BoardFailure {
     },
 }
 
+/// A START or STOP a FADE-10G board answered that this host never sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignCommand {
+    /// The command's code (START 1, STOP 2).
+    pub code: u16,
+    /// The seq it carried.
+    pub seq: u16,
+}
+
+impl std::fmt::Display for ForeignCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self.code {
+            linerate_wire::fade::ten_g::CMD_START => "START",
+            linerate_wire::fade::ten_g::CMD_STOP => "STOP",
+            _ => "command",
+        };
+        write!(f, "{name} (seq {:#06x})", self.seq)
+    }
+}
+
 /// What a board's silence means, for [`BoardFailure::Silent`].
-fn silence_cause(delivered: u64) -> String {
-    if delivered == 0 {
+fn silence_cause(delivered: u64, foreign: Option<ForeignCommand>) -> String {
+    if let Some(c) = foreign {
+        format!(
+            "the board answered a {c} this host never sent: another host commands it with this \
+             host's MAC"
+        )
+    } else if delivered == 0 {
         "the board never answered START (not running, not reachable, or owned by another host)"
             .into()
     } else {
@@ -253,6 +282,11 @@ pub struct BoardOutcome {
     pub failure: Option<BoardFailure>,
     /// Whether the user command was sent at all.
     pub command_sent: bool,
+    /// START and STOP answers (FADE-10G) for commands this host never
+    /// sent: another host commanding the board with this host's MAC.
+    pub foreign_answers: u64,
+    /// The last of them.
+    pub last_foreign: Option<ForeignCommand>,
     /// The user command's answer, or why there is none; `None` while
     /// waiting, or when no command was asked for.
     pub command: Option<Result<Completion, CommandError>>,
@@ -286,6 +320,10 @@ struct Board<W: Version> {
     last_start_ns: u64,
     done_ns: Option<u64>,
     failure: Option<BoardFailure>,
+    /// Seq of the first START/STOP/RESET this host sent the board.
+    first_seq: u16,
+    foreign_answers: u64,
+    last_foreign: Option<ForeignCommand>,
 }
 
 impl<W: Version> Board<W> {
@@ -304,8 +342,18 @@ impl<W: Version> Board<W> {
         self.failure = Some(failure);
     }
 
-    /// Hands an answer from the board to the user command's client.
+    /// Hands an answer from the board to the user command's client, and
+    /// notes a START or STOP answer whose seq this host never used.
     fn answered(&mut self, r: &CommandResponse, now_ns: u64) {
+        use linerate_wire::fade::ten_g::{CMD_START, CMD_STOP};
+        let ours = r.seq.wrapping_sub(self.first_seq) <= self.seq.wrapping_sub(self.first_seq);
+        if (r.code == CMD_START || r.code == CMD_STOP) && !ours {
+            self.foreign_answers += 1;
+            self.last_foreign = Some(ForeignCommand {
+                code: r.code,
+                seq: r.seq,
+            });
+        }
         let Some(client) = self.client.as_mut() else {
             return;
         };
@@ -377,6 +425,9 @@ impl<W: Version> Host<W> {
                 last_start_ns: 0,
                 done_ns: None,
                 failure: None,
+                first_seq: config.first_seq,
+                foreign_answers: 0,
+                last_foreign: None,
             });
         }
         let host = Host {
@@ -598,10 +649,12 @@ impl<W: Version> Host<W> {
             if silent >= self.config.idle_timeout_ns {
                 let mac = MacAddr(b.mac);
                 let delivered = b.delivered(self.config.limit_bytes);
+                let foreign = b.last_foreign;
                 b.fail(BoardFailure::Silent {
                     mac,
                     silent_ms: silent / 1_000_000,
                     delivered,
+                    foreign,
                 });
             } else if silent >= self.config.start_retry_ns
                 && now_ns.saturating_sub(b.last_start_ns) >= self.config.start_retry_ns
@@ -679,6 +732,8 @@ impl<W: Version> Host<W> {
                 failure: b.failure.clone(),
                 command_sent: b.client.is_some(),
                 command: b.command.clone(),
+                foreign_answers: b.foreign_answers,
+                last_foreign: b.last_foreign,
             })
             .collect()
     }
@@ -1176,6 +1231,35 @@ mod tests {
         };
         let (stop, reset) = (code(Command::Stop), code(Command::Reset));
         assert_eq!(sent, vec![stop, stop, stop, reset, reset, reset]);
+    }
+
+    #[test]
+    fn a_ten_g_answer_to_a_command_this_host_never_sent_is_noted() {
+        let limit = 4 << 20;
+        let mut r = Readout::<TenG>::new(config(1, limit), BoardConfig::default());
+        r.host.start(r.now);
+        r.deliver_controls();
+        while r.host.outcomes()[0].delivered < 1 << 20 {
+            r.step();
+        }
+        // A STOP forged with the host's MAC: the board obeys and answers
+        // it; the host's START after 50 ms of silence resumes the stream.
+        let stop = TenG::command(Command::Stop, 0x4242, 0).expect("stop");
+        let _ = r.boards[0].on_packet(&stop, r.now);
+        let end = r.now + 2_000 * MS;
+        while !r.host.is_finished() && r.now < end {
+            r.step();
+        }
+        let o = &r.host.outcomes()[0];
+        assert!(o.complete(Some(limit)), "{o:?}");
+        assert!(o.foreign_answers >= 1, "{o:?}");
+        let f = o.last_foreign.expect("noted");
+        assert_eq!((f.code, f.seq), (2, 0x4242));
+        assert_eq!(f.to_string(), "STOP (seq 0x4242)");
+        assert!(
+            silence_cause(o.delivered, Some(f)).contains("never sent"),
+            "the cause a silent board would be reported with"
+        );
     }
 
     #[test]

@@ -254,13 +254,6 @@ impl<W: Version> FadeWindow<W> {
             return self.fail(W::impossible(d.label, self.low));
         };
         self.counters.received += 1;
-        if let Some(r) = d.response {
-            if r != self.last_response {
-                self.last_response = r;
-                self.response = Some(r);
-                self.counters.responses += 1;
-            }
-        }
         let ahead = wire.wrapping_sub(self.low) % W::INDEX_MODULUS;
         let behind = self.low.wrapping_sub(wire) % W::INDEX_MODULUS;
         let index = if ahead < W::WINDOW {
@@ -274,6 +267,15 @@ impl<W: Version> FadeWindow<W> {
         } else {
             return self.fail(W::impossible(d.label, self.low));
         };
+        // Answers ride in placed packets only: a stale one's belongs to
+        // an earlier stream.
+        if let Some(r) = d.response {
+            if r != self.last_response {
+                self.last_response = r;
+                self.response = Some(r);
+                self.counters.responses += 1;
+            }
+        }
         let resent = d.retransmitted.unwrap_or(index + 1 < self.newest);
         self.newest = self.newest.max(index + 1);
         if resent {

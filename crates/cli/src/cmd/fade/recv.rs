@@ -300,7 +300,17 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             verified_bytes,
             error: o.failure.map(|f| f.to_string()).or(io_error),
             complete,
+            foreign_answers: o.foreign_answers,
         });
+        if let Some(f) = o.last_foreign {
+            // The data is intact (the window checks it), but someone else
+            // commands the board with this host's MAC: say so.
+            eprintln!(
+                "warning: board {}: answered {} START/STOP commands this host never sent (last: \
+                 {f}): another host commands it with this host's MAC",
+                o.mac, o.foreign_answers
+            );
+        }
     }
     let seconds = ended as f64 / 1e9;
     let mut value = report::json(&reports, seconds);

@@ -41,6 +41,8 @@ pub struct BoardReport {
     pub complete: bool,
     /// The `--command` outcome (FADE-10G): its answer, or `{"error": ...}`.
     pub command: Option<Value>,
+    /// START/STOP answers (FADE-10G) for commands this host never sent.
+    pub foreign_answers: u64,
 }
 
 impl BoardReport {
@@ -85,6 +87,7 @@ impl BoardReport {
             "responses": c.responses,
             "conflicts": c.conflicts,
             "stale": c.stale,
+            "foreign_answers": self.foreign_answers,
             "complete": self.complete,
             "error": self.error,
         });
@@ -236,6 +239,7 @@ mod tests {
             error: None,
             complete: true,
             command: None,
+            foreign_answers: 0,
         };
         let v = json(&[b.clone(), b], 2.0);
         assert_eq!(v["bytes"], 250_000_000);
