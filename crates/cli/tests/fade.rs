@@ -64,11 +64,16 @@ fn linerate(bed: &Testbed, host: &str) -> Command {
 }
 
 fn feb(bed: &Testbed, host: &str, args: &[&str]) -> Proc {
+    feb_to(bed, host, args, Stdio::null())
+}
+
+/// `fade feb` on `host` with its standard output going to `stdout`.
+fn feb_to(bed: &Testbed, host: &str, args: &[&str], stdout: Stdio) -> Proc {
     let iface = bed.iface(host).expect("iface").name.clone();
     let child = linerate(bed, host)
         .args(["fade", "feb", "--interface", &iface])
         .args(args)
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::inherit())
         .spawn()
         .expect("start linerate fade feb");
@@ -471,13 +476,7 @@ fn ten_g_commands_to_an_idle_board_are_answered_or_time_out() {
     assert_eq!(v["answered"], false);
     let (ok, v) = command(&mac, &["0x0200", "--arg", "7"]);
     assert!(ok, "a reset board still answers: {v}");
-    assert!(
-        board.0.try_wait().expect("wait").is_none(),
-        "the board exited on a command"
-    );
-    let j = board_report(&mut board);
-    assert_eq!(j["reset"], true, "{j}");
-    assert!(j["owner"].is_null(), "{j}");
+    reset_and_still_running(&mut board);
 }
 
 #[test]
@@ -711,10 +710,7 @@ fn a_board_reports_the_frames_its_socket_took_and_dropped() {
             assert!(Instant::now() < deadline, "the board did not exit");
             std::thread::sleep(Duration::from_millis(20));
         }
-        let mut text = String::new();
-        std::io::Read::read_to_string(board.0.stdout.as_mut().expect("board stdout"), &mut text)
-            .expect("board report");
-        let v: Value = serde_json::from_str(text.trim()).expect("board JSON");
+        let v = board_report(&mut board);
         assert_eq!(n(&v, "ring_slots"), slots, "{v}");
         // Every packet confirmed; the board ended either on its last ACK
         // (`done`) or on the host's RESET, which can arrive with the last
@@ -751,13 +747,7 @@ fn a_timed_run_stops_an_endless_board_and_verifies_what_came() {
     // board never exits on a command, it waits for the next START, free
     // for any host.
     std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        board.0.try_wait().expect("wait").is_none(),
-        "the board exited on a command"
-    );
-    let j = board_report(&mut board);
-    assert_eq!(j["reset"], true, "{j}");
-    assert!(j["owner"].is_null(), "{j}");
+    reset_and_still_running(&mut board);
 }
 
 #[test]
@@ -857,15 +847,9 @@ fn v1_data(set: u16, packet: u8, fill: u8) -> Vec<u8> {
 
 /// `fade feb` with its JSON counters on stdout.
 fn feb_json(bed: &Testbed, args: &[&str]) -> Proc {
-    let iface = bed.iface("feb").expect("iface").name.clone();
-    let child = linerate(bed, "feb")
-        .args(["fade", "feb", "--interface", &iface, "--json"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start linerate fade feb");
-    Proc(child)
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    feb_to(bed, "feb", &all, Stdio::piped())
 }
 
 /// Ends a board with SIGTERM (if it still runs) and returns its JSON.
@@ -885,17 +869,37 @@ fn board_report(board: &mut Proc) -> Value {
     serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("board JSON ({e}): {text:?}"))
 }
 
+/// Checks that a board its owner RESET is still running, unowned, and
+/// ends it.
+fn reset_and_still_running(board: &mut Proc) {
+    assert!(
+        board.0.try_wait().expect("wait").is_none(),
+        "the board exited on a command"
+    );
+    let j = board_report(board);
+    assert_eq!(j["reset"], true, "{j}");
+    assert!(j["owner"].is_null(), "{j}");
+}
+
+/// A board, the receiver and the attacker on one switch: `bytes` from the
+/// board (`--json`) to the receiver (`--verify`), under way when this
+/// returns.
+fn attacked_stream(name: &str, bytes: u64) -> (Testbed, Proc, std::process::Child) {
+    let bed = bed(name, &["feb", "pc", "atk"]);
+    let size = bytes.to_string();
+    let board = feb_json(&bed, &["--bytes", &size]);
+    let rx = recv_cmd(&bed, &["feb"], &["--bytes", &size, "--verify"])
+        .spawn()
+        .expect("start recv");
+    std::thread::sleep(Duration::from_millis(250));
+    (bed, board, rx)
+}
+
 #[test]
 fn a_forged_pacing_hint_neither_stalls_nor_steers_a_board() {
     use linerate_wire::fade::v1::{ControlRepr, Tag};
     let _s = serial();
-    let bed = bed("fadehint", &["feb", "pc", "atk"]);
-    let size = (64u64 << 20).to_string();
-    let mut board = feb_json(&bed, &["--bytes", &size]);
-    let rx = recv_cmd(&bed, &["feb"], &["--bytes", &size, "--verify"])
-        .spawn()
-        .expect("start recv");
-    std::thread::sleep(Duration::from_millis(300));
+    let (bed, mut board, rx) = attacked_stream("fadehint", 64 << 20);
     // One ACK with the largest gap the hint can carry (4.3 s), from the
     // attacker's own MAC, then one forged with the receiver's MAC.
     let mut ack = v1_control(ControlRepr::Ack(Tag::new(0, 0, 0).expect("tag")));
@@ -925,13 +929,7 @@ fn a_forged_pacing_hint_neither_stalls_nor_steers_a_board() {
 fn commands_from_another_host_are_ignored_and_counted() {
     use linerate_wire::fade::v1::ControlRepr;
     let _s = serial();
-    let bed = bed("fadecmds", &["feb", "pc", "atk"]);
-    let size = (128u64 << 20).to_string();
-    let mut board = feb_json(&bed, &["--bytes", &size]);
-    let rx = recv_cmd(&bed, &["feb"], &["--bytes", &size, "--verify"])
-        .spawn()
-        .expect("start recv");
-    std::thread::sleep(Duration::from_millis(200));
+    let (bed, mut board, rx) = attacked_stream("fadecmds", 128 << 20);
     // START (which would divert the DATA to the attacker), 1000 STOPs at
     // 1 kHz, then RESET (which used to end the emulator).
     let (feb, atk) = (mac6(&bed, "feb"), mac6(&bed, "atk"));

@@ -841,6 +841,14 @@ mod tests {
     }
 
     /// `payload` from board `i` as the host receives it.
+    /// A v1 board that has had START.
+    fn started_board() -> FadeBoard<V1> {
+        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
+        let start = V1::command(Command::Start, 0, 0).expect("start");
+        board.on_packet(&start, 0).expect("start");
+        board
+    }
+
     fn frame_from(i: usize, payload: &[u8]) -> Vec<u8> {
         let mut f = Vec::with_capacity(HEADER_LEN + payload.len());
         f.extend_from_slice(&HOST_MAC);
@@ -940,6 +948,15 @@ mod tests {
             }
         }
 
+        /// Starts and steps until board 0 has delivered `bytes`.
+        fn stream_until(&mut self, bytes: u64) {
+            self.host.start(self.now);
+            self.deliver_controls();
+            while self.host.outcomes()[0].delivered < bytes {
+                self.step();
+            }
+        }
+
         /// Starts and steps until the host finishes (at most `limit_ms`).
         fn run(&mut self, limit_ms: u64) {
             self.host.start(self.now);
@@ -1008,11 +1025,7 @@ mod tests {
     #[test]
     fn a_restarted_board_is_stopped_and_its_reader_told_why() {
         let mut r = Readout::<V1>::new(config(1, 64 << 20), BoardConfig::default());
-        r.host.start(r.now);
-        r.deliver_controls();
-        while r.host.outcomes()[0].delivered < 200 * 1024 {
-            r.step();
-        }
+        r.stream_until(200 * 1024);
         // The board loses its state and streams from 0 again.
         r.boards[0] = FadeBoard::new(BoardConfig::default()).expect("board");
         let start = V1::command(Command::Start, 0, 0).expect("start");
@@ -1096,11 +1109,7 @@ mod tests {
     #[test]
     fn a_board_silent_mid_stream_is_reported_as_stopped_with_what_it_delivered() {
         let mut r = Readout::<V1>::new(config(1, 64 << 20), BoardConfig::default());
-        r.host.start(r.now);
-        r.deliver_controls();
-        while r.host.outcomes()[0].delivered < 64 * 1024 {
-            r.step();
-        }
+        r.stream_until(64 * 1024);
         // STOP from someone else: the board falls silent, and the host's
         // START retries are lost.
         let stop = V1::command(Command::Stop, 0, 0).expect("stop");
@@ -1129,9 +1138,7 @@ mod tests {
         let (mut host, _readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
         host.start(0);
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
-        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
-        let start = V1::command(Command::Start, 0, 0).expect("start");
-        let _ = board.on_packet(&start, 0);
+        let mut board = started_board();
         let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) else {
             panic!("the board sends");
         };
@@ -1165,9 +1172,7 @@ mod tests {
         let (mut host, mut readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
         host.start(0);
         while host.poll_transmit().is_some() {}
-        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
-        let start = V1::command(Command::Start, 0, 0).expect("start");
-        let _ = board.on_packet(&start, 0);
+        let mut board = started_board();
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
         let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) else {
             panic!("the board sends");
@@ -1237,11 +1242,7 @@ mod tests {
     fn a_ten_g_answer_to_a_command_this_host_never_sent_is_noted() {
         let limit = 4 << 20;
         let mut r = Readout::<TenG>::new(config(1, limit), BoardConfig::default());
-        r.host.start(r.now);
-        r.deliver_controls();
-        while r.host.outcomes()[0].delivered < 1 << 20 {
-            r.step();
-        }
+        r.stream_until(1 << 20);
         // A STOP forged with the host's MAC: the board obeys and answers
         // it; the host's START after 50 ms of silence resumes the stream.
         let stop = TenG::command(Command::Stop, 0x4242, 0).expect("stop");
@@ -1289,9 +1290,7 @@ mod tests {
         .expect("host");
         host.start(0);
         while host.poll_transmit().is_some() {}
-        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
-        let start = V1::command(Command::Start, 0, 0).expect("start");
-        let _ = board.on_packet(&start, 0);
+        let mut board = started_board();
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
         let mut frames = Vec::new();
         while let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) {
