@@ -114,7 +114,8 @@ pub enum Verdict<'a> {
 /// Counters of one board's stream on the host.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WindowCounters {
-    /// DATA packets seen, valid ones of every kind.
+    /// DATA packets seen that fit the stream: new, duplicate or no room
+    /// (not the stale or impossible ones).
     pub received: u64,
     /// New packets accepted (stored and ACKed).
     pub packets: u64,
@@ -253,7 +254,6 @@ impl<W: Version> FadeWindow<W> {
         let Some(wire) = d.wire_index else {
             return self.fail(W::impossible(d.label, self.low));
         };
-        self.counters.received += 1;
         let ahead = wire.wrapping_sub(self.low) % W::INDEX_MODULUS;
         let behind = self.low.wrapping_sub(wire) % W::INDEX_MODULUS;
         let index = if ahead < W::WINDOW {
@@ -261,12 +261,12 @@ impl<W: Version> FadeWindow<W> {
         } else if (1..=2 * W::WINDOW).contains(&behind) && behind <= self.low {
             self.low - behind
         } else if self.counters.packets == 0 {
-            self.counters.received -= 1;
             self.counters.stale += 1;
             return Verdict::Stale;
         } else {
             return self.fail(W::impossible(d.label, self.low));
         };
+        self.counters.received += 1;
         // Answers ride in placed packets only: a stale one's belongs to
         // an earlier stream.
         if let Some(r) = d.response {
