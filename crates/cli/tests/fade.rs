@@ -1007,7 +1007,9 @@ fn data_forged_with_the_boards_mac_is_a_conflict_not_good_data() {
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!("32 forged DATA packets of set 0: {v}");
     let r = &v["boards"][0];
-    assert_eq!(r["conflicts"].as_u64(), Some(32), "{v}");
+    // Each of the 32 genuine packets conflicts with its forged stand-in
+    // (once more for each resend of it).
+    assert!(r["conflicts"].as_u64().is_some_and(|c| c >= 32), "{v}");
     assert_eq!(r["complete"], false, "{v}");
     assert!(
         !out.status.success(),
