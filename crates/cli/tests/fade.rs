@@ -921,7 +921,8 @@ fn a_forged_pacing_hint_neither_stalls_nor_steers_a_board() {
     assert_eq!(n(&v, "verify_errors"), 0);
     // The hint from the stranger was refused and counted; the forged
     // owner's one was clamped and replaced by the next real ACK.
-    assert!(n(&b, "foreign_acks") >= 1, "{b}");
+    assert_eq!(n(&b, "foreign_acks"), 1, "{b}");
+    assert_eq!(n(&b, "clamped_hints"), 1, "{b}");
     assert!(n(&b, "hint_gap_ns") <= 10_000_000, "{b}");
 }
 
