@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 use linerate_testbed::{LossRule, Testbed};
 use serde_json::Value;
 
+mod common;
+
+use common::spoof::{ethernet_frame, forge_frames};
+
 /// One streaming test at a time: two at once on 2 cores measure the scheduler.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -60,11 +64,16 @@ fn linerate(bed: &Testbed, host: &str) -> Command {
 }
 
 fn feb(bed: &Testbed, host: &str, args: &[&str]) -> Proc {
+    feb_to(bed, host, args, Stdio::null())
+}
+
+/// `fade feb` on `host` with its standard output going to `stdout`.
+fn feb_to(bed: &Testbed, host: &str, args: &[&str], stdout: Stdio) -> Proc {
     let iface = bed.iface(host).expect("iface").name.clone();
     let child = linerate(bed, host)
         .args(["fade", "feb", "--interface", &iface])
         .args(args)
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::inherit())
         .spawn()
         .expect("start linerate fade feb");
@@ -157,6 +166,10 @@ fn lossy_transfer_with_board(
     assert_eq!(n(&v, "verify_errors"), 0);
     assert_eq!(b["complete"], true);
     assert!(b["error"].is_null());
+    // Loss makes duplicates, never conflicts, and every command answer
+    // the board sent was to one of ours.
+    assert_eq!(n(b, "conflicts"), 0);
+    assert_eq!(n(b, "foreign_answers"), 0);
     // Exactly one new packet per `packet` stream bytes: nothing lost,
     // nothing stored twice; the repeats were all recognised as duplicates
     // (or dropped unACKed while the reader was behind: no_room).
@@ -411,7 +424,7 @@ fn a_ten_g_board_restarted_mid_stream_is_reported_not_absorbed() {
 fn ten_g_commands_to_an_idle_board_are_answered_or_time_out() {
     let _s = serial();
     let bed = jumbo_bed("f10cmd", &["feb", "pc"]);
-    let mut board = feb(&bed, "feb", &["--version", "10g"]);
+    let mut board = feb_json(&bed, &["--version", "10g"]);
     let iface = bed.iface("pc").expect("iface").name.clone();
     let mac = bed.mac("feb").expect("mac").to_string();
     let command = |mac: &str, args: &[&str]| {
@@ -454,17 +467,16 @@ fn ten_g_commands_to_an_idle_board_are_answered_or_time_out() {
     assert!(!ok);
     let err = v["error"].as_str().unwrap_or_default();
     assert!(err.contains("no answer after 3 tries"), "{err}");
-    // RESET is not answered; after START it ends the emulator.
+    // RESET is not answered; after START it ends the stream, not the
+    // emulator, which waits for the next START, free for any host.
     let (ok, v) = command(&mac, &["start"]);
     assert!(ok, "{v}");
     let (ok, v) = command(&mac, &["reset"]);
     assert!(ok, "{v}");
     assert_eq!(v["answered"], false);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while board.0.try_wait().expect("wait").is_none() {
-        assert!(Instant::now() < deadline, "board still running after RESET");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (ok, v) = command(&mac, &["0x0200", "--arg", "7"]);
+    assert!(ok, "a reset board still answers: {v}");
+    reset_and_still_running(&mut board);
 }
 
 #[test]
@@ -698,10 +710,7 @@ fn a_board_reports_the_frames_its_socket_took_and_dropped() {
             assert!(Instant::now() < deadline, "the board did not exit");
             std::thread::sleep(Duration::from_millis(20));
         }
-        let mut text = String::new();
-        std::io::Read::read_to_string(board.0.stdout.as_mut().expect("board stdout"), &mut text)
-            .expect("board report");
-        let v: Value = serde_json::from_str(text.trim()).expect("board JSON");
+        let v = board_report(&mut board);
         assert_eq!(n(&v, "ring_slots"), slots, "{v}");
         // Every packet confirmed; the board ended either on its last ACK
         // (`done`) or on the host's RESET, which can arrive with the last
@@ -721,7 +730,7 @@ fn a_board_reports_the_frames_its_socket_took_and_dropped() {
 fn a_timed_run_stops_an_endless_board_and_verifies_what_came() {
     let _s = serial();
     let bed = bed("fadetimed", &["feb", "pc"]);
-    let mut board = feb(&bed, "feb", &[]);
+    let mut board = feb_json(&bed, &[]);
     let out = recv_cmd(&bed, &["feb"], &["--duration", "1", "--verify"])
         .output()
         .expect("run recv");
@@ -734,12 +743,11 @@ fn a_timed_run_stops_an_endless_board_and_verifies_what_came() {
     );
     assert_eq!(n(b, "verified_bytes"), n(b, "bytes"));
     assert_eq!(n(&v, "verify_errors"), 0);
-    // The receiver's RESET ends the emulator on its own.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while board.0.try_wait().expect("wait").is_none() {
-        assert!(Instant::now() < deadline, "board still running after RESET");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // The receiver's RESET ends the stream, not the emulator: an endless
+    // board never exits on a command, it waits for the next START, free
+    // for any host.
+    std::thread::sleep(Duration::from_millis(300));
+    reset_and_still_running(&mut board);
 }
 
 #[test]
@@ -877,5 +885,269 @@ fn an_unverified_run_reports_bytes_received_and_no_verified_bytes() {
     assert!(
         err.contains("fade recv: on") && err.contains(&mac),
         "no start-up line: {err}"
+    );
+}
+
+// The attacks of issue 20 on FADE: a third host on the switch ("atk")
+// forges frames with an AF_PACKET socket, with its own MAC or another's.
+
+const FADE: u16 = 0xfade;
+
+fn mac6(bed: &Testbed, host: &str) -> [u8; 6] {
+    bed.mac(host).expect("mac").0
+}
+
+/// A FADE v1 control payload (START, STOP, RESET, ACK), 64 bytes.
+fn v1_control(c: linerate_wire::fade::v1::ControlRepr) -> Vec<u8> {
+    linerate_fade::window::control(c).to_vec()
+}
+
+/// A FADE v1 DATA payload of set `set`, packet `packet`, all `fill` bytes.
+fn v1_data(set: u16, packet: u8, fill: u8) -> Vec<u8> {
+    use linerate_wire::fade::v1::{DataRepr, Repr, Tag, DATA_LEN};
+    let d = [fill; DATA_LEN];
+    Repr::Data(DataRepr {
+        tag: Tag::new(set, packet, 0).expect("tag"),
+        delay: 0,
+        data: &d,
+    })
+    .to_vec()
+}
+
+/// `fade feb` with its JSON counters on stdout.
+fn feb_json(bed: &Testbed, args: &[&str]) -> Proc {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    feb_to(bed, "feb", &all, Stdio::piped())
+}
+
+/// Ends a board with SIGTERM (if it still runs) and returns its JSON.
+fn board_report(board: &mut Proc) -> Value {
+    if board.0.try_wait().expect("wait").is_none() {
+        // SAFETY: SIGTERM to our own child.
+        unsafe { libc::kill(board.0.id() as i32, libc::SIGTERM) };
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while board.0.try_wait().expect("wait").is_none() {
+        assert!(Instant::now() < deadline, "the board did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(board.0.stdout.as_mut().expect("stdout"), &mut text)
+        .expect("board report");
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("board JSON ({e}): {text:?}"))
+}
+
+/// Checks that a board its owner RESET is still running, unowned, and
+/// ends it.
+fn reset_and_still_running(board: &mut Proc) {
+    assert!(
+        board.0.try_wait().expect("wait").is_none(),
+        "the board exited on a command"
+    );
+    let j = board_report(board);
+    assert_eq!(j["reset"], true, "{j}");
+    assert!(j["owner"].is_null(), "{j}");
+}
+
+/// A board, the receiver and the attacker on one switch: `bytes` from the
+/// board (`--json`) to the receiver (`--verify`), under way when this
+/// returns.
+fn attacked_stream(name: &str, bytes: u64) -> (Testbed, Proc, std::process::Child) {
+    let bed = bed(name, &["feb", "pc", "atk"]);
+    let size = bytes.to_string();
+    let board = feb_json(&bed, &["--bytes", &size]);
+    let rx = recv_cmd(&bed, &["feb"], &["--bytes", &size, "--verify"])
+        .spawn()
+        .expect("start recv");
+    std::thread::sleep(Duration::from_millis(250));
+    (bed, board, rx)
+}
+
+#[test]
+fn a_forged_pacing_hint_neither_stalls_nor_steers_a_board() {
+    use linerate_wire::fade::v1::{ControlRepr, Tag};
+    let _s = serial();
+    let (bed, mut board, rx) = attacked_stream("fadehint", 64 << 20);
+    // One ACK with the largest gap the hint can carry (4.3 s), from the
+    // attacker's own MAC, then one forged with the receiver's MAC.
+    let mut ack = v1_control(ControlRepr::Ack(Tag::new(0, 0, 0).expect("tag")));
+    assert!(linerate_wire::fade::pacing::write_hint(&mut ack, u32::MAX));
+    let (feb, pc, atk) = (mac6(&bed, "feb"), mac6(&bed, "pc"), mac6(&bed, "atk"));
+    let frames = vec![
+        ethernet_frame(feb, atk, FADE, &ack),
+        ethernet_frame(feb, pc, FADE, &ack),
+    ];
+    let (sent, _) = forge_frames(&bed, "atk", FADE, frames, Duration::from_millis(100));
+    assert_eq!(sent, 2);
+    let out = rx.wait_with_output().expect("recv output");
+    let v = report(&out);
+    let b = board_report(&mut board);
+    eprintln!("forged pacing hints: receiver {v}\nboard {b}");
+    assert!(out.status.success(), "the board stalled: {v}");
+    let r = &v["boards"][0];
+    assert_eq!(r["complete"], true, "{v}");
+    assert_eq!(n(&v, "verify_errors"), 0);
+    // The hint from the stranger was refused and counted; the forged
+    // owner's one was clamped and replaced by the next real ACK.
+    assert_eq!(n(&b, "foreign_acks"), 1, "{b}");
+    assert_eq!(n(&b, "clamped_hints"), 1, "{b}");
+    assert!(n(&b, "hint_gap_ns") <= 10_000_000, "{b}");
+}
+
+#[test]
+fn commands_from_another_host_are_ignored_and_counted() {
+    use linerate_wire::fade::v1::ControlRepr;
+    let _s = serial();
+    let (bed, mut board, rx) = attacked_stream("fadecmds", 128 << 20);
+    // START (which would divert the DATA to the attacker), 1000 STOPs at
+    // 1 kHz, then RESET (which used to end the emulator).
+    let (feb, atk) = (mac6(&bed, "feb"), mac6(&bed, "atk"));
+    let mut frames = vec![ethernet_frame(
+        feb,
+        atk,
+        FADE,
+        &v1_control(ControlRepr::Start),
+    )];
+    frames.extend(
+        std::iter::repeat(ethernet_frame(
+            feb,
+            atk,
+            FADE,
+            &v1_control(ControlRepr::Stop),
+        ))
+        .take(1000),
+    );
+    frames.push(ethernet_frame(
+        feb,
+        atk,
+        FADE,
+        &v1_control(ControlRepr::Reset),
+    ));
+    let (sent, diverted) = forge_frames(&bed, "atk", FADE, frames, Duration::from_millis(1));
+    let out = rx.wait_with_output().expect("recv output");
+    let v = report(&out);
+    let b = board_report(&mut board);
+    eprintln!(
+        "{sent} forged commands, {diverted} DATA frames diverted to the attacker: receiver {v}\nboard {b}"
+    );
+    assert_eq!(sent, 1002);
+    assert_eq!(diverted, 0, "DATA went to the attacker");
+    assert!(out.status.success(), "{v}");
+    assert_eq!(v["boards"][0]["complete"], true, "{v}");
+    assert_eq!(n(&v, "verify_errors"), 0);
+    assert_eq!(n(&b, "foreign_commands"), 1002, "{b}");
+    // Its stream ended: on the last ACK, or on the owner's RESET that
+    // came with the last ACKs.
+    assert_eq!(n(&b, "confirmed_packets"), 128 << 10, "{b}");
+    assert!(b["done"] == true || b["reset"] == true, "{b}");
+}
+
+#[test]
+fn data_forged_with_the_boards_mac_is_a_conflict_not_good_data() {
+    let _s = serial();
+    let bed = bed("fadeforge", &["feb", "pc", "atk"]);
+    let dir = std::env::temp_dir().join(format!("fadeforge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("stream.bin");
+    let size = (4u64 << 20).to_string();
+    // The receiver first, the board not yet running: the attacker's set 0
+    // (all zeros, with the board's MAC) arrives before the real one.
+    let rx = recv_cmd(
+        &bed,
+        &["feb"],
+        &["--bytes", &size, "--out", file.to_str().expect("path")],
+    )
+    .spawn()
+    .expect("start recv");
+    std::thread::sleep(Duration::from_millis(300));
+    let (feb, pc) = (mac6(&bed, "feb"), mac6(&bed, "pc"));
+    let frames = (0..32)
+        .map(|p| ethernet_frame(pc, feb, FADE, &v1_data(0, p, 0)))
+        .collect();
+    let (sent, _) = forge_frames(&bed, "atk", FADE, frames, Duration::from_millis(1));
+    assert_eq!(sent, 32);
+    // The board comes up: its first frame teaches the switch where its MAC
+    // really is (the forged frames taught it the attacker's port).
+    let hello = ethernet_frame([0xff; 6], feb, 0x88b5, &[0; 46]);
+    forge_frames(&bed, "feb", 0x88b5, vec![hello], Duration::from_millis(10));
+    let _board = feb_json(&bed, &["--bytes", &size]);
+    let out = rx.wait_with_output().expect("recv output");
+    let v = report(&out);
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("32 forged DATA packets of set 0: {v}");
+    let r = &v["boards"][0];
+    // Each of the 32 genuine packets conflicts with its forged stand-in
+    // (once more for each resend of it).
+    assert!(r["conflicts"].as_u64().is_some_and(|c| c >= 32), "{v}");
+    assert_eq!(r["complete"], false, "{v}");
+    assert!(
+        !out.status.success(),
+        "a run with conflicts is not clean: {v}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("conflict"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_forged_impossible_set_ends_one_run_but_not_the_board() {
+    let _s = serial();
+    let bed = bed("fadeimposs", &["feb", "pc", "atk"]);
+    // An endless board, read twice.
+    let _board = feb(&bed, "feb", &[]);
+    let big = (1u64 << 30).to_string();
+    let rx = recv_cmd(&bed, &["feb"], &["--bytes", &big])
+        .spawn()
+        .expect("start recv");
+    std::thread::sleep(Duration::from_millis(300));
+    let (feb, pc) = (mac6(&bed, "feb"), mac6(&bed, "pc"));
+    let frames = vec![ethernet_frame(pc, feb, FADE, &v1_data(0x8000, 3, 0))];
+    forge_frames(&bed, "atk", FADE, frames, Duration::from_millis(1));
+    let out = rx.wait_with_output().expect("recv output");
+    let v = report(&out);
+    eprintln!("one forged DATA of set 0x8000: {v}");
+    assert!(!out.status.success(), "{v}");
+    let err = v["boards"][0]["error"].as_str().unwrap_or_default();
+    assert!(err.contains("impossible") && err.contains("32768"), "{err}");
+    // The next readout gets the board, from the start of a new stream.
+    let out = recv_cmd(&bed, &["feb"], &["--bytes", "16MiB", "--verify"])
+        .output()
+        .expect("run recv");
+    let v = report(&out);
+    eprintln!("the next readout: {v}");
+    assert!(out.status.success(), "the board was left unusable: {v}");
+    assert_eq!(n(&v, "verify_errors"), 0);
+}
+
+#[test]
+fn a_board_that_stops_mid_stream_is_reported_with_the_cause() {
+    let _s = serial();
+    let bed = bed("fadestops", &["feb", "pc"]);
+    let big = (1u64 << 30).to_string();
+    let mut board = feb(&bed, "feb", &["--bytes", &big]);
+    let rx = recv_cmd(
+        &bed,
+        &["feb"],
+        &["--bytes", &big, "--idle-timeout-ms", "500"],
+    )
+    .spawn()
+    .expect("start recv");
+    // The board goes away mid-stream (power, cable, or a STOP forged with
+    // the host's own MAC look the same from the host).
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = board.0.kill();
+    let _ = board.0.wait();
+    let out = rx.wait_with_output().expect("recv output");
+    let v = report(&out);
+    assert!(!out.status.success(), "{v}");
+    let b = &v["boards"][0];
+    let err = b["error"].as_str().unwrap_or_default();
+    assert!(
+        err.contains("nothing received for")
+            && err.contains(&format!("stopped mid-stream after {} bytes", n(b, "bytes"))),
+        "{err}"
     );
 }

@@ -132,6 +132,11 @@ pub struct BoardConfig {
     pub delay: adaptive_delay::Config,
     /// Which controller sets the delay between packets.
     pub controller: Controller,
+    /// How long the owner (the host whose START is running the board) must
+    /// have been silent before another host's command may take the board
+    /// over, in nanoseconds; `None`: never, only the owner's RESET frees
+    /// the board. Used by [`FadeBoard::on_frame`].
+    pub takeover_after_ns: Option<u64>,
     /// Stream bytes to send in all; `None` sends until stopped. v1 rounds
     /// up to whole packets. FADE-10G rounds up to 64-bit words and ends a
     /// stream that stops part-way through a packet with a flushed packet
@@ -152,6 +157,7 @@ impl Default for BoardConfig {
                 ..adaptive_delay::Config::default()
             },
             controller: Controller::default(),
+            takeover_after_ns: None,
             limit_bytes: None,
         }
     }
@@ -186,6 +192,9 @@ pub enum Event {
     StaleAck,
     /// A NACK, which the published core ignores too.
     Nack,
+    /// A command or ACK from a host other than the board's owner (see
+    /// [`FadeBoard::on_frame`]): ignored, and counted.
+    Foreign,
     /// A FADE-10G user command, run and answered (its response is queued).
     User {
         /// The command code (at least 0x0100).
@@ -216,6 +225,16 @@ pub struct BoardCounters {
     /// Response-only packets sent, when no DATA packet could carry the
     /// answer (FADE-10G).
     pub response_packets: u64,
+    /// START, STOP, RESET and user commands from a host other than the
+    /// owner, ignored.
+    pub foreign_commands: u64,
+    /// ACKs (and their pacing hints) from a host other than the owner,
+    /// ignored.
+    pub foreign_acks: u64,
+    /// Pacing hints above [`MAX_HINT_GAP_NS`], clamped to it.
+    pub clamped_hints: u64,
+    /// Times another host took the board over from a silent owner.
+    pub takeovers: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -264,6 +283,10 @@ pub struct FadeBoard<W: Version> {
     hint_gap_ns: Option<u64>,
     /// Doublings of the adaptive timeout since the last confirmation.
     backoff: u32,
+    /// The host whose START runs the board ([`FadeBoard::on_frame`]).
+    owner: Option<[u8; 6]>,
+    /// When the owner was last heard from.
+    owner_heard_ns: u64,
     /// The answer to the last command, carried by every DATA packet
     /// (FADE-10G; [`CommandResponse::NONE`] until a command arrives).
     response: CommandResponse,
@@ -304,6 +327,14 @@ const MAX_TIMEOUT_NS: u64 = 100_000_000;
 /// (64 times the round-trip estimate).
 const MAX_BACKOFF: u32 = 6;
 
+/// Largest pacing gap a board takes from a hint, in nanoseconds: 10 ms.
+/// Larger hints (up to the 4.3 s a 32-bit gap can say) are clamped to it,
+/// so that one forged ACK cannot silence a board for longer than a
+/// receiver waits. 10 ms is the gap of a v1 board given 0.86 Mbit/s (a
+/// 10 Mbit/s link, the slowest Ethernet, shared by 11 boards) and of a
+/// FADE-10G board given 6.6 Mbit/s; slower shares are not supported.
+pub const MAX_HINT_GAP_NS: u64 = 10_000_000;
+
 impl<W: Version> FadeBoard<W> {
     /// A board waiting for START.
     pub fn new(config: BoardConfig) -> Result<Self, adaptive_delay::ConfigError> {
@@ -337,6 +368,8 @@ impl<W: Version> FadeBoard<W> {
             send_seq: 0,
             hint_gap_ns: None,
             backoff: 0,
+            owner: None,
+            owner_heard_ns: 0,
             response: CommandResponse::NONE,
             response_due: false,
             flush_last: flush_last::<W>(config.limit_bytes),
@@ -407,16 +440,70 @@ impl<W: Version> FadeBoard<W> {
         self.limit_packets = Some(self.limit_packets.map_or(self.head, |n| n.min(self.head)));
     }
 
-    /// Handles one FADE payload received from the host at `now_ns`.
+    /// Handles one FADE payload received at `now_ns` from the host that
+    /// runs the board, whoever that is: no ownership rule applies (see
+    /// [`Self::on_frame`] for a board on a shared segment).
     pub fn on_packet(&mut self, payload: &[u8], now_ns: u64) -> Result<Event, BoardError> {
-        let input = match W::parse_board_input(payload) {
-            Ok(i) => i,
-            Err(e) => {
-                self.counters.rejected += 1;
-                return Err(e);
-            }
+        let input = self.parse(payload)?;
+        Ok(self.handle(input, now_ns))
+    }
+
+    /// Handles one FADE payload received at `now_ns` from the host with
+    /// MAC `from`, under the ownership rule: the host whose START the
+    /// board runs owns it until it sends RESET. While owned, START, STOP,
+    /// RESET, user commands and ACKs (with their pacing hints) from any
+    /// other host are ignored and counted ([`Event::Foreign`]), unless
+    /// [`BoardConfig::takeover_after_ns`] allows another host to take over
+    /// an owner that has been silent that long. An unowned board takes
+    /// commands from anyone; its first START makes the sender its owner.
+    pub fn on_frame(
+        &mut self,
+        from: [u8; 6],
+        payload: &[u8],
+        now_ns: u64,
+    ) -> Result<Event, BoardError> {
+        let input = self.parse(payload)?;
+        let command = match input {
+            BoardInput::Command { command, .. } => Some(command),
+            BoardInput::Ack { .. } => None,
+            BoardInput::Nack => return Ok(Event::Nack),
         };
-        Ok(match input {
+        if self.owner.is_some_and(|o| o != from) {
+            let silent = now_ns.saturating_sub(self.owner_heard_ns);
+            let takeover =
+                command.is_some() && self.config.takeover_after_ns.is_some_and(|t| silent >= t);
+            if !takeover {
+                match command {
+                    Some(_) => self.counters.foreign_commands += 1,
+                    None => self.counters.foreign_acks += 1,
+                }
+                return Ok(Event::Foreign);
+            }
+            self.counters.takeovers += 1;
+            self.owner = None;
+        }
+        self.owner_heard_ns = now_ns;
+        match command {
+            Some(Command::Start) => self.owner = Some(from),
+            Some(Command::Reset) => self.owner = None,
+            _ => {}
+        }
+        Ok(self.handle(input, now_ns))
+    }
+
+    /// The host that owns the board ([`Self::on_frame`]), if any.
+    pub fn owner(&self) -> Option<[u8; 6]> {
+        self.owner
+    }
+
+    /// Parses a payload for the board, counting what it cannot parse.
+    fn parse(&mut self, payload: &[u8]) -> Result<BoardInput, BoardError> {
+        W::parse_board_input(payload).inspect_err(|_| self.counters.rejected += 1)
+    }
+
+    /// Runs one parsed input.
+    fn handle(&mut self, input: BoardInput, now_ns: u64) -> Event {
+        match input {
             BoardInput::Command { command, seq, arg } => {
                 let event = match command {
                     Command::Start => {
@@ -433,7 +520,7 @@ impl<W: Version> FadeBoard<W> {
                     Command::Reset => {
                         self.reset();
                         // The core resets and does not answer.
-                        return Ok(Event::Reset);
+                        return Event::Reset;
                     }
                     Command::User(u) => Event::User {
                         code: u.code(),
@@ -452,13 +539,30 @@ impl<W: Version> FadeBoard<W> {
             } => {
                 if self.config.controller == Controller::Fair {
                     if let Some(gap) = hint_gap_ns {
-                        self.hint_gap_ns = Some(u64::from(gap));
+                        self.take_hint(u64::from(gap));
                     }
                 }
                 self.confirm(wire_index, echo_seq, now_ns)
             }
             BoardInput::Nack => Event::Nack,
-        })
+        }
+    }
+
+    /// Keeps a pacing hint's gap, clamped to [`MAX_HINT_GAP_NS`]. A gap
+    /// shorter than the one in force brings the next packet forward at
+    /// once: a board recovers from a bad hint with the next good one, not
+    /// after the bad gap has run out.
+    fn take_hint(&mut self, gap: u64) {
+        if gap > MAX_HINT_GAP_NS {
+            self.counters.clamped_hints += 1;
+        }
+        let gap = gap.min(MAX_HINT_GAP_NS);
+        let before = self.gap_ns();
+        self.hint_gap_ns = Some(gap);
+        let after = self.gap_ns();
+        if after < before {
+            self.next_send_ns = self.next_send_ns.saturating_sub(before - after);
+        }
     }
 
     /// Queues the response to a FADE-10G command: internal commands answer
@@ -959,6 +1063,92 @@ mod tests {
                 .expect("ack");
             assert_eq!(b.gap_ns(), 8_000);
         }
+    }
+
+    #[test]
+    fn a_huge_hint_is_clamped_and_the_next_good_one_ends_it_at_once() {
+        let mut b = started(BoardConfig::default());
+        let mut buf = [0u8; 1034];
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        let tag = data(&buf).tag;
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        let second = data(&buf).tag;
+        // A forged ACK with the largest gap a hint can say (4.3 s).
+        b.on_packet(&hinted_ack(tag, u32::MAX), 1_000).expect("ack");
+        assert_eq!(b.hint_gap_ns(), Some(MAX_HINT_GAP_NS));
+        assert_eq!(b.counters().clamped_hints, 1);
+        // The slot already scheduled stands; the one after is 10 ms on.
+        assert_eq!(b.poll_transmit(1_000, &mut buf), Transmit::Send(1034));
+        assert_eq!(
+            b.poll_transmit(1_000, &mut buf),
+            Transmit::WakeAt(MAX_HINT_GAP_NS)
+        );
+        // The host's next ACK says 20 us: the next packet is due 20 us
+        // after the last, not 10 ms.
+        b.on_packet(&hinted_ack(second, 20_000), 2_000)
+            .expect("ack");
+        assert_eq!(b.poll_transmit(2_000, &mut buf), Transmit::WakeAt(20_000));
+        assert_eq!(b.poll_transmit(20_000, &mut buf), Transmit::Send(1034));
+    }
+
+    #[test]
+    fn only_the_owner_commands_the_board_or_paces_it() {
+        let (host, other) = ([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 9]);
+        let start = control(ControlRepr::Start);
+        let stop = control(ControlRepr::Stop);
+        let reset = control(ControlRepr::Reset);
+        let mut b = Board::new(BoardConfig::default()).expect("config");
+        assert_eq!(b.on_frame(host, &start, 0), Ok(Event::Started));
+        assert_eq!(b.owner(), Some(host));
+        let mut buf = [0u8; 1034];
+        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        let tag = data(&buf).tag;
+        // Another host's START, STOP, RESET and hinted ACK: ignored, counted.
+        for c in [&start, &stop, &reset] {
+            assert_eq!(b.on_frame(other, c, 10), Ok(Event::Foreign));
+        }
+        assert_eq!(
+            b.on_frame(other, &hinted_ack(tag, 1_000_000), 10),
+            Ok(Event::Foreign)
+        );
+        assert!(b.is_running());
+        assert_eq!(b.owner(), Some(host));
+        assert_eq!(b.hint_gap_ns(), None);
+        assert_eq!(
+            (b.counters().foreign_commands, b.counters().foreign_acks),
+            (3, 1)
+        );
+        assert_eq!(
+            b.on_frame(host, &hinted_ack(tag, 500), 20),
+            Ok(Event::Confirmed)
+        );
+        // The owner's STOP stops it and keeps it owned; its RESET frees it.
+        assert_eq!(b.on_frame(host, &stop, 30), Ok(Event::Stopped));
+        assert_eq!(b.on_frame(other, &start, 40), Ok(Event::Foreign));
+        assert_eq!(b.on_frame(host, &reset, 50), Ok(Event::Reset));
+        assert_eq!(b.owner(), None);
+        assert_eq!(b.on_frame(other, &start, 60), Ok(Event::Started));
+        assert_eq!(b.owner(), Some(other));
+        // The trusted path (one host, no source) has no owner rule.
+        assert_eq!(b.on_packet(&stop, 70), Ok(Event::Stopped));
+    }
+
+    #[test]
+    fn another_host_may_take_over_a_silent_owner_when_allowed() {
+        let (host, other) = ([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 9]);
+        let start = control(ControlRepr::Start);
+        let mut b = Board::new(BoardConfig {
+            takeover_after_ns: Some(1_000_000),
+            ..BoardConfig::default()
+        })
+        .expect("config");
+        b.on_frame(host, &start, 0).expect("start");
+        assert_eq!(b.on_frame(other, &start, 999_999), Ok(Event::Foreign));
+        assert_eq!(b.on_frame(other, &start, 1_000_000), Ok(Event::Started));
+        assert_eq!(b.owner(), Some(other));
+        assert_eq!(b.counters().takeovers, 1);
+        // The old owner is now a stranger; an ACK never takes over.
+        assert_eq!(b.on_frame(host, &start, 1_000_001), Ok(Event::Foreign));
     }
 
     #[test]

@@ -79,7 +79,9 @@ pub struct HostConfig {
     /// any one of them may be lost (at least 1 is sent).
     pub farewells: u32,
     /// Ring buffer per board, in bytes; rounded up to whole windows of
-    /// packets, so a packet never straddles the ring's end.
+    /// packets, so a packet never straddles the ring's end, and to at
+    /// least three windows, so that a duplicate can be compared with the
+    /// copy received first.
     pub ring_bytes: usize,
     /// `Some`: linerate's fair controller divides the link and every ACK
     /// carries the board's pacing gap (its `frame_bits` is set from the
@@ -153,12 +155,19 @@ pub enum BoardFailure {
         error: StreamError,
     },
     /// Nothing new arrived from the board for too long.
-    #[error("board {mac}: nothing received for {silent_ms} ms")]
+    #[error("board {mac}: nothing received for {silent_ms} ms: {}", silence_cause(*.delivered, *.foreign))]
     Silent {
         /// The board.
         mac: MacAddr,
         /// How long it had been silent, in milliseconds.
         silent_ms: u64,
+        /// Bytes it had delivered before it fell silent: 0, it never
+        /// answered START; more, it stopped mid-stream.
+        delivered: u64,
+        /// The last START or STOP the board answered that this host did
+        /// not send (FADE-10G answers carry the command's seq), if any:
+        /// someone else commanded it with this host's MAC.
+        foreign: Option<ForeignCommand>,
     },
     /// The caller ended the readout early ([`Host::abort`]).
     #[error("board {mac}: interrupted")]
@@ -175,6 +184,44 @@ pub enum BoardFailure {
         /// What the ring said.
         error: RingError,
     },
+}
+
+/// A START or STOP a FADE-10G board answered that this host never sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignCommand {
+    /// The command's code (START 1, STOP 2).
+    pub code: u16,
+    /// The seq it carried.
+    pub seq: u16,
+}
+
+impl std::fmt::Display for ForeignCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self.code {
+            linerate_wire::fade::ten_g::CMD_START => "START",
+            linerate_wire::fade::ten_g::CMD_STOP => "STOP",
+            _ => "command",
+        };
+        write!(f, "{name} (seq {:#06x})", self.seq)
+    }
+}
+
+/// What a board's silence means, for [`BoardFailure::Silent`].
+fn silence_cause(delivered: u64, foreign: Option<ForeignCommand>) -> String {
+    if let Some(c) = foreign {
+        format!(
+            "the board answered a {c} this host never sent: another host commands it with this \
+             host's MAC"
+        )
+    } else if delivered == 0 {
+        "the board never answered START (not running, not reachable, or owned by another host)"
+            .into()
+    } else {
+        format!(
+            "the board stopped mid-stream after {delivered} bytes (stopped or reset by a command \
+             this host did not send, powered off, or the link went down)"
+        )
+    }
 }
 
 /// A frame for the caller to send: complete, header included.
@@ -235,6 +282,11 @@ pub struct BoardOutcome {
     pub failure: Option<BoardFailure>,
     /// Whether the user command was sent at all.
     pub command_sent: bool,
+    /// START and STOP answers (FADE-10G) for commands this host never
+    /// sent: another host commanding the board with this host's MAC.
+    pub foreign_answers: u64,
+    /// The last of them.
+    pub last_foreign: Option<ForeignCommand>,
     /// The user command's answer, or why there is none; `None` while
     /// waiting, or when no command was asked for.
     pub command: Option<Result<Completion, CommandError>>,
@@ -242,9 +294,13 @@ pub struct BoardOutcome {
 
 impl BoardOutcome {
     /// Whether every byte asked for arrived (any amount when the readout
-    /// had no limit) and the board did not fail.
+    /// had no limit), the board did not fail, and no packet conflicted
+    /// with another copy of itself (a conflict means some delivered bytes
+    /// may be forged).
     pub fn complete(&self, limit_bytes: Option<u64>) -> bool {
-        self.failure.is_none() && limit_bytes.map_or(true, |l| self.delivered >= l)
+        self.failure.is_none()
+            && self.counters.conflicts == 0
+            && limit_bytes.map_or(true, |l| self.delivered >= l)
     }
 }
 
@@ -264,6 +320,10 @@ struct Board<W: Version> {
     last_start_ns: u64,
     done_ns: Option<u64>,
     failure: Option<BoardFailure>,
+    /// Seq of the first START/STOP/RESET this host sent the board.
+    first_seq: u16,
+    foreign_answers: u64,
+    last_foreign: Option<ForeignCommand>,
 }
 
 impl<W: Version> Board<W> {
@@ -282,8 +342,18 @@ impl<W: Version> Board<W> {
         self.failure = Some(failure);
     }
 
-    /// Hands an answer from the board to the user command's client.
+    /// Hands an answer from the board to the user command's client, and
+    /// notes a START or STOP answer whose seq this host never used.
     fn answered(&mut self, r: &CommandResponse, now_ns: u64) {
+        use linerate_wire::fade::ten_g::{CMD_START, CMD_STOP};
+        let ours = r.seq.wrapping_sub(self.first_seq) <= self.seq.wrapping_sub(self.first_seq);
+        if (r.code == CMD_START || r.code == CMD_STOP) && !ours {
+            self.foreign_answers += 1;
+            self.last_foreign = Some(ForeignCommand {
+                code: r.code,
+                seq: r.seq,
+            });
+        }
         let Some(client) = self.client.as_mut() else {
             return;
         };
@@ -335,7 +405,9 @@ impl<W: Version> Host<W> {
             })
             .transpose()?;
         let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
-        let capacity = config.ring_bytes.max(1).div_ceil(unit) * unit;
+        // At least three windows, so that a duplicate's first copy is
+        // still in the ring to compare with (see `RingWriter::holds`).
+        let capacity = (config.ring_bytes.max(1).div_ceil(unit) * unit).max(3 * unit);
         let mut boards = Vec::with_capacity(config.boards.len());
         let mut readers = Vec::with_capacity(config.boards.len());
         for &mac in &config.boards {
@@ -353,6 +425,9 @@ impl<W: Version> Host<W> {
                 last_start_ns: 0,
                 done_ns: None,
                 failure: None,
+                first_seq: config.first_seq,
+                foreign_answers: 0,
+                last_foreign: None,
             });
         }
         let host = Host {
@@ -377,8 +452,21 @@ impl<W: Version> Host<W> {
             let b = &mut self.boards[i];
             b.last_progress_ns = now_ns;
             b.last_start_ns = now_ns;
-            self.queue_control(i, Command::Start, 1);
+            self.queue_start(i);
         }
+    }
+
+    /// START to board `i`; RESET before it while nothing has arrived from
+    /// the board, so that a board left running or stopped mid-stream by
+    /// an earlier readout begins a new stream at offset 0 (its old
+    /// stream's packets are [`Verdict::Stale`] until then).
+    fn queue_start(&mut self, i: usize) {
+        if self.boards[i].first_data_ns.is_none() {
+            self.queue_control(i, Command::Reset, 1);
+            let b = &mut self.boards[i];
+            b.seq = b.seq.wrapping_add(1);
+        }
+        self.queue_control(i, Command::Start, 1);
     }
 
     /// Takes one received frame (Ethernet header included) at `now_ns`.
@@ -443,8 +531,15 @@ impl<W: Version> Host<W> {
             Verdict::New {
                 offset, data, ack, ..
             } => (Some(ack), Some((offset, data))),
-            Verdict::Duplicate { ack } => (Some(ack), None),
-            Verdict::NoRoom | Verdict::Rejected(_) => (None, None),
+            Verdict::Duplicate { ack, offset, data } => {
+                // Only duplicates are compared, so the fast path (new
+                // packets) pays nothing for it.
+                if !b.writer.holds(offset, data) {
+                    b.window.record_conflict();
+                }
+                (Some(ack), None)
+            }
+            Verdict::NoRoom | Verdict::Rejected(_) | Verdict::Stale => (None, None),
             Verdict::Fatal(error) => {
                 let delivered = b.delivered(limit);
                 b.seq = b.seq.wrapping_add(1);
@@ -454,8 +549,13 @@ impl<W: Version> Host<W> {
                     mac: MacAddr(b.mac),
                     error,
                 });
+                // STOP as the protocol says, then RESET: the board waits
+                // for the next readout at the start of a new stream
+                // rather than stopped mid-stream.
                 let n = self.config.farewells;
                 self.queue_control(i, Command::Stop, n);
+                self.boards[i].seq = self.boards[i].seq.wrapping_add(1);
+                self.queue_control(i, Command::Reset, n);
                 return Ok(Some(Handled {
                     board: i,
                     acked: false,
@@ -548,15 +648,19 @@ impl<W: Version> Host<W> {
             let silent = now_ns.saturating_sub(b.last_progress_ns);
             if silent >= self.config.idle_timeout_ns {
                 let mac = MacAddr(b.mac);
+                let delivered = b.delivered(self.config.limit_bytes);
+                let foreign = b.last_foreign;
                 b.fail(BoardFailure::Silent {
                     mac,
                     silent_ms: silent / 1_000_000,
+                    delivered,
+                    foreign,
                 });
             } else if silent >= self.config.start_retry_ns
                 && now_ns.saturating_sub(b.last_start_ns) >= self.config.start_retry_ns
             {
                 b.last_start_ns = now_ns;
-                self.queue_control(i, Command::Start, 1);
+                self.queue_start(i);
             }
         }
     }
@@ -628,6 +732,8 @@ impl<W: Version> Host<W> {
                 failure: b.failure.clone(),
                 command_sent: b.client.is_some(),
                 command: b.command.clone(),
+                foreign_answers: b.foreign_answers,
+                last_foreign: b.last_foreign,
             })
             .collect()
     }
@@ -735,6 +841,14 @@ mod tests {
     }
 
     /// `payload` from board `i` as the host receives it.
+    /// A v1 board that has had START.
+    fn started_board() -> FadeBoard<V1> {
+        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
+        let start = V1::command(Command::Start, 0, 0).expect("start");
+        board.on_packet(&start, 0).expect("start");
+        board
+    }
+
     fn frame_from(i: usize, payload: &[u8]) -> Vec<u8> {
         let mut f = Vec::with_capacity(HEADER_LEN + payload.len());
         f.extend_from_slice(&HOST_MAC);
@@ -834,6 +948,15 @@ mod tests {
             }
         }
 
+        /// Starts and steps until board 0 has delivered `bytes`.
+        fn stream_until(&mut self, bytes: u64) {
+            self.host.start(self.now);
+            self.deliver_controls();
+            while self.host.outcomes()[0].delivered < bytes {
+                self.step();
+            }
+        }
+
         /// Starts and steps until the host finishes (at most `limit_ms`).
         fn run(&mut self, limit_ms: u64) {
             self.host.start(self.now);
@@ -873,7 +996,8 @@ mod tests {
         );
         let p = r.readers[0].pointers();
         assert!(p.eof && p.error.is_none());
-        assert_eq!(r.count(0, Command::Reset), 3);
+        // One RESET before the first START, three at the end.
+        assert_eq!(r.count(0, Command::Reset), 1 + 3);
         assert!(!r.boards[0].is_running());
         assert!(o.first_data_ns.is_some() && o.done_ns.is_some());
     }
@@ -901,11 +1025,7 @@ mod tests {
     #[test]
     fn a_restarted_board_is_stopped_and_its_reader_told_why() {
         let mut r = Readout::<V1>::new(config(1, 64 << 20), BoardConfig::default());
-        r.host.start(r.now);
-        r.deliver_controls();
-        while r.host.outcomes()[0].delivered < 200 * 1024 {
-            r.step();
-        }
+        r.stream_until(200 * 1024);
         // The board loses its state and streams from 0 again.
         r.boards[0] = FadeBoard::new(BoardConfig::default()).expect("board");
         let start = V1::command(Command::Start, 0, 0).expect("start");
@@ -938,44 +1058,79 @@ mod tests {
         assert_eq!(host.poll_timeout(), None, "nothing waits before the start");
         host.start(0);
         let start = V1::command(Command::Start, 0, 0).expect("start");
-        assert_eq!(
-            host.poll_transmit().map(|t| t.frame[HEADER_LEN..].to_vec()),
-            Some(start.to_vec())
-        );
-        assert_eq!(host.poll_transmit(), None);
+        let reset = V1::command(Command::Reset, 0, 0).expect("reset");
+        // RESET first: a board left mid-stream by an earlier readout
+        // begins a new stream.
+        let sent: Vec<Vec<u8>> = std::iter::from_fn(|| host.poll_transmit())
+            .map(|t| t.payload().to_vec())
+            .collect();
+        assert_eq!(sent, vec![reset.to_vec(), start.to_vec()]);
         assert_eq!(host.poll_timeout(), Some(50 * MS));
         host.handle_timeout(49 * MS);
         assert_eq!(host.poll_transmit(), None, "too early");
-        let mut starts = 0;
+        let (mut starts, mut resets) = (0, 0);
         let mut t = 0;
         while !host.is_finished() {
             t += MS;
             host.handle_timeout(t);
             while let Some(x) = host.poll_transmit() {
-                assert_eq!(x.payload(), start);
-                starts += 1;
+                if x.payload() == start {
+                    starts += 1;
+                } else {
+                    assert_eq!(x.payload(), reset);
+                    resets += 1;
+                }
             }
         }
         assert_eq!(t, 2_000 * MS);
         assert_eq!(starts, 39, "one START per 50 ms of silence");
+        assert_eq!(resets, 39, "each after a RESET, as nothing arrived");
         let o = &host.outcomes()[0];
         assert!(
             matches!(
                 o.failure,
                 Some(BoardFailure::Silent {
                     silent_ms: 2000,
+                    delivered: 0,
                     ..
                 })
             ),
             "{o:?}"
         );
         assert!(!o.complete(None));
-        assert!(readers[0]
-            .pointers()
-            .error
-            .expect("error")
-            .contains("nothing received for 2000 ms"));
+        let why = readers[0].pointers().error.expect("error");
+        assert!(
+            why.contains("nothing received for 2000 ms") && why.contains("never answered START"),
+            "{why}"
+        );
         assert_eq!(host.poll_timeout(), None);
+    }
+
+    #[test]
+    fn a_board_silent_mid_stream_is_reported_as_stopped_with_what_it_delivered() {
+        let mut r = Readout::<V1>::new(config(1, 64 << 20), BoardConfig::default());
+        r.stream_until(64 * 1024);
+        // STOP from someone else: the board falls silent, and the host's
+        // START retries are lost.
+        let stop = V1::command(Command::Stop, 0, 0).expect("stop");
+        let _ = r.boards[0].on_packet(&stop, r.now);
+        r.host.start(r.now);
+        let end = r.now + 3_000 * MS;
+        while !r.host.is_finished() && r.now < end {
+            r.now += MS;
+            r.host.handle_timeout(r.now);
+            while r.host.poll_transmit().is_some() {}
+        }
+        let o = &r.host.outcomes()[0];
+        let Some(f @ BoardFailure::Silent { delivered, .. }) = &o.failure else {
+            panic!("{o:?}");
+        };
+        assert_eq!(*delivered, o.delivered);
+        let why = f.to_string();
+        assert!(
+            why.contains("stopped mid-stream after") && why.contains("command"),
+            "{why}"
+        );
     }
 
     #[test]
@@ -983,9 +1138,7 @@ mod tests {
         let (mut host, _readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
         host.start(0);
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
-        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
-        let start = V1::command(Command::Start, 0, 0).expect("start");
-        let _ = board.on_packet(&start, 0);
+        let mut board = started_board();
         let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) else {
             panic!("the board sends");
         };
@@ -1015,6 +1168,102 @@ mod tests {
     }
 
     #[test]
+    fn a_duplicate_with_other_bytes_is_a_conflict_and_the_first_copy_stays() {
+        let (mut host, mut readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
+        host.start(0);
+        while host.poll_transmit().is_some() {}
+        let mut board = started_board();
+        let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
+        let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) else {
+            panic!("the board sends");
+        };
+        let good = frame_from(0, &buf[..len]);
+        let mut forged = good.clone();
+        forged[HEADER_LEN + 100] ^= 0xff;
+        let ok = |_| Ok::<(), ()>(());
+        // The forged copy first, then the real one: both ACKed, the real
+        // one counted as a conflict; the same bytes again are no conflict.
+        for (k, f) in [&forged, &good, &forged].iter().enumerate() {
+            let h = host.on_frame(f, k as u64 + 1, None, ok).expect("ok");
+            assert_eq!(h.map(|h| h.acked), Some(true));
+        }
+        // Consumed by the reader: still compared (the ring keeps it).
+        let n = readers[0].data().len() as u64;
+        readers[0].commit(n).expect("commit");
+        host.on_frame(&good, 5, None, ok).expect("ok");
+        let o = &host.outcomes()[0];
+        assert_eq!(o.counters.conflicts, 2, "{o:?}");
+        assert_eq!(o.counters.duplicates, 3);
+        assert!(!o.complete(None), "conflicts make a run not clean");
+        assert_eq!(o.delivered, 1024);
+    }
+
+    #[test]
+    fn a_stale_packet_before_the_stream_is_ignored_and_a_fatal_one_resets_the_board() {
+        let (mut host, _readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
+        host.start(0);
+        while host.poll_transmit().is_some() {}
+        let d = [0u8; 1024];
+        let old = linerate_wire::fade::v1::Repr::Data(linerate_wire::fade::v1::DataRepr {
+            tag: linerate_wire::fade::v1::Tag::new(605, 3, 0).expect("tag"),
+            delay: 0,
+            data: &d,
+        })
+        .to_vec();
+        let f = frame_from(0, &old);
+        let ok = |_| Ok::<(), ()>(());
+        let h = host.on_frame(&f, 1, None, ok).expect("ok");
+        assert_eq!(h.map(|h| h.acked), Some(false));
+        assert_eq!(host.outcomes()[0].counters.stale, 1);
+        assert!(host.outcomes()[0].failure.is_none());
+        // Once data flows, the same packet is fatal: STOP, then RESET.
+        let first = linerate_wire::fade::v1::Repr::Data(linerate_wire::fade::v1::DataRepr {
+            tag: linerate_wire::fade::v1::Tag::new(0, 0, 0).expect("tag"),
+            delay: 0,
+            data: &d,
+        })
+        .to_vec();
+        host.on_frame(&frame_from(0, &first), 2, None, ok)
+            .expect("ok");
+        host.on_frame(&f, 3, None, ok).expect("ok");
+        assert!(host.outcomes()[0].failure.is_some());
+        let sent: Vec<[u8; 2]> = std::iter::from_fn(|| host.poll_transmit())
+            .map(|t| [t.payload()[0], t.payload()[1]])
+            .collect();
+        let code = |c| {
+            let p = V1::command(c, 0, 0).expect("command");
+            [p[0], p[1]]
+        };
+        let (stop, reset) = (code(Command::Stop), code(Command::Reset));
+        assert_eq!(sent, vec![stop, stop, stop, reset, reset, reset]);
+    }
+
+    #[test]
+    fn a_ten_g_answer_to_a_command_this_host_never_sent_is_noted() {
+        let limit = 4 << 20;
+        let mut r = Readout::<TenG>::new(config(1, limit), BoardConfig::default());
+        r.stream_until(1 << 20);
+        // A STOP forged with the host's MAC: the board obeys and answers
+        // it; the host's START after 50 ms of silence resumes the stream.
+        let stop = TenG::command(Command::Stop, 0x4242, 0).expect("stop");
+        let _ = r.boards[0].on_packet(&stop, r.now);
+        let end = r.now + 2_000 * MS;
+        while !r.host.is_finished() && r.now < end {
+            r.step();
+        }
+        let o = &r.host.outcomes()[0];
+        assert!(o.complete(Some(limit)), "{o:?}");
+        assert!(o.foreign_answers >= 1, "{o:?}");
+        let f = o.last_foreign.expect("noted");
+        assert_eq!((f.code, f.seq), (2, 0x4242));
+        assert_eq!(f.to_string(), "STOP (seq 0x4242)");
+        assert!(
+            silence_cause(o.delivered, Some(f)).contains("never sent"),
+            "the cause a silent board would be reported with"
+        );
+    }
+
+    #[test]
     fn the_deadline_resets_every_board_and_ends_its_ring() {
         let mut c = config(2, 1 << 40);
         c.limit_bytes = None;
@@ -1026,7 +1275,7 @@ mod tests {
             assert_eq!(o.done_ns, Some(begin + 5 * MS), "{o:?}");
             assert!(o.complete(None) && o.delivered > 0, "{o:?}");
             assert_eq!(r.read[i], o.delivered);
-            assert_eq!(r.count(i, Command::Reset), 3);
+            assert_eq!(r.count(i, Command::Reset), 1 + 3);
             assert!(r.readers[i].pointers().eof);
         }
         assert_eq!(r.mismatches, 0);
@@ -1041,9 +1290,7 @@ mod tests {
         .expect("host");
         host.start(0);
         while host.poll_transmit().is_some() {}
-        let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
-        let start = V1::command(Command::Start, 0, 0).expect("start");
-        let _ = board.on_packet(&start, 0);
+        let mut board = started_board();
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
         let mut frames = Vec::new();
         while let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) {

@@ -234,6 +234,36 @@ impl RingWriter {
         Ok(())
     }
 
+    /// Whether the ring's place for stream offset `offset` holds exactly
+    /// `data`: lets the receive thread compare a duplicate packet with the
+    /// copy it stored, without keeping a second copy. The place still
+    /// holds that copy (consumed by the reader or not) while nothing at
+    /// `offset + capacity` or beyond has been written, which the caller
+    /// ensures (a FADE host keeps its ring at least three windows long:
+    /// duplicates come from at most two windows behind, new packets from
+    /// at most one ahead). Only reads: the reader reads the same bytes at
+    /// most, and never writes any.
+    pub fn holds(&self, offset: u64, data: &[u8]) -> bool {
+        let cap = self.shared.capacity();
+        if data.len() as u64 > cap {
+            return false;
+        }
+        let at = (offset % cap) as usize;
+        let first = data.len().min(self.capacity() - at);
+        // SAFETY: reads `first` bytes from `at` (within the buffer, as
+        // `at + first <= capacity`) and the wrapped rest from 0 (shorter
+        // than `at`). Nobody writes them meanwhile: the writer is `self`,
+        // borrowed here, and the reader only reads.
+        let (a, b) = unsafe {
+            let base = self.shared.base().cast_const();
+            (
+                std::slice::from_raw_parts(base.add(at), first),
+                std::slice::from_raw_parts(base, data.len() - first),
+            )
+        };
+        a == &data[..first] && b == &data[first..]
+    }
+
     /// Makes every byte before stream offset `head` readable, and wakes the
     /// reader if its threshold is now met.
     pub fn publish(&mut self, head: u64) -> Result<(), RingError> {

@@ -85,11 +85,23 @@ pub enum Verdict<'a> {
         /// The ACK payload to send.
         ack: [u8; CONTROL_LEN],
     },
-    /// A packet received before: send `ack` again, store nothing.
+    /// A packet received before: send `ack` again, store nothing. Its
+    /// bytes should equal those stored at `offset` when that packet was
+    /// new; if they differ, one of the two copies is forged or corrupt,
+    /// which the caller reports with [`FadeWindow::record_conflict`].
     Duplicate {
         /// The ACK payload to send.
         ack: [u8; CONTROL_LEN],
+        /// Stream byte offset of its data.
+        offset: u64,
+        /// Its data bytes, in the received frame.
+        data: &'a [u8],
     },
+    /// A packet that fits no place in a stream of which nothing has
+    /// arrived yet: left over from an earlier stream of the board (or
+    /// forged). Ignored, no ACK; once data has arrived, such a packet is
+    /// [`Verdict::Fatal`].
+    Stale,
     /// A new packet beyond the ring's free space: dropped, no ACK.
     NoRoom,
     /// Not a DATA packet of this version: ignored.
@@ -102,7 +114,8 @@ pub enum Verdict<'a> {
 /// Counters of one board's stream on the host.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WindowCounters {
-    /// DATA packets seen, valid ones of every kind.
+    /// DATA packets seen that fit the stream: new, duplicate or no room
+    /// (not the stale or impossible ones).
     pub received: u64,
     /// New packets accepted (stored and ACKed).
     pub packets: u64,
@@ -125,6 +138,12 @@ pub struct WindowCounters {
     /// Command responses seen in DATA packets (FADE-10G), each new answer
     /// counted once.
     pub responses: u64,
+    /// Duplicates whose bytes differ from the copy received first: one of
+    /// them is forged or corrupt. The first copy stays in the ring.
+    pub conflicts: u64,
+    /// Packets that fit no place before the stream's first packet
+    /// arrived (an earlier stream's, or forged), ignored.
+    pub stale: u64,
 }
 
 /// The receive window of one board speaking wire version `W`.
@@ -235,7 +254,21 @@ impl<W: Version> FadeWindow<W> {
         let Some(wire) = d.wire_index else {
             return self.fail(W::impossible(d.label, self.low));
         };
+        let ahead = wire.wrapping_sub(self.low) % W::INDEX_MODULUS;
+        let behind = self.low.wrapping_sub(wire) % W::INDEX_MODULUS;
+        let index = if ahead < W::WINDOW {
+            self.low + ahead
+        } else if (1..=2 * W::WINDOW).contains(&behind) && behind <= self.low {
+            self.low - behind
+        } else if self.counters.packets == 0 {
+            self.counters.stale += 1;
+            return Verdict::Stale;
+        } else {
+            return self.fail(W::impossible(d.label, self.low));
+        };
         self.counters.received += 1;
+        // Answers ride in placed packets only: a stale one's belongs to
+        // an earlier stream.
         if let Some(r) = d.response {
             if r != self.last_response {
                 self.last_response = r;
@@ -243,28 +276,19 @@ impl<W: Version> FadeWindow<W> {
                 self.counters.responses += 1;
             }
         }
-        let ahead = wire.wrapping_sub(self.low) % W::INDEX_MODULUS;
-        let behind = self.low.wrapping_sub(wire) % W::INDEX_MODULUS;
-        let index = if ahead < W::WINDOW {
-            self.low + ahead
-        } else if (1..=2 * W::WINDOW).contains(&behind) && behind <= self.low {
-            self.low - behind
-        } else {
-            return self.fail(W::impossible(d.label, self.low));
-        };
         let resent = d.retransmitted.unwrap_or(index + 1 < self.newest);
         self.newest = self.newest.max(index + 1);
         if resent {
             self.counters.retransmitted += 1;
         }
+        let offset = index * W::PACKET_BYTES;
         if index < self.low {
-            return self.duplicate(d.ack);
+            return self.duplicate(d.ack, offset, d.data);
         }
         let bit = 1u32 << ahead;
         if self.have & bit != 0 {
-            return self.duplicate(d.ack);
+            return self.duplicate(d.ack, offset, d.data);
         }
-        let offset = index * W::PACKET_BYTES;
         if offset + W::PACKET_BYTES > room_bytes {
             self.counters.no_room += 1;
             return Verdict::NoRoom;
@@ -287,10 +311,21 @@ impl<W: Version> FadeWindow<W> {
         }
     }
 
-    fn duplicate(&mut self, ack: [u8; CONTROL_LEN]) -> Verdict<'static> {
+    fn duplicate<'a>(
+        &mut self,
+        ack: [u8; CONTROL_LEN],
+        offset: u64,
+        data: &'a [u8],
+    ) -> Verdict<'a> {
         self.counters.duplicates += 1;
         self.counters.reacks += 1;
-        Verdict::Duplicate { ack }
+        Verdict::Duplicate { ack, offset, data }
+    }
+
+    /// Counts a duplicate whose bytes differ from the stored copy (the
+    /// caller compares: it holds the stored bytes).
+    pub fn record_conflict(&mut self) {
+        self.counters.conflicts += 1;
     }
 
     fn fail(&mut self, e: StreamError) -> Verdict<'static> {
@@ -338,6 +373,7 @@ mod tests {
             Verdict::NoRoom => "noroom",
             Verdict::Rejected(_) => "rejected",
             Verdict::Fatal(_) => "fatal",
+            Verdict::Stale => "stale",
         }
     }
 
@@ -359,7 +395,7 @@ mod tests {
         assert_eq!(w.delivered_bytes(), 2048);
         // A retransmission of packet 0 after its ACK was lost.
         match w.on_data(&pkt(0, 0, 3), u64::MAX) {
-            Verdict::Duplicate { ack } => assert_eq!(&ack[..6], &[0, 3, 0, 0, 0, 3]),
+            Verdict::Duplicate { ack, .. } => assert_eq!(&ack[..6], &[0, 3, 0, 0, 0, 3]),
             v => panic!("{v:?}"),
         }
         let c = w.counters();
@@ -367,6 +403,28 @@ mod tests {
             (c.packets, c.duplicates, c.reacks, c.retransmitted),
             (2, 2, 2, 2)
         );
+    }
+
+    #[test]
+    fn a_duplicate_says_where_its_first_copy_lies() {
+        let mut w = Window::new();
+        for p in 0..40u16 {
+            let _ = w.on_data(&pkt(p / 32, (p % 32) as u8, 0), u64::MAX);
+        }
+        // Packet 5 again (behind), then packet 39 again: each names the
+        // offset of the stored copy and hands over its own bytes.
+        for (set, p, index) in [(0u16, 5u8, 5u64), (1, 7, 39)] {
+            match w.on_data(&pkt(set, p, 1), u64::MAX) {
+                Verdict::Duplicate { offset, data, .. } => {
+                    assert_eq!(offset, index * 1024);
+                    assert_eq!(data, &[7u8; DATA_LEN][..]);
+                }
+                v => panic!("{v:?}"),
+            }
+        }
+        assert_eq!(w.counters().conflicts, 0, "the caller compares");
+        w.record_conflict();
+        assert_eq!(w.counters().conflicts, 1);
     }
 
     #[test]
@@ -405,6 +463,11 @@ mod tests {
     #[test]
     fn far_future_sets_and_big_packet_numbers_are_fatal() {
         let mut w = Window::new();
+        // Before the first packet: an earlier stream's, ignored.
+        assert_eq!(kind(&w.on_data(&pkt(2, 0, 0), u64::MAX)), "stale");
+        assert_eq!(w.counters().stale, 1);
+        assert_eq!(w.counters().received, 0);
+        assert_eq!(kind(&w.on_data(&pkt(0, 0, 0), u64::MAX)), "new");
         assert_eq!(kind(&w.on_data(&pkt(2, 0, 0), u64::MAX)), "fatal");
         let mut w = Window::new();
         assert_eq!(kind(&w.on_data(&pkt(0, 33, 0), u64::MAX)), "fatal");
@@ -487,7 +550,7 @@ mod tests {
                             ring[offset as usize..offset as usize + 1024].copy_from_slice(data);
                             Some(ack)
                         }
-                        Verdict::Duplicate { ack } => Some(ack),
+                        Verdict::Duplicate { ack, .. } => Some(ack),
                         v => { prop_assert!(false, "{:?}", v); None }
                     };
                     if let Some(a) = ack {
@@ -533,6 +596,7 @@ mod tests {
                 Verdict::NoRoom => "noroom",
                 Verdict::Rejected(_) => "rejected",
                 Verdict::Fatal(_) => "fatal",
+                Verdict::Stale => "stale",
             }
         }
 
@@ -555,7 +619,7 @@ mod tests {
             }
             // A duplicate inside the window is ACKed again, echoing its seq.
             match w.on_data(&pkt(3, 99), u64::MAX) {
-                Verdict::Duplicate { ack } => {
+                Verdict::Duplicate { ack, .. } => {
                     assert_eq!(&ack[..14], &[1, 0, 0, 3, 0, 99, 0, 0, 0, 3, 0, 0, 0, 0]);
                 }
                 v => panic!("{v:?}"),
@@ -756,7 +820,7 @@ mod tests {
                                 ring[at..at + data.len()].copy_from_slice(data);
                                 Some(ack)
                             }
-                            Verdict::Duplicate { ack } => Some(ack),
+                            Verdict::Duplicate { ack, .. } => Some(ack),
                             Verdict::Rejected(_) => None, // the START answer, in a response packet
                             v => { prop_assert!(false, "{:?}", v); None }
                         };

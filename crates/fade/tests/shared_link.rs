@@ -300,7 +300,7 @@ impl<W: Version> Sim<W> {
         let verdict = self.windows[i].on_data(frame, u64::MAX);
         let retx = self.windows[i].counters().retransmitted > before;
         let mut ack = match verdict {
-            Verdict::New { ack, .. } | Verdict::Duplicate { ack } => ack,
+            Verdict::New { ack, .. } | Verdict::Duplicate { ack, .. } => ack,
             v => panic!("board {i}: {v:?}"),
         };
         if let Some(f) = self.fair.as_mut() {

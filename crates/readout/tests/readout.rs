@@ -70,7 +70,15 @@ fn board<W: Version>(
                 None => Duration::from_millis(1),
             };
             if sock.recv(Some(wait)).expect("board recv") > 0 {
+                let mine = sock.mac();
                 for f in sock.frames() {
+                    // Only frames addressed to this board, as a board's MAC
+                    // filter takes them: the switch floods frames for a
+                    // board it has not heard from yet (the readout's RESET
+                    // and START to the silent one) to every port.
+                    if f.data.get(..6) != Some(&mine[..]) {
+                        continue;
+                    }
                     if let (Some(src), Some(payload)) = (f.data.get(6..12), f.data.get(14..)) {
                         peer.get_or_insert_with(|| src.try_into().expect("6 bytes"));
                         let _ = board.on_packet(payload, now());

@@ -62,3 +62,58 @@ pub fn spoof(
     })
     .expect("namespace")
 }
+
+/// The layer-2 attacker: sends `frames` (whole Ethernet frames, header
+/// included, with whatever source MAC the caller forged) from `host`'s
+/// interface through an AF_PACKET socket, `every` apart, while counting
+/// the frames of `ethertype` that reach `host` (what a forged command
+/// diverted to it). Returns the frames sent and the frames received.
+pub fn forge_frames(
+    bed: &Testbed,
+    host: &str,
+    ethertype: u16,
+    frames: Vec<Vec<u8>>,
+    every: std::time::Duration,
+) -> (usize, usize) {
+    let iface = bed.iface(host).expect("iface").name.clone();
+    bed.run_in(host, None, move || {
+        let mut sock = linerate_io::raw::RawSocket::open(
+            &iface,
+            ethertype,
+            &linerate_io::raw::RawConfig::default(),
+        )
+        .expect("packet socket");
+        let (mut sent, mut received) = (0, 0);
+        for f in &frames {
+            if sock.send(f).expect("forged send") {
+                sent += 1;
+            }
+            let until = std::time::Instant::now() + every;
+            loop {
+                let left = until.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                if sock.recv(Some(left)).unwrap_or(0) > 0 {
+                    let mine = sock.mac();
+                    received += sock
+                        .frames()
+                        .filter(|f| f.data.get(..6) == Some(&mine[..]))
+                        .count();
+                }
+            }
+        }
+        (sent, received)
+    })
+    .expect("namespace")
+}
+
+/// An Ethernet frame from `src` to `dst` of `ethertype` carrying `payload`.
+pub fn ethernet_frame(dst: [u8; 6], src: [u8; 6], ethertype: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(14 + payload.len());
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&ethertype.to_be_bytes());
+    f.extend_from_slice(payload);
+    f
+}

@@ -139,13 +139,22 @@ pub struct FebArgs {
     /// before every packet); a board with nothing to send always looks first.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     poll_us: u64,
+    /// Let another host take the board over once its owner (the host whose
+    /// START it runs) has sent nothing for this many milliseconds,
+    /// 1..=3600000. Without it, commands and ACKs from any other MAC are
+    /// ignored (and counted) until the owner sends RESET.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    takeover_after_ms: Option<u64>,
     /// Print the board's counters as one JSON object when it exits.
     #[arg(long)]
     json: bool,
 }
 
-/// Runs the emulated board until its stream is acknowledged, a RESET
-/// arrives after streaming began, or Ctrl-C.
+/// Runs the emulated board until its stream (--bytes, --duration) is
+/// over, or SIGINT/SIGTERM. The stream is over when every packet is
+/// acknowledged or when the owner RESETs the board after streaming began.
+/// Without a limit a board never exits on a command: RESET returns it to
+/// waiting for START, and commands from other hosts are ignored.
 pub fn run(args: FebArgs) -> Result<()> {
     match args.version {
         Version::V1 => run_version::<V1>(args),
@@ -174,6 +183,9 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
             ..adaptive_delay::Config::default()
         },
         controller: args.controller,
+        takeover_after_ns: args
+            .takeover_after_ms
+            .map(|ms| ms.saturating_mul(1_000_000)),
         limit_bytes: args.bytes,
     };
     let mut board = FadeBoard::<W>::new(config).context("adaptive delay parameters")?;
@@ -231,7 +243,8 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
             );
         }
         idle = true;
-        if board.is_done() || link.reset_after_start {
+        let limited = args.bytes.is_some() || args.duration.is_some();
+        if board.is_done() || (limited && link.reset_after_start) {
             break;
         }
         let now = now_ns();
@@ -318,6 +331,14 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
             args.duration.map_or(0.0, |d| d.as_secs_f64())
         )
     });
+    if c.foreign_commands + c.foreign_acks > 0 {
+        // Someone else on the segment talked to this board: worth a line
+        // where a person looks (docs/security.md).
+        eprintln!(
+            "warning: ignored {} commands and {} ACKs from hosts other than the board's owner",
+            c.foreign_commands, c.foreign_acks
+        );
+    }
     if args.json {
         // Frames from the host the board's socket had no room for: ACKs
         // lost on the board's side, which only retransmission repairs.
@@ -334,6 +355,11 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
                 "send_refused": send_failures,
                 "confirmed_packets": c.confirmed,
                 "commands": c.commands,
+                "foreign_commands": c.foreign_commands,
+                "foreign_acks": c.foreign_acks,
+                "clamped_hints": c.clamped_hints,
+                "takeovers": c.takeovers,
+                "owner": board.owner().map(super::mac_text),
                 "response_packets": c.response_packets,
                 "delay_ns": board.delay_ns(),
                 "controller": controller_name(args.controller),
@@ -385,7 +411,8 @@ struct Link {
     host: Option<[u8; 6]>,
     /// When the first START arrived (board clock, ns).
     streaming_since: Option<u64>,
-    /// A RESET arrived after streaming began: the host is done with us.
+    /// The owner's RESET arrived after streaming began: the host is done
+    /// with this stream.
     reset_after_start: bool,
 }
 
@@ -410,7 +437,7 @@ impl Link {
             }
             let mut mac = [0u8; 6];
             mac.copy_from_slice(src);
-            match board.on_packet(payload, now) {
+            match board.on_frame(mac, payload, now) {
                 Ok(Event::Started) => {
                     self.host = Some(mac);
                     self.streaming_since.get_or_insert(now);

@@ -317,7 +317,17 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             verified_bytes: args.verify.then_some(bytes_received),
             error: o.failure.map(|f| f.to_string()).or(io_error),
             complete,
+            foreign_answers: o.foreign_answers,
         });
+        if let Some(f) = o.last_foreign {
+            // The data is intact (the window checks it), but someone else
+            // commands the board with this host's MAC: say so.
+            eprintln!(
+                "warning: board {}: answered {} START/STOP commands this host never sent (last: \
+                 {f}): another host commands it with this host's MAC",
+                o.mac, o.foreign_answers
+            );
+        }
     }
     let seconds = ended as f64 / 1e9;
     let mut value = report::json(&reports, seconds);
@@ -363,6 +373,12 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             let command_error = r.command.as_ref().and_then(|c| c["error"].as_str());
             if let Some(e) = &r.error {
                 Some(e.clone())
+            } else if r.counters.conflicts > 0 {
+                Some(format!(
+                    "board {}: {} packets arrived again with different bytes (conflicts): some \
+                     delivered data may be forged or corrupt",
+                    r.mac, r.counters.conflicts
+                ))
             } else if let Some(e) = command_error {
                 Some(format!("board {}: --command: {e}", r.mac))
             } else if !r.complete {
@@ -459,13 +475,14 @@ fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
             _ => "none measured".into(),
         };
         println!(
-            "board {}: {} bytes in {:.3} s, {:.1} Mbit/s, retransmit ratio {:.4}, ACK latency {latency}, {} duplicates, {}{}",
+            "board {}: {} bytes in {:.3} s, {:.1} Mbit/s, retransmit ratio {:.4}, ACK latency {latency}, {} duplicates, {} conflicts, {}{}",
             r.mac,
             r.bytes,
             r.seconds,
             r.mbit_per_s(),
             r.retransmit_ratio(),
             r.counters.duplicates,
+            r.counters.conflicts,
             match r.verified_bytes {
                 Some(v) => format!("{v} bytes verified, {} verify errors", r.verify_errors),
                 None => "not verified".into(),

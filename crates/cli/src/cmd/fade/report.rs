@@ -44,6 +44,8 @@ pub struct BoardReport {
     pub complete: bool,
     /// The `--command` outcome (FADE-10G): its answer, or `{"error": ...}`.
     pub command: Option<Value>,
+    /// START/STOP answers (FADE-10G) for commands this host never sent.
+    pub foreign_answers: u64,
 }
 
 impl BoardReport {
@@ -87,6 +89,9 @@ impl BoardReport {
             "no_room": c.no_room,
             "rejected": c.rejected,
             "responses": c.responses,
+            "conflicts": c.conflicts,
+            "stale": c.stale,
+            "foreign_answers": self.foreign_answers,
             "complete": self.complete,
             "error": self.error,
         });
@@ -102,6 +107,7 @@ pub fn json(boards: &[BoardReport], seconds: f64) -> Value {
     let bytes: u64 = boards.iter().map(|b| b.bytes).sum();
     let received: u64 = boards.iter().map(|b| b.counters.received).sum();
     let retransmitted: u64 = boards.iter().map(|b| b.counters.retransmitted).sum();
+    let conflicts: u64 = boards.iter().map(|b| b.counters.conflicts).sum();
     let mut all = latency_histogram();
     let mut pickup = latency_histogram();
     let mut returned = latency_histogram();
@@ -116,6 +122,7 @@ pub fn json(boards: &[BoardReport], seconds: f64) -> Value {
         "seconds": seconds,
         "mbit_per_s": mbit(bytes, seconds),
         "retransmit_ratio": ratio(retransmitted, received),
+        "conflicts": conflicts,
         "ack_latency_us_p50": us(&all, 50.0),
         "ack_latency_us_p99": us(&all, 99.0),
         "ack_return_us_p50": us(&returned, 50.0),
@@ -241,6 +248,7 @@ mod tests {
             error: None,
             complete: true,
             command: None,
+            foreign_answers: 0,
         };
         let v = json(&[b.clone(), b], 2.0);
         assert_eq!(v["bytes"], 250_000_000);
@@ -269,6 +277,7 @@ mod tests {
             error: None,
             complete: false,
             command: None,
+            foreign_answers: 0,
         };
         let v = json(&[b], 0.0);
         assert!(v["ack_latency_us_p50"].is_null(), "{v}");
