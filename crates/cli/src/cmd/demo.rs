@@ -104,6 +104,15 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 "not root, so no test bench"
             }
         ));
+        crate::console::say(format_args!(
+            "demo: loopback: {}x{} Mono8 at {} fps, {}-byte packets, {} backend; {}",
+            args.width,
+            args.height,
+            args.fps,
+            args.packet_size,
+            args.backend,
+            crate::console::until(args.frames, args.duration),
+        ));
         let ip = Ipv4Addr::LOCALHOST;
         let mut cmd = std::process::Command::new(&exe);
         cmd.args(["camera", "--bind", "127.0.0.1", "--stats-interval", "0"]);
