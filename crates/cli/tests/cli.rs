@@ -516,6 +516,8 @@ fn negative_numbers_offline_cpus_and_camera_sizes_get_the_real_reason() {
         &["camera", "--bind", "192.0.2.1", "--width", "-5"][..],
         &["grab", "192.0.2.1", "--resend-ratio", "-1"],
         &["demo", "--loss", "-2"],
+        &["demo", "--frames", "-3"],
+        &["watch", "--connect", "127.0.0.1:1", "--clients", "-3"],
     ] {
         let out = linerate(argv);
         let err = String::from_utf8_lossy(&out.stderr);

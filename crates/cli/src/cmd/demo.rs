@@ -33,7 +33,7 @@ pub struct DemoArgs {
     duration: Option<f64>,
     /// Stop after this many frames, or at --duration if that comes first;
     /// 0..=4294967295 (0: no frame limit, until --duration, Ctrl-C or SIGTERM).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
+    #[arg(long, value_parser = crate::arg_range::u64_in(0..=u64::from(u32::MAX)))]
     frames: Option<u64>,
     /// Image width in pixels (Mono8), 16..=8192, a multiple of 4.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(16..=8192))]
