@@ -104,15 +104,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 "not root, so no test bench"
             }
         ));
-        crate::console::say(format_args!(
-            "demo: loopback: {}x{} Mono8 at {} fps, {}-byte packets, {} backend; {}",
-            args.width,
-            args.height,
-            args.fps,
-            args.packet_size,
-            args.backend,
-            crate::console::until(args.frames, args.duration),
-        ));
+        crate::console::say(format_args!("demo: loopback: {}", stream_summary(&args)));
         let ip = Ipv4Addr::LOCALHOST;
         let mut cmd = std::process::Command::new(&exe);
         cmd.args(["camera", "--bind", "127.0.0.1", "--stats-interval", "0"]);
@@ -140,18 +132,12 @@ pub fn run(args: DemoArgs) -> Result<()> {
         let bed = builder.build().context("building the demo test bench")?;
         let cam_ip = bed.addr("camera")?;
         crate::console::say(format_args!(
-            "demo: bench {name}: camera {cam_ip} (CPU 0) -> host {} (CPU {}), MTU {}, {}% loss; \
-             {}x{} Mono8 at {} fps, {}-byte packets, {} backend; {}",
+            "demo: bench {name}: camera {cam_ip} (CPU 0) -> host {} (CPU {}), MTU {}, {}% loss; {}",
             bed.addr("host")?,
             host_cpu.map_or("any".into(), |c| c.to_string()),
             args.mtu,
             args.loss,
-            args.width,
-            args.height,
-            args.fps,
-            args.packet_size,
-            args.backend,
-            crate::console::until(args.frames, args.duration),
+            stream_summary(&args),
         ));
         let mut cmd = bed.command("camera", &exe)?;
         cmd.cpu(0);
@@ -190,6 +176,19 @@ pub fn run(args: DemoArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The stream the demo asks for and how long it runs, for its start-up line.
+fn stream_summary(args: &DemoArgs) -> String {
+    format!(
+        "{}x{} Mono8 at {} fps, {}-byte packets, {} backend; {}",
+        args.width,
+        args.height,
+        args.fps,
+        args.packet_size,
+        args.backend,
+        crate::console::until(args.frames, args.duration),
+    )
 }
 
 /// `linerate grab` as the demo runs it: the grab defaults, with the
