@@ -270,6 +270,15 @@ fn noise_stops_on_a_signal_with_its_report_and_refuses_tiny_durations() {
         assert!((500_000_000..10_000_000_000).contains(&probed), "{v}");
         assert!(v["error"].as_str().is_some_and(|e| e.contains(name)), "{v}");
     }
+    // -q: no start-up line, stdout unchanged.
+    let out = linerate(&["-q", "noise", "--cpu", "0", "--duration", "0.05", "--json"]);
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(json(&out)["cpus"][0]["duration_ns"].is_u64());
     let out = linerate(&["noise", "--cpu", "0", "--duration", "0", "--json"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
