@@ -21,9 +21,57 @@ pub const MIB: u64 = 1 << 20;
 /// One GiB.
 pub const GIB: u64 = 1 << 30;
 
-/// A `usize` in `range` (clap ranges `usize` only through `u64`).
-pub fn usize_in(range: RangeInclusive<u64>) -> RangedU64ValueParser<usize> {
-    RangedU64ValueParser::<usize>::new().range(range)
+/// A `usize` in `range` (clap ranges `usize` only through `u64`); a
+/// negative number is refused by the range, as with [`u64_in`].
+pub fn usize_in(
+    range: RangeInclusive<u64>,
+) -> clap::builder::MapValueParser<U64In, fn(u64) -> usize> {
+    u64_in(range).map(saturating_usize as fn(u64) -> usize)
+}
+
+/// `v` as a `usize` (the ranges given fit one on every supported target).
+fn saturating_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// A `u64` in `range`, as clap's own range parser, except that a negative
+/// number is refused by the range ("-5 is not in 0..=100") instead of
+/// with "invalid digit found in string".
+pub fn u64_in(range: RangeInclusive<u64>) -> U64In {
+    let (min, max) = range.into_inner();
+    U64In { min, max }
+}
+
+/// Parser returned by [`u64_in`].
+#[derive(Debug, Clone, Copy)]
+pub struct U64In {
+    min: u64,
+    max: u64,
+}
+
+impl TypedValueParser for U64In {
+    type Value = u64;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<u64, clap::Error> {
+        let (min, max) = (self.min, self.max);
+        let negative = value
+            .to_str()
+            .is_some_and(|s| s.trim().starts_with('-') && s.trim().parse::<i128>().is_ok());
+        if negative {
+            let check = move |s: &str| -> Result<u64, String> {
+                Err(format!("{} is not in {min}..={max}", s.trim()))
+            };
+            return check.parse_ref(cmd, arg, value);
+        }
+        RangedU64ValueParser::<u64>::new()
+            .range(min..=max)
+            .parse_ref(cmd, arg, value)
+    }
 }
 
 /// A finite floating-point number in `range` (NaN and infinities refused).
@@ -214,6 +262,15 @@ mod tests {
         for bad in ["NaN", "inf", "-inf", "x", ""] {
             assert!(parse(float_in(0.0f32..=1.0), bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn negative_counts_are_refused_by_the_range() {
+        assert_eq!(parse(u64_in(0..=100), "7"), Ok(7));
+        let e = parse(u64_in(0..=100), "-5").expect_err("negative");
+        assert!(e.contains("-5 is not in 0..=100"), "{e}");
+        assert!(parse(u64_in(0..=100), "101").is_err());
+        assert!(parse(u64_in(0..=100), "x").is_err());
     }
 
     #[test]

@@ -250,28 +250,13 @@ mod tests {
             TypeId::of::<f64>(),
             TypeId::of::<Duration>(),
         ];
-        for a in cmd.get_arguments() {
+        let is_numeric = |a: &clap::Arg| {
             let t = a.get_value_parser().type_id();
-            let Some(long) = a.get_long() else { continue };
             // A counting flag (-v, -vv) takes no value.
             let takes_value = !matches!(a.get_action(), clap::ArgAction::Count);
-            if takes_value && numeric.iter().any(|n| t == *n) {
-                out.push((
-                    path.to_vec(),
-                    format!("--{long}"),
-                    a.get_help().map(|h| h.to_string()).unwrap_or_default(),
-                    a.get_default_values()
-                        .iter()
-                        .map(|v| v.to_string_lossy().into_owned())
-                        .collect(),
-                ));
-            }
-        }
-        for s in cmd.get_subcommands() {
-            let mut p = path.to_vec();
-            p.push(s.get_name().to_string());
-            numeric_args(s, &p, out);
-        }
+            takes_value && numeric.iter().any(|n| t == *n)
+        };
+        all_args(cmd, path, &is_numeric, out);
     }
 
     /// Parses `linerate PATH... ARG VALUE` and says whether the value was
@@ -292,13 +277,15 @@ mod tests {
         }
     }
 
-    /// Every argument, as (subcommand path, --long, help text, defaults).
+    /// Every argument `keep` takes, as (subcommand path, --long, help
+    /// text, default values).
     fn all_args(
         cmd: &clap::Command,
         path: &[String],
+        keep: &dyn Fn(&clap::Arg) -> bool,
         out: &mut Vec<(Vec<String>, String, String, Vec<String>)>,
     ) {
-        for a in cmd.get_arguments() {
+        for a in cmd.get_arguments().filter(|a| keep(a)) {
             let Some(long) = a.get_long() else { continue };
             out.push((
                 path.to_vec(),
@@ -313,7 +300,7 @@ mod tests {
         for s in cmd.get_subcommands() {
             let mut p = path.to_vec();
             p.push(s.get_name().to_string());
-            all_args(s, &p, out);
+            all_args(s, &p, keep, out);
         }
     }
 
@@ -324,7 +311,7 @@ mod tests {
     #[test]
     fn defaults_are_stated_once_by_clap() {
         let mut args = Vec::new();
-        all_args(&super::command(), &[], &mut args);
+        all_args(&super::command(), &[], &|_| true, &mut args);
         let stated = states_a_default();
         assert!(stated(
             "Frames to receive. Default 100 when neither is given"

@@ -912,9 +912,12 @@ fn serve_names_its_port_and_watch_stops_on_a_signal_with_its_report() {
     let s = stop_server(server);
     assert_eq!(s["address"], address.as_str(), "{s}");
 
-    // Nothing listens on port 1: the last line says so.
+    // Nothing listens on port 1: the last line says so, and no latency
+    // is made up for frames that never came.
     let out = watch_with(&bed, 1, 1, 1, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
+    let w = json(&out.stdout, "watch");
+    assert!(w["clients"][0]["latency_us_p50"].is_null(), "{w}");
     let last = err.lines().last().unwrap_or_default();
     assert!(!out.status.success());
     assert!(

@@ -33,7 +33,7 @@ pub struct DemoArgs {
     duration: Option<f64>,
     /// Stop after this many frames, or at --duration if that comes first;
     /// 0..=4294967295 (0: no frame limit, until --duration, Ctrl-C or SIGTERM).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
+    #[arg(long, value_parser = crate::arg_range::u64_in(0..=u64::from(u32::MAX)))]
     frames: Option<u64>,
     /// Image width in pixels (Mono8), 16..=8192, a multiple of 4.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(16..=8192))]
@@ -104,6 +104,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 "not root, so no test bench"
             }
         ));
+        crate::console::say(format_args!("demo: loopback: {}", stream_summary(&args)));
         let ip = Ipv4Addr::LOCALHOST;
         // Loopback is shared by everything on this machine: the camera
         // gets a GVCP port no one holds and the host a stream port the
@@ -133,18 +134,12 @@ pub fn run(args: DemoArgs) -> Result<()> {
         let bed = builder.build().context("building the demo test bench")?;
         let cam_ip = bed.addr("camera")?;
         crate::console::say(format_args!(
-            "demo: bench {name}: camera {cam_ip} (CPU 0) -> host {} (CPU {}), MTU {}, {}% loss; \
-             {}x{} Mono8 at {} fps, {}-byte packets, {} backend; {}",
+            "demo: bench {name}: camera {cam_ip} (CPU 0) -> host {} (CPU {}), MTU {}, {}% loss; {}",
             bed.addr("host")?,
             host_cpu.map_or("any".into(), |c| c.to_string()),
             args.mtu,
             args.loss,
-            args.width,
-            args.height,
-            args.fps,
-            args.packet_size,
-            args.backend,
-            crate::console::until(args.frames, args.duration),
+            stream_summary(&args),
         ));
         let mut cmd = bed.command("camera", &exe)?;
         cmd.cpu(0);
@@ -183,6 +178,19 @@ pub fn run(args: DemoArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The stream the demo asks for and how long it runs, for its start-up line.
+fn stream_summary(args: &DemoArgs) -> String {
+    format!(
+        "{}x{} Mono8 at {} fps, {}-byte packets, {} backend; {}",
+        args.width,
+        args.height,
+        args.fps,
+        args.packet_size,
+        args.backend,
+        crate::console::until(args.frames, args.duration),
+    )
 }
 
 /// `linerate grab` as the demo runs it: the grab defaults, with the

@@ -23,7 +23,7 @@ pub struct DiscoverArgs {
     #[arg(long)]
     address: Option<Ipv4Addr>,
     /// How long to wait for answers, in milliseconds, 1..=60000.
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    #[arg(long, default_value_t = 500, value_parser = crate::arg_range::u64_in(1..=60_000))]
     wait_ms: u64,
     /// Print one JSON array instead of a table.
     #[arg(long)]

@@ -30,7 +30,7 @@ pub struct GrabArgs {
     /// there is no frame limit.
     #[arg(long, default_value_t = 100,
           default_value_if("duration", clap::builder::ArgPredicate::IsPresent, Some("0")),
-          value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
+          value_parser = crate::arg_range::u64_in(0..=u64::from(u32::MAX)))]
     pub frames: u64,
     /// Seconds to receive for (also with --frames: whichever ends first),
     /// 0.001..=31536000 (a year).
@@ -63,7 +63,7 @@ pub struct GrabArgs {
     /// 8000-byte packets to 10 Gbit/s; 0..=4294967295 (0: no gap; the
     /// register holds 32 bits).
     /// Default: the camera's setting.
-    #[arg(long, value_name = "NS", value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
+    #[arg(long, value_name = "NS", value_parser = crate::arg_range::u64_in(0..=u64::from(u32::MAX)))]
     pub packet_delay: Option<u64>,
     /// Stream transport: udp (GVSP, any camera) or tcp (linerate's GVSP
     /// records on TCP: no loss, no resends; needs a camera with the
@@ -138,10 +138,10 @@ pub struct GrabArgs {
     pub no_resend: bool,
     /// Microseconds a gap may stay open before the first resend request,
     /// 0..=10000000 (0: at once).
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    #[arg(long, default_value_t = 300, value_parser = crate::arg_range::u64_in(0..=10_000_000))]
     pub resend_initial_us: u64,
     /// Milliseconds before asking again for the same packets, 1..=60000.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    #[arg(long, default_value_t = 5, value_parser = crate::arg_range::u64_in(1..=60_000))]
     pub resend_repeat_ms: u64,
     /// Most packets per frame requested and left unanswered, as a fraction
     /// of the frame's packets (repeats count again; each resent packet
@@ -151,10 +151,10 @@ pub struct GrabArgs {
     /// Microseconds of silence after a frame's last packet before its
     /// missing tail and trailer are requested (at least 16 of the frame's
     /// packet gaps), 0..=10000000; 0 waits for the next frame to start.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    #[arg(long, default_value_t = 1000, value_parser = crate::arg_range::u64_in(0..=10_000_000))]
     pub resend_tail_us: u64,
     /// Milliseconds an unfinished frame is kept after its last packet, 1..=60000.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    #[arg(long, default_value_t = 100, value_parser = crate::arg_range::u64_in(1..=60_000))]
     pub retention_ms: u64,
     /// Seconds to wait for a frame before giving up, 0.01..=3600.
     #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::float_in(0.01..=3600.0))]

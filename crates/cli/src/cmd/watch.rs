@@ -78,12 +78,13 @@ pub struct ClientResult {
     pub last_seq: Option<u64>,
     /// Payload Mbit/s over the client's time connected.
     pub mbit_per_s: f64,
-    /// Capture-to-receive latency percentiles in microseconds.
-    pub latency_us_p50: u64,
+    /// Capture-to-receive latency percentiles in microseconds (null when
+    /// no frame was timed).
+    pub latency_us_p50: Option<u64>,
     /// 99th percentile.
-    pub latency_us_p99: u64,
+    pub latency_us_p99: Option<u64>,
     /// Largest.
-    pub latency_us_max: u64,
+    pub latency_us_max: Option<u64>,
     /// Why the client failed before the end, if it did.
     pub error: Option<String>,
     /// Every frame received, intact and in sequence, and no error.
@@ -148,15 +149,20 @@ pub fn run(args: WatchArgs) -> Result<()> {
         );
         for c in &report.clients {
             println!(
-                "  client {:>3}: {:>7} ok {:>5} missing {:>3} corrupt {:>9.1} Mbit/s latency p50 {} µs p99 {} µs{}",
+                "  client {:>3}: {:>7} ok {:>5} missing {:>3} corrupt {:>9.1} Mbit/s latency {}{}",
                 c.client,
                 c.frames_ok,
                 c.frames_missing,
                 c.frames_corrupt,
                 c.mbit_per_s,
-                c.latency_us_p50,
-                c.latency_us_p99,
-                c.error.as_deref().map(|e| format!(" error: {e}")).unwrap_or_default()
+                match (c.latency_us_p50, c.latency_us_p99) {
+                    (Some(p50), Some(p99)) => format!("p50 {p50} µs p99 {p99} µs"),
+                    _ => "n/a".into(),
+                },
+                c.error
+                    .as_deref()
+                    .map(|e| format!(" error: {e}"))
+                    .unwrap_or_default()
             );
         }
     }
@@ -283,9 +289,9 @@ fn empty(client: usize) -> ClientResult {
         first_seq: None,
         last_seq: None,
         mbit_per_s: 0.0,
-        latency_us_p50: 0,
-        latency_us_p99: 0,
-        latency_us_max: 0,
+        latency_us_p50: None,
+        latency_us_p99: None,
+        latency_us_max: None,
         error: None,
         complete: false,
     }
@@ -358,9 +364,9 @@ fn finish(
     result.last_seq = c.last_seq;
     result.mbit_per_s = c.bytes as f64 * 8.0 / secs / 1e6;
     if let Some(h) = hist.filter(|h| !h.is_empty()) {
-        result.latency_us_p50 = h.value_at_quantile(0.5);
-        result.latency_us_p99 = h.value_at_quantile(0.99);
-        result.latency_us_max = h.max();
+        result.latency_us_p50 = Some(h.value_at_quantile(0.5));
+        result.latency_us_p99 = Some(h.value_at_quantile(0.99));
+        result.latency_us_max = Some(h.max());
     }
     result.error = outcome.err().map(|e| e.to_string());
     result.complete = result.error.is_none() && c.complete();

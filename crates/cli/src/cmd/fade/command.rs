@@ -41,7 +41,7 @@ pub struct CommandArgs {
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     tries: u32,
     /// Milliseconds between two sends.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    #[arg(long, default_value_t = 10, value_parser = crate::arg_range::u64_in(1..=60_000))]
     retry_ms: u64,
     /// Print the outcome as one JSON object.
     #[arg(long)]

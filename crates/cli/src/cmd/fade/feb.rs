@@ -70,7 +70,7 @@ pub struct FebArgs {
     rate: Option<Rate>,
     /// Retransmit an unacknowledged packet after this many microseconds
     /// (the smallest timeout, unless --fixed-timeout), 1..=10000000.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = crate::arg_range::u64_in(1..=10_000_000))]
     retransmit_us: u64,
     /// Keep the retransmission timeout fixed (the published core's
     /// behaviour) instead of adapting it to the measured round trip.
@@ -107,7 +107,7 @@ pub struct FebArgs {
     /// Spinning paces most precisely; a spinning board yields its core at
     /// every turn (see --no-yield), so boards sharing a core take turns.
     /// At most 1000000.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = crate::arg_range::u64_in(0..=1_000_000))]
     spin_us: u64,
     /// Spin without giving the CPU up. By default a spinning board calls
     /// sched_yield at every turn, which costs a syscall when it has its
@@ -137,7 +137,7 @@ pub struct FebArgs {
     /// While packets are due back to back or nearly, look for the host's
     /// frames at most once per this many microseconds, 0..=1000000 (0:
     /// before every packet); a board with nothing to send always looks first.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = 0, value_parser = crate::arg_range::u64_in(0..=1_000_000))]
     poll_us: u64,
     /// Let another host take the board over once its owner (the host whose
     /// START it runs) has sent nothing for this many milliseconds,

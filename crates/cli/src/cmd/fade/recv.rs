@@ -94,7 +94,7 @@ pub struct RecvArgs {
     ring_mib: usize,
     /// Give up on a board that sends nothing for this many milliseconds,
     /// 1..=3600000.
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    #[arg(long, default_value_t = 2000, value_parser = crate::arg_range::u64_in(1..=3_600_000))]
     idle_timeout_ms: u64,
     /// Send the ACKs of one receive batch together with one sendmmsg,
     /// after the batch, instead of one send right after each packet: one
@@ -126,7 +126,7 @@ pub struct RecvArgs {
     /// How much more than --link-rate the shares may add up to, in percent
     /// (0-100): boards that fall behind their pace then still fill the
     /// link, with a short queue at the bottleneck that their windows bound.
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(0..=100))]
+    #[arg(long, default_value_t = 12, value_parser = crate::arg_range::u64_in(0..=100))]
     overbook: u64,
     /// With `fair`: the host's queue guard. When even the shortest wait
     /// of a 2 ms round between a frame's receive stamp and the receive
@@ -134,7 +134,7 @@ pub struct RecvArgs {
     /// host (the host, not the link, is the bottleneck) and the capacity
     /// divided is cut by 1/16; it grows back by 1/64 of the link per round
     /// once the queue is gone. 0..=1000000; 0 turns the guard off.
-    #[arg(long, default_value_t = 10, value_name = "US", value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = 10, value_name = "US", value_parser = crate::arg_range::u64_in(0..=1_000_000))]
     queue_target_us: u64,
     /// How DATA frames come in: `ring` (a PF_PACKET socket with a
     /// TPACKET_V2 ring of 1024 slots that the receive thread polls without
@@ -156,7 +156,7 @@ pub struct RecvArgs {
     /// How long the receive thread busy-polls after the last frame before
     /// it sleeps in the socket until the next one, in microseconds (0:
     /// never spin, wake up for every batch); at most 1000000.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = crate::arg_range::u64_in(0..=1_000_000))]
     spin_us: u64,
     /// Run the receive thread under SCHED_FIFO at this priority (1-99;
     /// needs root or CAP_SYS_NICE), so that on a busy core it preempts
