@@ -170,6 +170,14 @@ fn list_set_get_and_dump_the_emulated_cameras_features() {
         String::from_utf8_lossy(&out.stdout).trim(),
         "GevTimestampControlLatch executed"
     );
+    let out = linerate(&bed, &["set", &cam, "GevTimestampControlLatch=1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "GevTimestampControlLatch executed"
+    );
+    let out = linerate(&bed, &["get", &cam, "GevTimestampControlLatch"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("is a Command"), "{}", stderr(&out));
     assert_eq!(get(&bed, &cam, &["GevCCP"]), [Value::from("OpenAccess")]);
 
     // By serial number, through discovery.

@@ -266,4 +266,12 @@ mod tests {
         assert!(Setting::parse("=5").is_err());
         assert!(Setting::parse("").is_err());
     }
+
+    #[test]
+    fn a_session_can_move_to_another_thread() {
+        // Front ends (a Python object, a GenTL handle) hand it between threads.
+        fn send<T: Send>() {}
+        send::<FeatureSession>();
+        send::<ApplyError>();
+    }
 }

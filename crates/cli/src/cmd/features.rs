@@ -326,6 +326,9 @@ pub fn get(args: GetArgs) -> Result<()> {
             let value = session
                 .get(name)
                 .with_context(|| format!("reading {name}"))?;
+            if value == FeatureValue::Command {
+                bail!("{name} is a Command and has no value: execute it with `linerate set DEVICE {name}`");
+            }
             values.push((name, value));
         }
         if json {
@@ -372,7 +375,9 @@ pub fn set(args: SetArgs) -> Result<()> {
         // Read back what the device holds now (it may round or clamp).
         let mut applied = Vec::new();
         for s in &settings {
+            let command = session.kind(&s.name).ok() == Some(FeatureKind::Command);
             let now = match s.value {
+                _ if command => None,
                 None => None,
                 Some(_) => Some(
                     session
