@@ -417,7 +417,14 @@ pub fn xml(args: XmlArgs) -> Result<()> {
     with_json_errors(json, || {
         let session = args.target.open()?;
         let document = session.xml();
-        let file_name = document.file_name();
+        let mut report = json!({
+            "ok": true,
+            "device": device_json(&session),
+            "url": document.url,
+            "file_name": document.file_name(),
+            "zipped": document.zipped(),
+            "xml_bytes": document.text.len(),
+        });
         let source = format!(
             "{} ({} bytes at {:#x}{}; URL register {:#06x})",
             document.url,
@@ -446,18 +453,8 @@ pub fn xml(args: XmlArgs) -> Result<()> {
                 file.write_all(document.text.as_bytes())
                     .with_context(|| format!("--out {}: writing", path.display()))?;
                 if json {
-                    println!(
-                        "{}",
-                        json!({
-                            "ok": true,
-                            "device": device_json(&session),
-                            "url": document.url,
-                            "file_name": file_name,
-                            "zipped": document.zipped(),
-                            "xml_bytes": document.text.len(),
-                            "out": path.display().to_string(),
-                        })
-                    );
+                    report["out"] = path.display().to_string().into();
+                    println!("{report}");
                 } else {
                     eprintln!(
                         "wrote {} bytes of GenICam XML to {}, from {source}",
@@ -466,18 +463,10 @@ pub fn xml(args: XmlArgs) -> Result<()> {
                     );
                 }
             }
-            None if json => println!(
-                "{}",
-                json!({
-                    "ok": true,
-                    "device": device_json(&session),
-                    "url": document.url,
-                    "file_name": file_name,
-                    "zipped": document.zipped(),
-                    "xml_bytes": document.text.len(),
-                    "xml": document.text,
-                })
-            ),
+            None if json => {
+                report["xml"] = document.text.as_str().into();
+                println!("{report}");
+            }
             None => {
                 eprintln!("GenICam XML from {source}");
                 let mut out = std::io::stdout().lock();
