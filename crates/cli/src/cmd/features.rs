@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 pub struct Target {
     /// Device: IPv4 address, IP:PORT (a device on another GVCP port than
     /// 3956), or serial number / user name (found by discovery).
+    #[arg(value_name = "DEVICE")]
     camera: String,
     /// Local interface facing the device, by name (eth0) or by one of its
     /// IPv4 addresses (default: from the routing table).
@@ -56,8 +57,9 @@ pub struct SetArgs {
     /// NAME=VALUE to set a feature (an integer in decimal or 0x hex, a
     /// float, an enumeration entry by name, true/false, text), or NAME
     /// alone (or NAME=) to execute a command such as AcquisitionStart.
-    /// Applied in order; each is checked before it is written, and the
-    /// first that fails stops the rest.
+    /// Applied in order under control of the device, taken for this call
+    /// and given back; each is checked before it is written, and the first
+    /// that fails stops the rest (the error says which were applied).
     #[arg(required = true, value_name = "NAME=VALUE|COMMAND")]
     settings: Vec<String>,
 }
