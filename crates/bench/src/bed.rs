@@ -7,8 +7,6 @@ use std::thread;
 use std::time::Duration;
 
 use linerate_testbed::Testbed;
-use nix::sched::{sched_setaffinity, CpuSet};
-use nix::unistd::Pid;
 
 use crate::config::HostSetup;
 use crate::error::{Error, Result};
@@ -29,6 +27,8 @@ pub struct PairBed {
     pub receiver_ip: Ipv4Addr,
     /// The receiving PC's interface name.
     pub receiver_iface: String,
+    /// The sender's interface name.
+    pub sender_iface: String,
 }
 
 impl PairBed {
@@ -48,6 +48,7 @@ impl PairBed {
             sender_ip: bed.addr(SENDER)?,
             receiver_ip: bed.addr_seen_from(SENDER, RECEIVER)?,
             receiver_iface,
+            sender_iface,
             bed,
         })
     }
@@ -66,29 +67,33 @@ pub struct SwitchBed {
 
 impl SwitchBed {
     /// `senders` boards and a PC behind a bridge; the bridge's port to the
-    /// PC is shaped to `rate_mbit` by tbf, so the boards share that link.
+    /// PC is shaped to `rate_mbit` by tbf (unless it is 0), so the boards
+    /// share that link. `jumbo`: MTU 9000 (FADE-10G's frames need it).
     ///
     /// The PC's receive processing is not steered: with RPS on the
     /// receiver's core, that core carries the ACKs' transmit path as well
     /// as the receive path and FADE throughput drops by a third
     /// (docs/fade.md), so the boards' softirq work stays on their core.
-    pub fn build(name: &str, senders: usize, rate_mbit: u32) -> Result<SwitchBed> {
+    pub fn build(name: &str, senders: usize, rate_mbit: u32, jumbo: bool) -> Result<SwitchBed> {
         let _ = linerate_testbed::remove_bed(name);
         let names: Vec<String> = (1..=senders).map(|i| format!("feb{i}")).collect();
         let mut hosts: Vec<&str> = names.iter().map(String::as_str).collect();
         hosts.push(RECEIVER);
-        let bed = Testbed::builder(name).hosts(hosts).switch().build()?;
+        let mut builder = Testbed::builder(name);
+        builder = builder.hosts(hosts).switch();
+        if jumbo {
+            builder = builder.mtu(9000);
+        }
+        let bed = builder.build()?;
         let switch = bed.info().switch_netns.clone().ok_or_else(|| {
             Error::Argument(format!(
                 "test bed {name} was built without its switch namespace"
             ))
         })?;
         let port = bed.iface(RECEIVER)?.peer_iface.clone();
-        let mut tc = linerate_testbed::HostCommand::new(&switch, "tc");
-        tc.args(["qdisc", "replace", "dev", &port, "root", "tbf", "rate"])
-            .arg(format!("{rate_mbit}mbit"))
-            .args(["burst", "65536", "latency", "10ms"]);
-        tc.run_ok()?;
+        if rate_mbit > 0 {
+            shape(&switch, &port, rate_mbit)?;
+        }
         let receiver_iface = bed.iface(RECEIVER)?.name.clone();
         Ok(SwitchBed {
             bed,
@@ -96,6 +101,16 @@ impl SwitchBed {
             receiver_iface,
         })
     }
+}
+
+/// Shapes the bridge's `port` in namespace `switch` to `rate_mbit` by tbf.
+fn shape(switch: &str, port: &str, rate_mbit: u32) -> Result<()> {
+    let mut tc = linerate_testbed::HostCommand::new(switch, "tc");
+    tc.args(["qdisc", "replace", "dev", port, "root", "tbf", "rate"])
+        .arg(format!("{rate_mbit}mbit"))
+        .args(["burst", "65536", "latency", "10ms"]);
+    tc.run_ok()?;
+    Ok(())
 }
 
 fn apply_setup(bed: &Testbed, setup: HostSetup, sender_if: &str, receiver_if: &str) -> Result<()> {
@@ -131,19 +146,27 @@ fn apply_setup(bed: &Testbed, setup: HostSetup, sender_if: &str, receiver_if: &s
                      use --host rps on this kernel"
                 )));
             }
-            let mut set = CpuSet::new();
-            set.set(RECEIVER_CPU)
-                .map_err(|e| Error::Argument(format!("CPU {RECEIVER_CPU}: {e}")))?;
-            for pid in ours {
-                sched_setaffinity(Pid::from_raw(pid), &set).map_err(|e| {
-                    Error::Argument(format!(
-                        "pinning NAPI thread {pid} to CPU {RECEIVER_CPU}: {e}"
-                    ))
-                })?;
-            }
-            Ok(())
+            pin_to_receiver(ours)
         }
     }
+}
+
+/// Puts every `napi/<iface>-*` kernel thread on the receiving CPU. A
+/// program attached later (XDP) may start a new NAPI thread; call this
+/// again after it.
+pub fn pin_napi_threads(iface: &str) -> Result<()> {
+    pin_to_receiver(napi_threads(iface))
+}
+
+fn pin_to_receiver(pids: BTreeSet<i32>) -> Result<()> {
+    for pid in pids {
+        linerate_io::sched::pin_task(pid, &[RECEIVER_CPU]).map_err(|e| {
+            Error::Argument(format!(
+                "pinning NAPI thread {pid} to CPU {RECEIVER_CPU}: {e}"
+            ))
+        })?;
+    }
+    Ok(())
 }
 
 fn ethtool(bed: &Testbed, host: &str, iface: &str, feature: &str, value: &str) -> Result<()> {

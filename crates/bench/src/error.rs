@@ -56,6 +56,9 @@ pub enum Error {
         /// The operating system's reason.
         source: std::io::Error,
     },
+    /// Loading or attaching an XDP program failed.
+    #[error("XDP: {0}")]
+    Xdp(#[from] linerate_io::Error),
     /// A chart could not be drawn.
     #[error("chart {path}: {detail}")]
     Chart {
@@ -64,6 +67,9 @@ pub enum Error {
         /// The plotting library's message.
         detail: String,
     },
+    /// A stop was asked for (SIGINT or SIGTERM) while the run waited.
+    #[error("stopped on request")]
+    Interrupted,
     /// A bench argument is out of range.
     #[error("{0}")]
     Argument(String),

@@ -2,7 +2,6 @@
 //! settle, measure a window, collect both reports into a [`Run`].
 
 use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
 use crate::bed::{PairBed, SwitchBed, RECEIVER, SENDER};
@@ -12,11 +11,8 @@ use crate::job::{Job, Work};
 use crate::peers::{self, GvspReceiver, Stream};
 use crate::process::Running;
 use crate::report::Run;
-use crate::window::{self, Window};
-
-/// Extra time a program gets beyond its planned duration before it is
-/// killed and the run reported as failed.
-const GRACE: Duration = Duration::from_secs(30);
+use crate::steps::{put_window, receiver_duration, start_camera, GRACE};
+use crate::window;
 
 /// The bed a job runs on.
 pub enum Bed<'a> {
@@ -59,6 +55,36 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
             },
             Bed::Switch(sw),
         ) => crate::fade::run(sw, config, controller, backend, *pinned, dir, &mut run)?,
+        (
+            Work::CameraAlone {
+                camera,
+                packet_size,
+            },
+            Bed::Pair(pair),
+        ) => crate::camera_alone::run(pair, config, *camera, *packet_size, dir, &mut run)?,
+        (Work::Floor { sink, stream }, Bed::Pair(pair)) => {
+            crate::floor::run(pair, config, job.host, *sink, stream, dir, &mut run)?
+        }
+        (
+            Work::Serve {
+                method,
+                clients,
+                fps,
+            },
+            Bed::Pair(pair),
+        ) => crate::serve::run(
+            pair,
+            config,
+            method,
+            *clients,
+            *fps,
+            crate::scenarios::SERVE_FRAME_BYTES,
+            dir,
+            &mut run,
+        )?,
+        (Work::FadeVersion { version, rate_mbit }, Bed::Switch(sw)) => {
+            crate::fade::run_version(sw, config, version, *rate_mbit, dir, &mut run)?
+        }
         (work, _) => {
             return Err(crate::error::Error::Argument(format!(
                 "internal: {work:?} was given the wrong kind of bed"
@@ -66,33 +92,6 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
         }
     }
     Ok(run)
-}
-
-/// Copies a window's figures into a run.
-pub fn put_window(run: &mut Run, w: &Window) {
-    run.gbit_per_s = Some(w.gbit_per_s());
-    run.receiver_core_pct = Some(w.receiver_core * 100.0);
-    run.busiest_core_pct = Some(w.busiest_core * 100.0);
-    run.cpu_avg_pct = Some(w.cpu_avg * 100.0);
-    run.cpu_s_per_gb = w.cpu_s_per_gb();
-}
-
-/// Starts linerate's camera on the pair's sender and gives it time to
-/// open its control port.
-pub fn start_camera(pair: &PairBed, config: &BenchConfig, dir: &Path) -> Result<Running> {
-    let camera = Running::spawn(
-        peers::camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
-        dir,
-        "camera",
-    )?;
-    thread::sleep(Duration::from_millis(500));
-    Ok(camera)
-}
-
-/// How long a receiver runs: settling, the window, and a second to spare
-/// so the window never sees the receiver stopping.
-pub fn receiver_duration(config: &BenchConfig) -> Duration {
-    config.timing.settle + config.timing.window + Duration::from_secs(1)
 }
 
 fn gvsp(
@@ -119,7 +118,7 @@ fn gvsp(
         dir,
         "receiver",
     )?;
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
     let host = host.wait(duration + GRACE)?;
     let camera = camera.stop(Duration::from_secs(5))?;
@@ -182,14 +181,14 @@ fn iperf(
         dir,
         "iperf3-server",
     )?;
-    thread::sleep(Duration::from_millis(300));
+    crate::stop::pause(Duration::from_millis(300))?;
     let duration = t.settle + t.window + Duration::from_secs(1);
     let client = Running::spawn(
         peers::iperf3_client(&pair.bed, SENDER, pair.receiver_ip, duration, udp)?,
         dir,
         "iperf3-client",
     )?;
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
     let _client = client.wait(duration + GRACE)?;
     let server = server.wait(GRACE)?;

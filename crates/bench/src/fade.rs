@@ -2,7 +2,6 @@
 //! `linerate fade recv` over a shared, rate-limited link.
 
 use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -10,10 +9,10 @@ use serde_json::Value;
 use crate::bed::{SwitchBed, RECEIVER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
-use crate::execute::{put_window, receiver_duration};
-use crate::process::{last_json_object, Running};
+use crate::process::{last_json_object, Finished, Running};
 use crate::report::Run;
-use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
+use crate::steps::{put_window, receiver_duration};
+use crate::window::{self, Window, RECEIVER_CPU, SENDER_CPU};
 
 /// The boards' line rate: each is a 1 GbE device.
 const BOARD_RATE: &str = "1g";
@@ -48,7 +47,7 @@ pub fn run(
         recv.arg("--feb").arg(sw.bed.mac(board)?.to_string());
     }
     let recv = Running::spawn(recv, dir, "fade-recv")?;
-    thread::sleep(Duration::from_millis(300));
+    crate::stop::pause(Duration::from_millis(300))?;
     let mut boards = Vec::new();
     for (i, board) in sw.senders.iter().enumerate() {
         let iface = sw.bed.iface(board)?.name.clone();
@@ -60,15 +59,21 @@ pub fn run(
             .args(["--json", "--controller", controller]);
         boards.push(Running::spawn(feb, dir, &format!("fade-feb{i}"))?);
     }
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure(&sw.bed, RECEIVER, &sw.receiver_iface, t.window)?;
     let recv = recv.wait(duration + Duration::from_secs(30))?;
     for b in boards {
         let _ = b.stop(Duration::from_secs(3));
     }
-    let v = last_json_object(&recv)?;
+    read_receiver(&recv, &w, run)
+}
+
+/// Copies the window and `fade recv --json`'s report into `run`; a report
+/// without `verify_errors` is an error (every bench receiver verifies).
+fn read_receiver(recv: &Finished, w: &Window, run: &mut Run) -> Result<()> {
+    let v = last_json_object(recv)?;
     let num = |k: &str| v.get(k).and_then(Value::as_f64);
-    put_window(run, &w);
+    put_window(run, w);
     run.jain_fairness = num("jain_fairness");
     run.retransmit_ratio = num("retransmit_ratio");
     run.latency_us_p50 = num("ack_latency_us_p50");
@@ -104,4 +109,61 @@ pub fn run(
     run.detail
         .insert("verify_errors".into(), v["verify_errors"].clone());
     Ok(())
+}
+
+/// Runs the one board of `sw` with FADE wire `version` into a receiver of
+/// the same version; `rate_mbit` > 0 paces the board to its 1 GbE line and
+/// tells the receiver the link's rate, 0 leaves the board unpaced on a
+/// 10 Gbit/s link. Board on the sender's CPU, receiver on its own.
+pub fn run_version(
+    sw: &SwitchBed,
+    config: &BenchConfig,
+    version: &str,
+    rate_mbit: u32,
+    dir: &Path,
+    run: &mut Run,
+) -> Result<()> {
+    let t = &config.timing;
+    let duration = receiver_duration(config);
+    let board = sw
+        .senders
+        .first()
+        .ok_or_else(|| Error::Argument("internal: the FADE version bed has no board".to_owned()))?;
+    let link_rate = if rate_mbit > 0 {
+        format!("{rate_mbit}m")
+    } else {
+        "10g".to_owned()
+    };
+    let mut recv = sw.bed.command(RECEIVER, &config.linerate)?;
+    recv.cpu(RECEIVER_CPU)
+        .args(["fade", "recv", "--interface", &sw.receiver_iface])
+        .args(["--version", version, "--link-rate", &link_rate])
+        .args(["--verify", "--json", "--cpu"])
+        .arg(RECEIVER_CPU.to_string())
+        .arg("--duration")
+        .arg(format!("{:.1}", duration.as_secs_f64()))
+        .arg("--feb")
+        .arg(sw.bed.mac(board)?.to_string());
+    let recv = Running::spawn(recv, dir, "fade-recv")?;
+    crate::stop::pause(Duration::from_millis(300))?;
+    let iface = sw.bed.iface(board)?.name.clone();
+    let mut feb = sw.bed.command(board, &config.linerate)?;
+    feb.cpu(SENDER_CPU).args([
+        "fade",
+        "feb",
+        "--interface",
+        &iface,
+        "--version",
+        version,
+        "--json",
+    ]);
+    if rate_mbit > 0 {
+        feb.args(["--rate", BOARD_RATE]);
+    }
+    let feb = Running::spawn(feb, dir, "fade-feb")?;
+    crate::stop::pause(t.settle)?;
+    let w = window::measure(&sw.bed, RECEIVER, &sw.receiver_iface, t.window)?;
+    let recv = recv.wait(duration + Duration::from_secs(30))?;
+    let _ = feb.stop(Duration::from_secs(3));
+    read_receiver(&recv, &w, run)
 }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::config::HostSetup;
-use crate::peers::{GvspReceiver, Stream};
+use crate::peers::{FloorSink, GvspReceiver, SenderCamera, Stream};
 use crate::scenario::Scenario;
 
 /// What a job starts and measures.
@@ -34,6 +34,43 @@ pub enum Work {
         /// The frames' geometry and packet size (fps unused).
         stream: Stream,
     },
+    /// A camera alone, streaming as fast as it can into Aravis's host
+    /// (resend off, so a slow host cannot make the camera resend): the
+    /// sender's pace and cost.
+    CameraAlone {
+        /// Which camera sends.
+        camera: SenderCamera,
+        /// GVSP packet size.
+        packet_size: u32,
+    },
+    /// linerate's camera streaming into a receiver, or into a drop before
+    /// any receiver: what the stream alone costs the receiving core.
+    Floor {
+        /// Where the stream ends.
+        sink: FloorSink,
+        /// The stream asked for.
+        stream: Stream,
+    },
+    /// `linerate serve` on the PC's side sending to `linerate watch`'s
+    /// clients on the other.
+    Serve {
+        /// The send method.
+        method: String,
+        /// Connections watch opens.
+        clients: u32,
+        /// Frames per second served.
+        fps: f64,
+    },
+    /// One FADE board of wire `version` (`1` or `10g`) behind a bridge,
+    /// sending to one receiver over a link shaped to `rate_mbit` (0:
+    /// unshaped), at MTU 9000.
+    FadeVersion {
+        /// The FADE wire version.
+        version: String,
+        /// The link's rate, Mbit/s; 0 leaves it unshaped and the board
+        /// unpaced.
+        rate_mbit: u32,
+    },
     /// FADE boards behind a bridge sending to one receiver over a
     /// rate-limited link.
     Fade {
@@ -61,8 +98,10 @@ pub enum BedKind {
     Switch {
         /// Number of boards.
         boards: usize,
-        /// Link rate, Mbit/s.
+        /// Link rate, Mbit/s (0: unshaped).
         rate_mbit: u32,
+        /// MTU 9000 instead of the standard 1500.
+        jumbo: bool,
     },
 }
 
@@ -75,6 +114,12 @@ impl Work {
             } => BedKind::Switch {
                 boards: *boards,
                 rate_mbit: *rate_mbit,
+                jumbo: false,
+            },
+            Work::FadeVersion { rate_mbit, .. } => BedKind::Switch {
+                boards: 1,
+                rate_mbit: *rate_mbit,
+                jumbo: true,
             },
             _ => BedKind::Pair,
         }

@@ -17,10 +17,12 @@
 //! Requires root (network namespaces).
 
 mod bed;
+mod camera_alone;
 mod config;
 mod error;
 mod execute;
 mod fade;
+mod floor;
 mod job;
 mod machine;
 mod peers;
@@ -30,6 +32,9 @@ mod report;
 mod runner;
 mod scenario;
 mod scenarios;
+mod serve;
+mod steps;
+mod stop;
 mod trigger;
 mod window;
 
@@ -41,6 +46,7 @@ pub use plot::draw_all as draw_charts;
 pub use report::{median, summarise, table, Report, Run, Summary};
 pub use runner::{run_bench, Progress};
 pub use scenario::Scenario;
+pub use stop::{request_stop, stop_requested};
 pub use window::{RECEIVER_CPU, SENDER_CPU};
 
 /// The jobs a configuration would run, without running them (for

@@ -17,6 +17,36 @@ use crate::window::{RECEIVER_CPU, SENDER_CPU};
 /// Aravis's host test tool (Debian `aravis-tools-cli`).
 pub const ARAVIS_HOST: &str = "arv-camera-test-0.8";
 
+/// Aravis's emulated GigE Vision camera (Debian `aravis-tools-cli`).
+pub const ARAVIS_FAKE_CAMERA: &str = "arv-fake-gv-camera-0.8";
+
+/// Which emulated camera sends, in the camera scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SenderCamera {
+    /// `linerate camera`.
+    Linerate,
+    /// Aravis's `arv-fake-gv-camera-0.8`.
+    AravisFake,
+}
+
+/// Where a stream ends in the floor scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FloorSink {
+    /// `linerate grab`, default backend.
+    Grab,
+    /// Aravis's host.
+    Aravis,
+    /// `linerate grab` running (so the camera streams), every stream
+    /// packet dropped by an nftables rule at the PC's ingress hook: the
+    /// driver's receive path (and GRO) with no protocol work and no copy.
+    IngressDrop,
+    /// The same with an XDP program dropping the stream in the driver: the
+    /// cheapest any receiver, AF_XDP included, could be.
+    XdpDrop,
+}
+
 /// A GigE Vision stream the camera is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Stream {
@@ -88,6 +118,14 @@ pub fn camera(bed: &Testbed, host: &str, linerate: &Path, bind: Ipv4Addr) -> Res
         "0".to_owned(),
         "--json".to_owned(),
     ]);
+    Ok(cmd)
+}
+
+/// Aravis's fake camera on `host`'s interface `iface`, pinned to the
+/// sender's CPU.
+pub fn aravis_fake_camera(bed: &Testbed, host: &str, iface: &str) -> Result<HostCommand> {
+    let mut cmd = bed.command(host, ARAVIS_FAKE_CAMERA)?;
+    cmd.cpu(SENDER_CPU).args(["-i", iface]);
     Ok(cmd)
 }
 

@@ -70,6 +70,10 @@ impl Running {
             if let Some(status) = self.try_wait()? {
                 return self.finish(status);
             }
+            if crate::stop::stop_requested() {
+                self.kill();
+                return Err(Error::Interrupted);
+            }
             if Instant::now() >= deadline {
                 self.kill();
                 return Err(Error::Timeout {
@@ -85,10 +89,8 @@ impl Running {
     /// final report), and kills it if it has not exited after `grace`.
     pub fn stop(mut self, grace: Duration) -> Result<Finished> {
         if let Some(child) = &self.child {
-            if let Ok(pid) = i32::try_from(child.id()) {
-                // SAFETY: kill(2) on our own child's pid; no memory is involved.
-                unsafe { libc::kill(pid, libc::SIGTERM) };
-            }
+            // An error means it has exited already; try_wait below sees it.
+            let _ = linerate_io::sched::terminate(child.id());
         }
         let deadline = Instant::now() + grace;
         loop {

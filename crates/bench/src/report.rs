@@ -35,6 +35,10 @@ pub struct Run {
     pub cpu_avg_pct: Option<f64>,
     /// Receiving core's CPU-seconds per GB received.
     pub cpu_s_per_gb: Option<f64>,
+    /// Busy percent of the sending host's core (CPU 0).
+    pub sender_core_pct: Option<f64>,
+    /// Sending core's CPU-seconds per GB sent.
+    pub sender_cpu_s_per_gb: Option<f64>,
     /// Frames (or boards' bytes, for FADE) that arrived complete.
     pub frames_completed: Option<u64>,
     /// Frames lost (incomplete, failed, underrun).
@@ -90,6 +94,10 @@ pub struct Summary {
     pub cpu_avg_pct: Option<f64>,
     /// Median receiving-core CPU-seconds per GB.
     pub cpu_s_per_gb: Option<f64>,
+    /// Median sending-core busy percent.
+    pub sender_core_pct: Option<f64>,
+    /// Median sending-core CPU-seconds per GB sent.
+    pub sender_cpu_s_per_gb: Option<f64>,
     /// Median complete frames per second.
     pub frames_per_s: Option<f64>,
     /// Frames complete, summed over runs.
@@ -124,6 +132,10 @@ pub fn reference_of(scenario: Scenario) -> Option<&'static str> {
         Scenario::Ceilings => Some("iperf3-tcp"),
         Scenario::TriggerLatency => None,
         Scenario::Fade => Some("seed-controller"),
+        Scenario::FadeVersions => Some("fade-v1"),
+        Scenario::Serve => Some("write"),
+        Scenario::Camera => Some("aravis-fake"),
+        Scenario::Floor => Some("aravis"),
     }
 }
 
@@ -201,6 +213,8 @@ fn summarise_group(sc: Scenario, case: &str, imp: &str, g: &[&Run]) -> Summary {
         busiest_core_pct: med(|r| r.busiest_core_pct),
         cpu_avg_pct: med(|r| r.cpu_avg_pct),
         cpu_s_per_gb: med(|r| r.cpu_s_per_gb),
+        sender_core_pct: med(|r| r.sender_core_pct),
+        sender_cpu_s_per_gb: med(|r| r.sender_cpu_s_per_gb),
         frames_per_s: med(|r| r.frames_per_s),
         frames_completed: sum(|r| r.frames_completed),
         frames_lost: sum(|r| r.frames_lost),
@@ -280,7 +294,12 @@ fn add_ratios(rows: &mut [Summary]) {
             continue;
         };
         row.reference = Some(reference.to_owned());
-        row.cpu_ratio = ratio(row.cpu_s_per_gb, r.cpu_s_per_gb);
+        // The camera scenario measures senders: its cost is the sender's.
+        row.cpu_ratio = if sc == Scenario::Camera {
+            ratio(row.sender_cpu_s_per_gb, r.sender_cpu_s_per_gb)
+        } else {
+            ratio(row.cpu_s_per_gb, r.cpu_s_per_gb)
+        };
         row.throughput_ratio = if row.case == HIGHEST_LOSSLESS {
             ratio(row.frames_per_s, r.frames_per_s)
         } else {
@@ -314,6 +333,9 @@ pub struct Report {
     pub runs: Vec<Run>,
     /// Scenarios that could not run at all, with the reason.
     pub skipped: Vec<(String, String)>,
+    /// Whether the run was stopped early on request (SIGINT or SIGTERM):
+    /// the report then holds the runs finished before the stop.
+    pub interrupted: bool,
 }
 
 impl Report {
@@ -333,6 +355,13 @@ impl Report {
             self.machine.one_line(),
             self.seconds.round()
         );
+        if self.interrupted {
+            let _ = writeln!(
+                s,
+                "\nStopped early on request: the tables hold the {} runs finished before the stop.",
+                self.runs.len()
+            );
+        }
         for h in &self.config.hosts {
             let _ = writeln!(s, "\nSetup ({h}): {}.", h.describe());
         }
@@ -395,6 +424,8 @@ const COLUMNS: &[Column] = &[
     ("busiest core %", |r| f1(r.busiest_core_pct)),
     ("all cores %", |r| f1(r.cpu_avg_pct)),
     ("CPU-s/GB", |r| f3(r.cpu_s_per_gb)),
+    ("sending core %", |r| f1(r.sender_core_pct)),
+    ("sender CPU-s/GB", |r| f3(r.sender_cpu_s_per_gb)),
     ("CPU ratio", |r| {
         r.cpu_ratio
             .map(|x| format!("{x:.2}× {}", r.reference.as_deref().unwrap_or("")))

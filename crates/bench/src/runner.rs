@@ -4,9 +4,6 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use nix::sched::{sched_setaffinity, CpuSet};
-use nix::unistd::Pid;
-
 use crate::bed::{PairBed, SwitchBed};
 use crate::config::{BenchConfig, HostSetup};
 use crate::error::{Error, Result};
@@ -61,10 +58,7 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
     }
     // The bench's own bookkeeping stays on the sender's core, off the
     // receiving host's.
-    let mut set = CpuSet::new();
-    if set.set(SENDER_CPU).is_ok() {
-        let _ = sched_setaffinity(Pid::from_raw(0), &set);
-    }
+    let _ = linerate_io::sched::pin_task(0, &[SENDER_CPU]);
     require_tool("ip", "Debian package iproute2 (scripts/install-deps)")?;
     let mut skipped: Vec<(String, String)> = Vec::new();
     let mut jobs: Vec<Job> = Vec::new();
@@ -85,7 +79,12 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
     let mut lossy_sweeps: Vec<(Scenario, Option<HostSetup>, String)> = Vec::new();
     let mut beds = Beds::default();
     let mut skipped_jobs = 0;
+    let mut interrupted = false;
     for (i, job) in jobs.iter().enumerate() {
+        if crate::stop::stop_requested() {
+            interrupted = true;
+            break;
+        }
         let sweep_key = (job.scenario, job.host, job.implementation.clone());
         if job.sweep && lossy_sweeps.contains(&sweep_key) {
             skipped_jobs += 1;
@@ -95,6 +94,11 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
         let result = beds
             .get(config, job.work.bed(), job.host)
             .and_then(|bed| run_job(bed, config, job, &dir));
+        if matches!(result, Err(Error::Interrupted)) {
+            // Not a result: the run was cut short on request.
+            interrupted = true;
+            break;
+        }
         let run = result.unwrap_or_else(|e| Run {
             scenario: Some(job.scenario),
             implementation: job.implementation.clone(),
@@ -130,6 +134,7 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
         rows: summarise(&runs),
         runs,
         skipped,
+        interrupted,
     })
 }
 
@@ -165,11 +170,15 @@ impl Beds {
                     None => Err(Error::Argument("internal: no pair bed".into())),
                 }
             }
-            BedKind::Switch { boards, rate_mbit } => {
+            BedKind::Switch {
+                boards,
+                rate_mbit,
+                jumbo,
+            } => {
                 if self.switch.as_ref().map(|(k, _)| *k) != Some(kind) {
                     self.pair = None;
                     self.switch = None;
-                    let sw = SwitchBed::build(&config.bed_name, boards, rate_mbit)?;
+                    let sw = SwitchBed::build(&config.bed_name, boards, rate_mbit, jumbo)?;
                     self.switch = Some((kind, sw));
                 }
                 match &self.switch {

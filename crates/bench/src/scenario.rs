@@ -27,17 +27,34 @@ pub enum Scenario {
     TriggerLatency,
     /// Seed 004: FADE boards, one alone and three sharing a 1 Gbit/s link.
     Fade,
+    /// One FADE-10G board against one FADE v1 board, on a 1 Gbit/s link
+    /// and on an unshaped one.
+    FadeVersions,
+    /// Seed 003: `linerate serve`'s send methods at one aggregate rate to
+    /// 1 to 32 clients, the server's core per GB sent.
+    Serve,
+    /// The emulated camera alone against Aravis's fake camera: how fast
+    /// each sends, and what its core pays, into the same Aravis host.
+    Camera,
+    /// What a GigE Vision stream costs the receiving core before any
+    /// receiver does anything (dropped at the ingress hook, or by XDP in
+    /// the driver), next to linerate's grab and Aravis on the same stream.
+    Floor,
 }
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::PacketSizes,
         Scenario::UdpTcp,
         Scenario::Ceilings,
         Scenario::LosslessRate,
         Scenario::TriggerLatency,
         Scenario::Fade,
+        Scenario::FadeVersions,
+        Scenario::Serve,
+        Scenario::Camera,
+        Scenario::Floor,
     ];
 
     /// The name used on the command line and in reports.
@@ -49,6 +66,10 @@ impl Scenario {
             Scenario::LosslessRate => "lossless-rate",
             Scenario::TriggerLatency => "trigger-latency",
             Scenario::Fade => "fade",
+            Scenario::FadeVersions => "fade-versions",
+            Scenario::Serve => "serve",
+            Scenario::Camera => "camera",
+            Scenario::Floor => "floor",
         }
     }
 
@@ -65,6 +86,12 @@ impl Scenario {
             Scenario::LosslessRate => "highest lossless frame rate per backend and for Aravis",
             Scenario::TriggerLatency => "seed 001: software trigger to frame delivered, jitter",
             Scenario::Fade => "seed 004: FADE, one board alone and three sharing 1 Gbit/s",
+            Scenario::FadeVersions => "one FADE-10G board against one v1 board, shaped and unshaped",
+            Scenario::Serve => "seed 003: serve's send methods, server CPU per GB to 1-32 clients",
+            Scenario::Camera => "the emulated camera alone against Aravis's fake camera",
+            Scenario::Floor => {
+                "receiving CPU per GB of a stream dropped before any receiver, beside grab and Aravis"
+            }
         }
     }
 }
@@ -80,13 +107,16 @@ impl FromStr for Scenario {
 
     fn from_str(s: &str) -> Result<Scenario, Error> {
         let wanted = s.trim().to_ascii_lowercase();
-        // Also accept the numbering (1..6).
+        // Also accept the numbering --help shows.
         if let Ok(n) = wanted.parse::<usize>() {
             return Scenario::ALL
                 .get(n.wrapping_sub(1))
                 .copied()
                 .ok_or_else(|| {
-                    Error::Argument(format!("no scenario number {n}: there are 1 to 6"))
+                    Error::Argument(format!(
+                        "no scenario number {n}: there are 1 to {}",
+                        Scenario::ALL.len()
+                    ))
                 });
         }
         Scenario::ALL
@@ -112,7 +142,7 @@ mod tests {
             assert_eq!(sc.name().parse::<Scenario>().ok(), Some(sc));
             assert_eq!((i + 1).to_string().parse::<Scenario>().ok(), Some(sc));
         }
-        assert!("7".parse::<Scenario>().is_err());
+        assert!("11".parse::<Scenario>().is_err());
         assert!("0".parse::<Scenario>().is_err());
         let err = "packets".parse::<Scenario>().err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("\"packets\"") && e.contains("udp-tcp")));

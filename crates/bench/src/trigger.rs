@@ -3,7 +3,6 @@
 //! application; the bench reads that histogram.
 
 use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -11,10 +10,10 @@ use serde_json::Value;
 use crate::bed::{PairBed, RECEIVER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
-use crate::execute::{put_window, receiver_duration, start_camera};
 use crate::peers::{self, GvspReceiver, Stream};
 use crate::process::{last_json_object, Running};
 use crate::report::Run;
+use crate::steps::{put_window, receiver_duration, start_camera};
 use crate::window;
 
 /// Runs software triggers at `rate_hz` with grab's `backend`.
@@ -48,7 +47,7 @@ pub fn run(
     )?;
     cmd.arg("--trigger-software");
     let host = Running::spawn(cmd, dir, "receiver")?;
-    thread::sleep(t.settle);
+    crate::stop::pause(t.settle)?;
     let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
     let host = host.wait(duration + Duration::from_secs(30))?;
     let _ = camera.stop(Duration::from_secs(5));

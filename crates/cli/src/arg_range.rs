@@ -46,6 +46,46 @@ pub fn seconds_in(
     float_in(range).map(Duration::from_secs_f64 as fn(f64) -> Duration)
 }
 
+/// A CPU number, 0..=4095, that is online on this machine: `--cpu 5` on a
+/// 2-CPU host is refused while parsing ("CPU 5 is not online (online
+/// CPUs: 0-1)") rather than failing later as "Invalid argument" from
+/// sched_setaffinity, or as a warning.
+pub fn online_cpu() -> OnlineCpu {
+    OnlineCpu
+}
+
+/// Parser returned by [`online_cpu`].
+#[derive(Debug, Clone, Copy)]
+pub struct OnlineCpu;
+
+impl TypedValueParser for OnlineCpu {
+    type Value = usize;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<usize, clap::Error> {
+        let cpu = usize_in(0..=4095).parse_ref(cmd, arg, value)?;
+        let check = move |_: &str| -> Result<usize, String> {
+            let path = "/sys/devices/system/cpu/online";
+            // Where the kernel does not say, the pinning itself will.
+            let Ok(text) = std::fs::read_to_string(path) else {
+                return Ok(cpu);
+            };
+            match crate::cmd::doctor::facts::parse_cpu_list(&text) {
+                Some(online) if !online.contains(&cpu) => Err(format!(
+                    "CPU {cpu} is not online (online CPUs: {})",
+                    text.trim()
+                )),
+                _ => Ok(cpu),
+            }
+        };
+        check.parse_ref(cmd, arg, value)
+    }
+}
+
 /// Parser returned by [`float_in`].
 #[derive(Debug, Clone, Copy)]
 pub struct FloatIn<T> {
@@ -174,6 +214,15 @@ mod tests {
         for bad in ["NaN", "inf", "-inf", "x", ""] {
             assert!(parse(float_in(0.0f32..=1.0), bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn cpus_must_be_online() {
+        assert_eq!(parse(online_cpu(), "0"), Ok(0));
+        let e = parse(online_cpu(), "4095").expect_err("not online here");
+        assert!(e.contains("CPU 4095 is not online (online CPUs: "), "{e}");
+        assert!(parse(online_cpu(), "4096").is_err());
+        assert!(parse(online_cpu(), "-1").is_err());
     }
 
     #[test]

@@ -3,12 +3,14 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{ArgAction, CommandFactory, Parser, Subcommand};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod arg_range;
 mod camera;
 mod cmd;
+mod console;
 mod stop_signal;
+mod usage;
 
 /// linerate: sensor data over Ethernet at line rate — GigE Vision cameras and
 /// FADE front-end boards on one side, Linux hosts on the other.
@@ -87,8 +89,26 @@ fn log_filter(verbose: u8, quiet: bool) -> String {
     }
 }
 
+/// The command line's definition: [`Cli`]'s, with negative numbers taken
+/// as values everywhere, so `--width -5` reaches the argument's range check
+/// ("-5 is not in 1..=65535") instead of clap's advice to write `-- -5`.
+fn command() -> clap::Command {
+    fn negative_values(cmd: clap::Command) -> clap::Command {
+        cmd.mut_args(|a| {
+            if a.get_action().takes_values() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(negative_values)
+    }
+    negative_values(Cli::command())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
+    console::set_quiet(cli.quiet);
     // Warnings from the libraries (a receive buffer capped by rmem_max, a
     // receive thread that could not be pinned) go to stderr; -v/-q or
     // RUST_LOG change the level.
@@ -103,8 +123,27 @@ fn main() -> ExitCode {
         .with_target(false)
         .without_time()
         .init();
-    match run(cli) {
+    // `linerate ... | head`: a print to the closed pipe panics (Rust
+    // ignores SIGPIPE); the panic unwinds (dropping test benches and
+    // cameras in order) and the command ends quietly with 141.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !console::is_broken_pipe_panic(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) {
+        Ok(result) => result,
+        Err(payload) if console::is_broken_pipe_panic(payload.as_ref()) => {
+            return ExitCode::from(console::STDOUT_CLOSED_STATUS)
+        }
+        Err(payload) => std::panic::resume_unwind(payload),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if console::is_broken_pipe_error(&e) => {
+            ExitCode::from(console::STDOUT_CLOSED_STATUS)
+        }
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
             // A run a signal ended exits as a shell reports the signal (130, 143).
@@ -152,8 +191,8 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Serve(args) => cmd::serve::run(args),
         Commands::Watch(args) => cmd::watch::run(args),
         Commands::Bench(args) => cmd::bench::run(args),
-        Commands::Completions(args) => cmd::docs::completions(args, Cli::command()),
-        Commands::Man(args) => cmd::docs::man(args, Cli::command()),
+        Commands::Completions(args) => cmd::docs::completions(args, command()),
+        Commands::Man(args) => cmd::docs::man(args, command()),
     }
 }
 
@@ -182,7 +221,6 @@ mod tests {
     use std::time::Duration;
 
     use clap::error::ErrorKind;
-    use clap::CommandFactory;
 
     /// Byte counts that may legitimately exceed 4 GiB (a transfer size,
     /// a memory budget): they must still refuse 2^64 - 1.
@@ -243,7 +281,7 @@ mod tests {
         let argv = std::iter::once("linerate".to_string())
             .chain(path.iter().cloned())
             .chain([format!("{arg}={value}")]);
-        let parsed = std::panic::catch_unwind(|| super::Cli::command().try_get_matches_from(argv));
+        let parsed = std::panic::catch_unwind(|| super::command().try_get_matches_from(argv));
         let parsed = parsed.unwrap_or_else(|_| panic!("{path:?} {arg} {value} panicked"));
         match parsed {
             Ok(_) => None,
@@ -254,10 +292,73 @@ mod tests {
         }
     }
 
+    /// Every argument, as (subcommand path, --long, help text, defaults).
+    fn all_args(
+        cmd: &clap::Command,
+        path: &[String],
+        out: &mut Vec<(Vec<String>, String, String, Vec<String>)>,
+    ) {
+        for a in cmd.get_arguments() {
+            let Some(long) = a.get_long() else { continue };
+            out.push((
+                path.to_vec(),
+                format!("--{long}"),
+                a.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                a.get_default_values()
+                    .iter()
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .collect(),
+            ));
+        }
+        for s in cmd.get_subcommands() {
+            let mut p = path.to_vec();
+            p.push(s.get_name().to_string());
+            all_args(s, &p, out);
+        }
+    }
+
+    /// A default clap knows is printed by clap (`[default: 100]`) from
+    /// the value the program really uses; a help text that states one of
+    /// its own beside it can drift from it (as `grab --frames` once said
+    /// 10 while 100 was used), so none may.
+    #[test]
+    fn defaults_are_stated_once_by_clap() {
+        let mut args = Vec::new();
+        all_args(&super::command(), &[], &mut args);
+        let stated = states_a_default();
+        assert!(stated(
+            "Frames to receive. Default 100 when neither is given"
+        ));
+        assert!(!stated("By default the socket is connected"));
+        let twice: Vec<String> = args
+            .iter()
+            .filter(|(_, _, help, defaults)| !defaults.is_empty() && stated(help))
+            .map(|(path, arg, help, _)| format!("{} {arg}: {help}", path.join(" ")))
+            .collect();
+        assert!(
+            twice.is_empty(),
+            "defaults stated twice:\n{}",
+            twice.join("\n")
+        );
+    }
+
+    /// Whether a help text states a default value itself ("Default 10",
+    /// "(default: 5)", "[default: 16"), as opposed to describing what
+    /// happens by default in words.
+    fn states_a_default() -> impl Fn(&str) -> bool {
+        |help: &str| {
+            let lower = help.to_ascii_lowercase();
+            lower.match_indices("default").any(|(i, w)| {
+                let rest = lower[i + w.len()..].trim_start_matches([':', ' ', 'i', 's']);
+                rest.starts_with(|c: char| c.is_ascii_digit())
+            })
+        }
+    }
+
     #[test]
     fn every_numeric_argument_has_a_checked_range() {
         let mut args = Vec::new();
-        numeric_args(&super::Cli::command(), &[], &mut args);
+        numeric_args(&super::command(), &[], &mut args);
         assert!(
             args.len() > 80,
             "introspection found only {} args",

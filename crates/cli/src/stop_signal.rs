@@ -26,6 +26,7 @@ pub fn on_sigint_or_sigterm() -> Result<Arc<AtomicBool>> {
 #[derive(Debug, Clone)]
 pub struct Interrupt {
     signal: Arc<AtomicUsize>,
+    seen: Arc<AtomicBool>,
 }
 
 impl Interrupt {
@@ -46,16 +47,20 @@ impl Interrupt {
                 })
                 .with_context(|| format!("installing the handler for signal {sig}"))?;
         }
-        Ok(INSTALLED.get_or_init(|| Interrupt { signal }).clone())
+        Ok(INSTALLED.get_or_init(|| Interrupt { signal, seen }).clone())
+    }
+
+    /// A flag that becomes true when the signal arrives, for loops (a
+    /// library's, a worker thread's) that poll a plain flag.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.seen)
     }
 
     /// The signal that arrived, if one did.
     pub fn signal(&self) -> Option<Interrupted> {
         match self.signal.load(Ordering::Relaxed) {
             0 => None,
-            s => Some(Interrupted {
-                signal: s as libc::c_int,
-            }),
+            s => Some(Interrupted { signal: s as i32 }),
         }
     }
 }
@@ -66,7 +71,7 @@ impl Interrupt {
 #[error("interrupted by {}", signal_name(*.signal))]
 pub struct Interrupted {
     /// The signal number.
-    pub signal: libc::c_int,
+    pub signal: i32,
 }
 
 impl Interrupted {
@@ -76,7 +81,7 @@ impl Interrupted {
     }
 }
 
-fn signal_name(signal: libc::c_int) -> &'static str {
+fn signal_name(signal: i32) -> &'static str {
     match signal {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",

@@ -1,4 +1,4 @@
-//! `linerate bench`'s command line: plans, argument errors and help. The
+//! `linerate bench`'s command line: plans, argument errors, help and signals. The
 //! measurement itself runs in CI as `linerate bench --quick --json`
 //! (scripts/test), checked by scripts/check-bench-report.
 
@@ -20,7 +20,7 @@ fn stderr(o: &Output) -> String {
 }
 
 #[test]
-fn quick_dry_run_plans_every_scenario_within_three_minutes() {
+fn quick_dry_run_plans_every_scenario_within_four_minutes() {
     let o = linerate(&["bench", "--quick", "--dry-run"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
@@ -31,13 +31,24 @@ fn quick_dry_run_plans_every_scenario_within_three_minutes() {
         "lossless-rate",
         "trigger-latency",
         "fade",
+        "fade-versions",
+        "serve",
+        "camera",
+        "floor",
     ] {
         assert!(
             text.lines().any(|l| l.starts_with(sc)),
             "{sc} missing:\n{text}"
         );
     }
-    for imp in ["aravis", "linerate-mmsg", "iperf3-tcp", "tcp-1MiB"] {
+    for imp in [
+        "aravis",
+        "linerate-mmsg",
+        "iperf3-tcp",
+        "tcp-1MiB",
+        "aravis-fake",
+        "drop-by-xdp",
+    ] {
         assert!(text.contains(imp), "{imp} missing:\n{text}");
     }
     let last = text.lines().last().unwrap_or_default();
@@ -48,7 +59,7 @@ fn quick_dry_run_plans_every_scenario_within_three_minutes() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(f64::MAX);
     assert!(
-        minutes <= 3.0,
+        minutes <= 4.0,
         "quick plan estimated at {minutes} minutes: {last}"
     );
 }
@@ -115,10 +126,10 @@ fn bad_arguments_are_clear_errors() {
         "{}",
         stderr(&o)
     );
-    let o = linerate(&["bench", "7", "--dry-run"]);
+    let o = linerate(&["bench", "11", "--dry-run"]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("no scenario number 7"),
+        stderr(&o).contains("no scenario number 11: there are 1 to 10"),
         "{}",
         stderr(&o)
     );
@@ -161,4 +172,52 @@ fn bench_never_replaces_a_bed_it_did_not_make() {
     // Its own default name differs from testbed's.
     let help = stdout(&linerate(&["bench", "--help"]));
     assert!(help.contains("[default: lrbench]"), "{help}");
+}
+
+/// Issue 22: Ctrl-C or SIGTERM to `bench` left its namespaces behind. Now
+/// the bench stops at its next wait, removes its bed, prints what it
+/// measured (one JSON object saying it was interrupted) and exits as a
+/// shell reports the signal.
+#[test]
+fn a_signal_stops_the_bench_which_removes_its_bed_and_reports() {
+    for (signal, status) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let name = format!("bsig{status}");
+        let child = Command::new(env!("CARGO_BIN_EXE_linerate"))
+            .args(["bench", "serve", "--quick", "--json", "--name", &name])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start bench");
+        // Wait until the bed stands, then a little into the first run.
+        let started = std::time::Instant::now();
+        while !linerate_testbed::netns_exists(&name, "pc") {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "the bench never built its bed"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let pid = i32::try_from(child.id()).expect("pid");
+        // SAFETY: kill(2) on our own child; no memory is involved.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        let stopped = std::time::Instant::now();
+        let o = child.wait_with_output().expect("bench output");
+        let left = linerate_testbed::netns_exists(&name, "pc")
+            || linerate_testbed::netns_exists(&name, "cam");
+        if left {
+            let _ = linerate(&["testbed", "down", "--name", &name]);
+        }
+        assert!(!left, "signal {signal}: the bench left its namespaces");
+        assert!(
+            stopped.elapsed() < std::time::Duration::from_secs(15),
+            "signal {signal}: the bench took {:?} to stop",
+            stopped.elapsed()
+        );
+        assert_eq!(o.status.code(), Some(status), "{}", stderr(&o));
+        let report: serde_json::Value =
+            serde_json::from_str(stdout(&o).trim()).expect("one JSON report on stdout");
+        assert_eq!(report["interrupted"], true, "{report}");
+        assert!(stderr(&o).contains("bench stopped early"), "{}", stderr(&o));
+    }
 }

@@ -810,3 +810,72 @@ fn a_ten_g_stream_ending_mid_packet_ends_the_run_at_its_last_word() {
     assert_eq!(n(b, "packets"), bytes.div_ceil(8192));
     assert_eq!(b["complete"], true);
 }
+
+/// A board started with --duration and no host says who it is (the MAC
+/// `fade recv --feb` needs) and gives up after the duration instead of
+/// waiting forever, with its summary (text, or JSON with --json).
+#[test]
+fn a_board_without_a_host_names_itself_and_ends_after_its_duration() {
+    let _s = serial();
+    let bed = bed("fadelonely", &["feb", "pc"]);
+    let iface = bed.iface("feb").expect("iface").name.clone();
+    let mac = bed.mac("feb").expect("mac").to_string();
+    for json in [false, true] {
+        let t0 = Instant::now();
+        let mut cmd = linerate(&bed, "feb");
+        cmd.args(["fade", "feb", "--interface", &iface, "--duration", "0.3"]);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().expect("run linerate fade feb");
+        let took = t0.elapsed();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stdout} {stderr}");
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+        assert!(
+            stderr.contains(&format!("board {mac} on {iface}"))
+                && stderr.contains("waiting for a host's START"),
+            "no start-up line: {stderr}"
+        );
+        assert!(stderr.contains("no host sent START"), "{stderr}");
+        if json {
+            let v: Value = serde_json::from_str(stdout.trim()).expect("board JSON");
+            assert_eq!(v["mac"], mac.as_str(), "{v}");
+            assert_eq!(n(&v, "bytes_confirmed"), 0, "{v}");
+            assert!(
+                v["error"].as_str().is_some_and(|e| e.contains("START")),
+                "{v}"
+            );
+        } else {
+            assert!(
+                stdout.contains(&format!("fade feb {mac}: 0 bytes confirmed")),
+                "no summary: {stdout}"
+            );
+        }
+    }
+}
+
+/// Without --verify nothing is called verified: the report gives the bytes
+/// the reader took (`bytes_received`) and `verified_bytes` null; the
+/// receiver says on stderr what it receives from.
+#[test]
+fn an_unverified_run_reports_bytes_received_and_no_verified_bytes() {
+    let _s = serial();
+    let bed = bed("fadenoverify", &["feb", "pc"]);
+    let _board = feb(&bed, "feb", &["--bytes", "4MiB"]);
+    let out = recv_cmd(&bed, &["feb"], &["--bytes", "4MiB"])
+        .output()
+        .expect("run recv");
+    let v = report(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{v} {err}");
+    let b = &v["boards"][0];
+    assert_eq!(n(b, "bytes_received"), 4 << 20, "{b}");
+    assert!(b["verified_bytes"].is_null(), "{b}");
+    let mac = bed.mac("feb").expect("mac").to_string();
+    assert!(
+        err.contains("fade recv: on") && err.contains(&mac),
+        "no start-up line: {err}"
+    );
+}

@@ -1152,3 +1152,76 @@ fn json_grab_without_a_camera_prints_one_object_with_the_error() {
     let error = v["error"].as_str().expect("error text");
     assert!(error.contains(&ip), "{v}");
 }
+
+/// One rule for `--frames` and `--duration` (docs/cli.md): 0 frames is no
+/// frame limit, --duration is always obeyed, and whichever limit comes
+/// first ends the run, with a start-up line on stderr and the report.
+#[test]
+fn frames_0_runs_until_the_duration_and_the_first_limit_ends_the_run() {
+    let _s = serial();
+    let bed = bed("grabzero", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let small = ["--width", "64", "--height", "32", "--fps", "50"];
+    let t0 = Instant::now();
+    let (out, v) = grab(
+        &bed,
+        &[&["--frames", "0", "--duration", "1"][..], &small].concat(),
+    );
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{v} {err}");
+    assert!(
+        took < Duration::from_secs(6),
+        "--frames 0 --duration 1 took {took:?}"
+    );
+    assert!(n(&v, "frames_completed") >= 20, "{v}");
+    assert!(v["seconds"].as_f64().is_some_and(|s| s >= 1.0), "{v}");
+    assert!(
+        err.contains("grab: camera") && err.contains("for 1 s"),
+        "no start-up line on stderr: {err}"
+    );
+    // Frames first: 3 frames end a 60 s run.
+    let t0 = Instant::now();
+    let (out, v) = grab(
+        &bed,
+        &[&["--frames", "3", "--duration", "60"][..], &small].concat(),
+    );
+    assert!(out.status.success(), "{v}");
+    assert_eq!(n(&v, "frames_completed"), 3, "{v}");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{v}");
+}
+
+/// A 1-frame grab reports no rate (its time is the camera starting), and
+/// the report tells linerate's own CPU from the machine's.
+#[test]
+fn a_one_frame_grab_reports_no_rate_and_labels_its_cpu_figures() {
+    let _s = serial();
+    let bed = bed("grabone", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let small = ["--width", "64", "--height", "32", "--fps", "50"];
+    let (out, v) = grab(&bed, &[&["--frames", "1"][..], &small].concat());
+    assert!(out.status.success(), "{v}");
+    assert!(v["gbit_per_s"].is_null(), "{v}");
+    assert!(
+        v["process_cpu_seconds"].as_f64().is_some_and(|s| s >= 0.0),
+        "{v}"
+    );
+    let (out, v) = grab(&bed, &[&["--frames", "20"][..], &small].concat());
+    assert!(out.status.success(), "{v}");
+    assert!(v["gbit_per_s"].as_f64().is_some_and(|g| g > 0.0), "{v}");
+
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args(["grab", &ip, "--frames", "1"])
+        .args(small)
+        .output()
+        .expect("linerate grab");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("throughput    n/a"), "{text}");
+    assert!(text.contains("process       linerate "), "{text}");
+    assert!(
+        text.contains("machine       all processes: busiest core"),
+        "{text}"
+    );
+}

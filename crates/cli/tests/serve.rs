@@ -852,3 +852,73 @@ fn one_host_flooding_never_reading_clients_leaves_places_for_others() {
         }
     }
 }
+
+/// `serve --port 0` names the port it got (start-up line on stderr and
+/// the report); `watch` says what it watches, stops on SIGINT with its
+/// report and exit status 130, and a refused connection is named in its
+/// last line.
+#[test]
+fn serve_names_its_port_and_watch_stops_on_a_signal_with_its_report() {
+    use std::io::BufRead;
+    let bed = bed("servport0");
+    let mut server = start_server(&bed, 0, &["--duration", "60", "--fps", "100"]);
+    let stderr = server.stderr.take().expect("server stderr");
+    let mut line = String::new();
+    std::io::BufReader::new(stderr)
+        .read_line(&mut line)
+        .expect("start-up line");
+    let ip = bed.addr("srv").expect("addr").to_string();
+    let address = line
+        .split_whitespace()
+        .find(|w| w.starts_with(&format!("{ip}:")))
+        .unwrap_or_else(|| panic!("no address in the start-up line: {line}"))
+        .trim_end_matches(',')
+        .to_string();
+    let port: u16 = address[ip.len() + 1..].parse().expect("port");
+    assert!(line.starts_with("serve: ") && port != 0, "{line}");
+
+    let watcher = bed
+        .command("cli", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command")
+        .args(["watch", "--connect", &address, "--duration", "60", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start watch");
+    std::thread::sleep(Duration::from_secs(2));
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(watcher.id() as libc::pid_t, libc::SIGINT) };
+    let t0 = std::time::Instant::now();
+    let out = watcher.wait_with_output().expect("watch output");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "watch took long to stop"
+    );
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let w = json(&out.stdout, "watch");
+    assert!(w["frames_ok"].as_u64().is_some_and(|n| n > 50), "{w}");
+    assert!(
+        w["error"].as_str().is_some_and(|e| e.contains("SIGINT")),
+        "{w}"
+    );
+    assert!(
+        err.contains(&format!("watch: 1 TCP client of {address}")),
+        "{err}"
+    );
+
+    let s = stop_server(server);
+    assert_eq!(s["address"], address.as_str(), "{s}");
+
+    // Nothing listens on port 1: the last line says so.
+    let out = watch_with(&bed, 1, 1, 1, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let last = err.lines().last().unwrap_or_default();
+    assert!(!out.status.success());
+    assert!(
+        last.contains("connecting to") && last.contains("refused"),
+        "{err}"
+    );
+}

@@ -2,7 +2,7 @@
 //! state machines (`FadeBoard`, `FadeWindow`, `FairShare`, for FADE v1 and
 //! FADE-10G) joined by a model of a switch whose port to the host is a
 //! drop-tail queue drained at 1 Gbit/s, like the tbf-shaped bridge port of
-//! `scripts/bench-fade`. Deterministic, so it checks the controllers
+//! `linerate bench fade`. Deterministic, so it checks the controllers
 //! themselves, whatever the machine's load.
 //!
 //! The host's receive thread is modelled too ([`Receiver`]): frames wait

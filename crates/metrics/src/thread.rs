@@ -21,34 +21,11 @@ use crate::error::{read_text, Error, Result};
 
 /// The kernel thread id of the calling thread (what `/proc/self/task/`
 /// lists), to hand to another thread that reads this one's CPU time.
-pub fn current_thread_id() -> i32 {
-    // SAFETY: gettid has no preconditions and cannot fail.
-    unsafe { libc::gettid() }
-}
+pub use linerate_io::sched::current_thread_id;
 
-/// Pins the calling thread to `cpu`: what a receive thread (and a noise
+/// Pins the calling thread to a CPU: what a receive thread (and a noise
 /// probe measuring its core) does before its CPU time means anything.
-pub fn pin_current_thread(cpu: usize) -> std::io::Result<()> {
-    if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("CPU {cpu} is beyond CPU_SETSIZE"),
-        ));
-    }
-    // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays within
-    // it (checked above); sched_setaffinity reads exactly
-    // size_of::<cpu_set_t>() bytes of it.
-    let r = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
+pub use linerate_io::sched::pin_current_thread;
 
 /// Cumulative CPU time of one thread, in clock ticks (`USER_HZ`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -30,9 +30,7 @@ pub enum Error {
     NotFound(String),
 
     /// A command could not be started at all (binary missing, not root...).
-    #[error(
-        "cannot run `{cmdline}`: {source} (are iproute2/nftables installed and are you root?)"
-    )]
+    #[error("cannot run `{cmdline}`: {source}{hint}", hint = spawn_hint(source))]
     Spawn {
         /// The command line, shell-quoted for copy and paste.
         cmdline: String,
@@ -96,3 +94,34 @@ impl Error {
 
 /// Result alias for this crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The likely fix for a command that could not start, only where the
+/// cause points to one: a missing program or a missing privilege. Other
+/// causes (an invalid CPU for the pinning, say) speak for themselves.
+fn spawn_hint(source: &std::io::Error) -> &'static str {
+    match source.kind() {
+        std::io::ErrorKind::NotFound => " (are iproute2 and nftables installed?)",
+        std::io::ErrorKind::PermissionDenied => " (network namespaces need root)",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod spawn_hint_tests {
+    use super::*;
+
+    #[test]
+    fn the_hint_follows_the_cause() {
+        let spawn = |kind| Error::Spawn {
+            cmdline: "ip netns exec x true".into(),
+            source: std::io::Error::from(kind),
+        };
+        let missing = spawn(std::io::ErrorKind::NotFound).to_string();
+        assert!(missing.contains("iproute2"), "{missing}");
+        let invalid = spawn(std::io::ErrorKind::InvalidInput).to_string();
+        assert!(
+            !invalid.contains("iproute2") && !invalid.contains("root"),
+            "{invalid}"
+        );
+    }
+}

@@ -48,6 +48,7 @@
 
 mod bed;
 mod command;
+mod cpumask;
 mod error;
 mod loss;
 pub mod netns;

@@ -875,7 +875,7 @@ impl TestbedSpec {
         }
         for r in &self.rps {
             known(&r.host)?;
-            crate::rps::cpu_mask(&r.cpus)?;
+            crate::cpumask::cpu_mask(&r.cpus)?;
         }
         Ok(())
     }

@@ -1,10 +1,14 @@
 //! Each scenario's plan: the jobs it runs, in alternation across
 //! implementations within each repeat.
 
+mod camera;
 mod ceilings;
 mod fade;
+mod fade_versions;
+mod floor;
 mod lossless_rate;
 mod packet_sizes;
+mod serve;
 mod trigger_latency;
 mod udp_tcp;
 
@@ -12,6 +16,9 @@ use crate::config::{BenchConfig, HostSetup};
 use crate::job::{BedKind, Job};
 use crate::peers::GvspReceiver;
 use crate::scenario::Scenario;
+
+/// Bytes per frame the serve scenario serves.
+pub use serve::FRAME_BYTES as SERVE_FRAME_BYTES;
 
 /// The jobs of `scenario` under `config`, warm-up first when configured.
 pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
@@ -22,6 +29,10 @@ pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
         Scenario::LosslessRate => lossless_rate::plan(config),
         Scenario::TriggerLatency => trigger_latency::plan(config),
         Scenario::Fade => fade::plan(config),
+        Scenario::FadeVersions => fade_versions::plan(config),
+        Scenario::Serve => serve::plan(config),
+        Scenario::Camera => camera::plan(config),
+        Scenario::Floor => floor::plan(config),
     };
     with_warmup(jobs, config)
 }
@@ -34,10 +45,21 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
     );
     let iperf = ("iperf3", "Debian package iperf3 (scripts/install-deps)");
     let ethtool = ("ethtool", "Debian package ethtool (scripts/install-deps)");
+    let aravis_fake = (
+        crate::peers::ARAVIS_FAKE_CAMERA,
+        "Debian package aravis-tools-cli (scripts/install-deps)",
+    );
+    let nft = ("nft", "Debian package nftables (scripts/install-deps)");
     match scenario {
         Scenario::PacketSizes | Scenario::LosslessRate => vec![aravis, ethtool],
+        Scenario::Camera => vec![aravis, aravis_fake, ethtool],
+        Scenario::Floor => vec![aravis, nft, ethtool],
         Scenario::Ceilings => vec![iperf, ethtool],
-        Scenario::UdpTcp | Scenario::TriggerLatency | Scenario::Fade => vec![ethtool],
+        Scenario::UdpTcp
+        | Scenario::TriggerLatency
+        | Scenario::Fade
+        | Scenario::FadeVersions
+        | Scenario::Serve => vec![ethtool],
     }
 }
 

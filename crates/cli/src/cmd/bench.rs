@@ -28,7 +28,7 @@ against the anchor measured in the same run. Needs root and 2 CPUs; run it on an
 otherwise idle machine (the report records the load average).
 
 Examples:
-  sudo linerate bench --quick --json            # CI smoke run, under 3 minutes
+  sudo linerate bench --quick --json            # CI smoke run, under 4 minutes
   sudo linerate bench --out docs/bench/latest   # full run: bench.md, bench.json, PNG charts
   sudo linerate bench packet-sizes 4 --repeats 3
   sudo linerate bench ceilings --host napi,rps  # both setups side by side, one run")]
@@ -36,7 +36,7 @@ pub struct BenchArgs {
     /// Scenarios to run, by name or number; all when none is given.
     #[arg(value_name = "SCENARIO")]
     pub scenarios: Vec<Scenario>,
-    /// Smoke run: fewer cases, 2-second windows, one repeat (under 3 minutes).
+    /// Smoke run: fewer cases, 2-second windows, one repeat (under 4 minutes).
     #[arg(long)]
     pub quick: bool,
     /// Print the report as one JSON object on stdout instead of Markdown.
@@ -124,6 +124,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
             args.name
         );
     }
+    // SIGINT or SIGTERM stops the bench at its next wait: it kills its
+    // programs, removes its namespaces and reports what it measured.
+    let interrupt = crate::stop_signal::Interrupt::install()?;
+    let watcher = interrupt.clone();
+    std::thread::spawn(move || loop {
+        if watcher.signal().is_some() {
+            linerate_bench::request_stop();
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    });
     let bar = progress_bar();
     let report = run_bench(&config, |p| report_progress(&bar, p))?;
     if let Some(b) = &bar {
@@ -136,6 +147,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", report.markdown());
+    }
+    if let Some(i) = interrupt.signal().filter(|_| report.interrupted) {
+        return Err(anyhow::Error::new(i).context(format!(
+            "bench stopped early after {} runs; its test bench is removed",
+            report.runs.len()
+        )));
     }
     if report.has_failures() {
         bail!(

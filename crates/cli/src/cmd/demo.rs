@@ -25,11 +25,15 @@ const STREAM_PORT: u16 = 50_010;
 /// Arguments of `linerate demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Seconds to stream, 0.001..=31536000.
-    #[arg(long, default_value_t = 10.0, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
-    duration: f64,
-    /// Stop after this many frames (1..=4294967295) instead of after --duration.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=u64::from(u32::MAX)))]
+    /// Seconds to stream (also with --frames: whichever ends first),
+    /// 0.001..=31536000. With --frames alone there is no time limit.
+    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0),
+          default_value = "10",
+          default_value_if("frames", clap::builder::ArgPredicate::IsPresent, None))]
+    duration: Option<f64>,
+    /// Stop after this many frames, or at --duration if that comes first;
+    /// 0..=4294967295 (0: no frame limit, until --duration, Ctrl-C or SIGTERM).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
     frames: Option<u64>,
     /// Image width in pixels (Mono8), 16..=8192, a multiple of 4.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(16..=8192))]
@@ -76,12 +80,6 @@ pub fn run(args: DemoArgs) -> Result<()> {
     if !(0.0..=100.0).contains(&args.loss) {
         bail!("--loss {} is not a percentage between 0 and 100", args.loss);
     }
-    if !(args.duration > 0.0 && args.duration.is_finite()) {
-        bail!(
-            "--duration {} must be a positive number of seconds",
-            args.duration
-        );
-    }
     if args.packet_size > args.mtu {
         bail!(
             "--packet-size {} exceeds the link MTU {}",
@@ -97,13 +95,15 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let exe = std::env::current_exe().context("finding the linerate executable")?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (report, mode) = if loopback {
-        if !args.json {
-            eprintln!(
-                "note: {}; running camera and host on loopback (127.0.0.1) in one machine's \
-                 network stack. Run as root for the two-namespace bench with per-side CPU accounting.",
-                if root { "--loopback given" } else { "not root, so no test bench" }
-            );
-        }
+        crate::console::say(format_args!(
+            "note: {}; running camera and host on loopback (127.0.0.1) in one machine's \
+             network stack. Run as root for the two-namespace bench with per-side CPU accounting.",
+            if root {
+                "--loopback given"
+            } else {
+                "not root, so no test bench"
+            }
+        ));
         let ip = Ipv4Addr::LOCALHOST;
         // Loopback is shared by everything on this machine: the camera
         // gets a GVCP port no one holds and the host a stream port the
@@ -132,21 +132,20 @@ pub fn run(args: DemoArgs) -> Result<()> {
         }
         let bed = builder.build().context("building the demo test bench")?;
         let cam_ip = bed.addr("camera")?;
-        if !args.json {
-            eprintln!(
-                "bench {name}: camera {cam_ip} (CPU 0) -> host {} (CPU {}), MTU {}, {}% loss; \
-                 {}x{} Mono8 at {} fps, {}-byte packets, {} backend",
-                bed.addr("host")?,
-                host_cpu.map_or("any".into(), |c| c.to_string()),
-                args.mtu,
-                args.loss,
-                args.width,
-                args.height,
-                args.fps,
-                args.packet_size,
-                args.backend
-            );
-        }
+        crate::console::say(format_args!(
+            "demo: bench {name}: camera {cam_ip} (CPU 0) -> host {} (CPU {}), MTU {}, {}% loss; \
+             {}x{} Mono8 at {} fps, {}-byte packets, {} backend; {}",
+            bed.addr("host")?,
+            host_cpu.map_or("any".into(), |c| c.to_string()),
+            args.mtu,
+            args.loss,
+            args.width,
+            args.height,
+            args.fps,
+            args.packet_size,
+            args.backend,
+            crate::console::until(args.frames, args.duration),
+        ));
         let mut cmd = bed.command("camera", &exe)?;
         cmd.cpu(0);
         let mut cmd = cmd.into_command()?;
@@ -190,8 +189,8 @@ pub fn run(args: DemoArgs) -> Result<()> {
 /// demo's stream, verification, a larger pool, and the fixed stream port.
 fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> Result<GrabArgs> {
     let mut g = GrabArgs::defaults_for(&camera.to_string())?;
-    g.frames = args.frames;
-    g.duration = args.frames.is_none().then_some(args.duration);
+    g.frames = args.frames.unwrap_or(0);
+    g.duration = args.duration;
     g.width = Some(args.width);
     g.height = Some(args.height);
     g.fps = Some(args.fps);
@@ -293,7 +292,11 @@ fn print(args: &DemoArgs, r: &GrabReport, mode: &str) -> Result<()> {
     println!("| {:<22} | {:>14} |", "frames complete", r.frames_completed);
     println!("| {:<22} | {:>14} |", "frames verified", r.frames_verified);
     println!("| {:<22} | {:>14} |", "lost (incomplete)", lost);
-    println!("| {:<22} | {:>14.2} |", "Gbit/s", r.gbit_per_s);
+    println!(
+        "| {:<22} | {:>14} |",
+        "Gbit/s",
+        r.gbit_per_s.map_or("n/a".into(), |g| format!("{g:.2}"))
+    );
     println!(
         "| {:<22} | {:>13.1}% |",
         "busiest core", r.cpu_busy_core_pct

@@ -27,16 +27,13 @@ pub struct ManArgs {
 
 /// Prints the completion script for `args.shell` to stdout.
 pub fn completions(args: CompletionsArgs, mut cmd: clap::Command) -> Result<()> {
-    // Rendered into memory first: clap_complete panics on a failed write,
-    // and a closed pipe (`| head`) is not an error worth a panic.
+    // Rendered into memory first: clap_complete panics on a failed write
+    // with a message of its own.
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "linerate", &mut script);
-    match std::io::Write::write_all(&mut std::io::stdout(), &script) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(e).context("writing the completion script")
-        }
-        _ => Ok(()),
-    }
+    // A closed pipe ends the command quietly (main's rule for all commands).
+    std::io::Write::write_all(&mut std::io::stdout(), &script)
+        .context("writing the completion script")
 }
 
 /// Writes one man page per command and subcommand into `args.out`.

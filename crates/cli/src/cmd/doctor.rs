@@ -48,7 +48,7 @@ pub struct DoctorArgs {
     pub gbit_per_s: Option<f64>,
     /// CPU the receive thread will be pinned to (`grab --cpu`): IRQs and
     /// RPS should stay off it. 0..=4095 (0 is the first CPU).
-    #[arg(long, value_name = "N", value_parser = crate::arg_range::usize_in(0..=4095))]
+    #[arg(long, value_name = "N", value_parser = crate::arg_range::online_cpu())]
     pub cpu: Option<usize>,
     /// One JSON object with a `checks` array instead of the table.
     #[arg(long)]

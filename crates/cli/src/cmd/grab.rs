@@ -25,11 +25,15 @@ pub struct GrabArgs {
     /// 3956), or serial number / user name (found by discovery).
     pub camera: String,
     /// Frames to receive; the run stops after this many (complete or not),
-    /// up to 4294967295; 0: until Ctrl-C or SIGTERM. Default 100 when
-    /// neither --frames nor --duration is given.
-    #[arg(long, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
-    pub frames: Option<u64>,
-    /// Seconds to receive for, 0.001..=31536000 (a year).
+    /// or at --duration if that comes first; 0..=4294967295 (0: no frame
+    /// limit, until --duration, Ctrl-C or SIGTERM). With --duration alone
+    /// there is no frame limit.
+    #[arg(long, default_value_t = 100,
+          default_value_if("duration", clap::builder::ArgPredicate::IsPresent, Some("0")),
+          value_parser = clap::value_parser!(u64).range(0..=u64::from(u32::MAX)))]
+    pub frames: u64,
+    /// Seconds to receive for (also with --frames: whichever ends first),
+    /// 0.001..=31536000 (a year).
     #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
     pub duration: Option<f64>,
     /// Set the Width feature before starting (1..=65535).
@@ -104,7 +108,7 @@ pub struct GrabArgs {
           value_parser = crate::arg_range::bytes_in(crate::arg_range::MIB..=1024 * crate::arg_range::GIB))]
     pub buffer_memory: u64,
     /// Pin the receive thread to this CPU (0..=4095; 0 is the first CPU).
-    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
     pub cpu: Option<usize>,
     /// Local UDP port for the stream (0: any free port). A fixed port lets
     /// firewall and loss rules select the stream.
@@ -214,18 +218,23 @@ pub struct GrabReport {
     pub bytes: u64,
     /// Wall-clock seconds from acquisition start to the last frame.
     pub seconds: f64,
-    /// Payload throughput.
-    pub gbit_per_s: f64,
-    /// Busy percentage of the busiest core during the run.
+    /// Payload throughput; null when the run was too short for a rate to
+    /// mean anything (fewer than 2 frames or under 10 ms).
+    pub gbit_per_s: Option<f64>,
+    /// CPU seconds (user + system, all threads) this process used during
+    /// the run: linerate's own cost, unlike the machine-wide cpu_* figures.
+    pub process_cpu_seconds: f64,
+    /// The machine's busiest core during the run (all processes, from
+    /// /proc/stat), busy percentage.
     pub cpu_busy_core_pct: f64,
     /// Which core was busiest (null when /proc/stat could not be read).
     pub cpu_busy_core: Option<usize>,
     /// Of the busiest core's time, the percentage in soft interrupts
     /// (NAPI, RPS, the receive protocol stack), tick-sampled.
     pub cpu_busy_core_softirq_pct: f64,
-    /// Average busy percentage over all cores.
+    /// Average busy percentage over all cores (all processes).
     pub cpu_avg_pct: f64,
-    /// CPU-seconds (all cores) per GB of payload.
+    /// Machine-wide CPU-seconds (all cores, all processes) per GB of payload.
     pub cpu_seconds_per_gb: f64,
     /// Receive syscalls that returned data.
     pub syscalls: u64,
@@ -463,14 +472,23 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     if let Some(dir) = &args.save {
         linerate_grab::save::prepare_directory(dir)?;
     }
-    let target = args
-        .frames
-        .unwrap_or(if args.duration.is_some() { 0 } else { 100 });
+    let target = args.frames;
     let duration = args.duration.map(Duration::from_secs_f64);
+    crate::console::say(format_args!(
+        "grab: camera {} ({} {}), {payload}-byte frames over {} to {}:{}, {}",
+        args.camera,
+        camera.info().vendor,
+        camera.info().model,
+        args.transport.name(),
+        camera.local_ip(),
+        stream.port(),
+        crate::console::until(Some(target), args.duration),
+    ));
     let bar = progress_bar(progress, target, duration);
     let mut verifier = args.verify.then(|| Verifier::new(pattern));
     let mut tally = Tally::default();
     let cpu_before = CpuSnapshot::take().ok();
+    let process_cpu_before = crate::usage::process_cpu_seconds();
     let started = Instant::now();
     camera.start().context("starting acquisition")?;
     let frame_timeout = Duration::from_secs_f64(args.frame_timeout.max(0.01));
@@ -517,7 +535,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
         if let Some(bar) = &bar {
             if target > 0 {
                 bar.set_position(tally.completed + tally.incomplete);
-            } else {
+            } else if duration.is_some() {
                 bar.set_position(started.elapsed().as_secs());
             }
             bar.set_message(format!(
@@ -533,6 +551,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     }
     let seconds = started.elapsed().as_secs_f64();
     let cpu = cpu_before.and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(&b)));
+    let process_cpu_seconds = crate::usage::process_cpu_seconds() - process_cpu_before;
     let _ = camera.stop();
     if args.trigger_software {
         let _ = camera.set("TriggerMode", "Off");
@@ -553,6 +572,7 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     }
     let mut report = report(&camera, args, target, &tally, &stats, seconds, cpu);
     report.host = HostTuning::read(camera.local_ip());
+    report.process_cpu_seconds = process_cpu_seconds;
     report.buffers = buffers;
     report.frame_delivery_latency_us = stream.delivery_latency();
     report.trigger_to_frame_latency_us = args.trigger_software.then(|| trigger_latency.summary());
@@ -754,21 +774,37 @@ impl Tally {
     }
 }
 
+/// The live display on a terminal: a bar of frames (with --frames N), of
+/// seconds (with --duration alone), or, with neither limit, a spinner with
+/// the time elapsed, so a run until Ctrl-C still shows it is alive.
 fn progress_bar(show: bool, frames: u64, duration: Option<Duration>) -> Option<ProgressBar> {
-    if !show || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+    if !show || !crate::console::progress_wanted() {
         return None;
     }
-    let (len, unit) = match duration {
-        Some(d) => (d.as_secs().max(1), "s"),
-        None => (frames, "frames"),
+    let (bar, template) = match (frames, duration) {
+        (0, None) => (
+            ProgressBar::new_spinner(),
+            "{spinner} {elapsed} (until Ctrl-C)  {msg}".to_string(),
+        ),
+        (0, Some(d)) => (
+            ProgressBar::new(d.as_secs().max(1)),
+            "{bar:30} {pos}/{len} s  {msg}".to_string(),
+        ),
+        (n, _) => (
+            ProgressBar::new(n),
+            "{bar:30} {pos}/{len} frames  {msg}".to_string(),
+        ),
     };
-    let bar = ProgressBar::new(len);
-    let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}");
     if let Ok(style) = ProgressStyle::with_template(&template) {
         bar.set_style(style);
     }
+    bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
 }
+
+/// Runs shorter than this report no throughput: the time is mostly the
+/// camera starting, not the stream.
+const MIN_RATE_SECONDS: f64 = 0.01;
 
 fn gbit(bytes: u64, seconds: f64) -> f64 {
     if seconds > 0.0 {
@@ -817,7 +853,8 @@ fn report(
         resend_requests: a.resend_requests,
         bytes,
         seconds,
-        gbit_per_s: gbit(bytes, seconds),
+        gbit_per_s: (delivered >= 2 && seconds >= MIN_RATE_SECONDS).then(|| gbit(bytes, seconds)),
+        process_cpu_seconds: 0.0,
         cpu_busy_core_pct: busiest.map_or(0.0, |b| b.utilisation * 100.0),
         cpu_busy_core: busiest.and_then(|b| b.cpu),
         cpu_busy_core_softirq_pct: busiest.map_or(0.0, |b| {
@@ -893,16 +930,31 @@ fn print_summary(r: &GrabReport) {
             String::new()
         }
     );
-    println!(
-        "throughput    {:.3} Gbit/s ({} bytes in {:.2} s)",
-        r.gbit_per_s, r.bytes, r.seconds
-    );
+    match r.gbit_per_s {
+        Some(g) => println!(
+            "throughput    {g:.3} Gbit/s ({} bytes in {:.2} s)",
+            r.bytes, r.seconds
+        ),
+        None => println!(
+            "throughput    n/a: too short a run for a rate ({} bytes in {:.3} s)",
+            r.bytes, r.seconds
+        ),
+    }
     println!(
         "packets       {} received, {} missing, {} resent, {} duplicate, {} ignored; {} resend requests",
         r.packets_received, r.packets_missing, r.packets_resent, r.packets_duplicate, r.packets_ignored, r.resend_requests
     );
     println!(
-        "cpu           busiest core{} {:.1}% ({:.1}% softirq), average {:.1}%, {:.3} CPU-s/GB",
+        "process       linerate {:.3} CPU-s (user + system, all threads; {:.1}% of a core)",
+        r.process_cpu_seconds,
+        if r.seconds > 0.0 {
+            r.process_cpu_seconds / r.seconds * 100.0
+        } else {
+            0.0
+        }
+    );
+    println!(
+        "machine       all processes: busiest core{} {:.1}% ({:.1}% softirq), average {:.1}%, {:.3} CPU-s/GB",
         r.cpu_busy_core
             .map_or(String::new(), |c| format!(" (cpu{c})")),
         r.cpu_busy_core_pct,

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use linerate_metrics::noise::{probe, Load, NoiseReport, ProbeConfig, QueueEstimate};
+use linerate_metrics::noise::{probe_until, Load, NoiseReport, ProbeConfig, QueueEstimate};
 use serde::Serialize;
 
 /// Arguments of `linerate noise`.
@@ -34,7 +34,8 @@ pub struct NoiseArgs {
     /// every online CPU].
     #[arg(long, value_name = "LIST", value_parser = parse_cpu_list)]
     cpu: Option<CpuList>,
-    /// How long to probe each CPU, in seconds, 0.01..=86400.
+    /// How long to probe each CPU, in seconds, 0.01..=86400 (shorter says
+    /// nothing: the clock loop needs time to meet the CPU's interruptions).
     #[arg(long, default_value = "3", value_parser = crate::arg_range::seconds_in(0.01..=86_400.0))]
     duration: Duration,
     /// Shortest jump between two clock readings counted as a gap, in µs,
@@ -128,16 +129,36 @@ pub fn run(args: NoiseArgs) -> Result<()> {
             .collect(),
         None => Vec::new(),
     };
+    let interrupt = crate::stop_signal::Interrupt::install()?;
+    crate::console::say(format_args!(
+        "noise: probing CPU {} for {} s each (or until Ctrl-C)",
+        cpus.iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        args.duration.as_secs_f64()
+    ));
     let mut reports = Vec::new();
-    for cpu in cpus {
-        let p = probe(&ProbeConfig {
-            cpu: Some(cpu),
-            duration: args.duration,
-            threshold: ns(args.threshold_us),
-            targets: args.target_us.iter().map(|&t| ns(t)).collect(),
-            ..ProbeConfig::default()
-        })
+    let count = cpus.len();
+    for (i, cpu) in cpus.into_iter().enumerate() {
+        if interrupt.signal().is_some() {
+            break;
+        }
+        let bar = progress(cpu, i, count, args.duration);
+        let p = probe_until(
+            &ProbeConfig {
+                cpu: Some(cpu),
+                duration: args.duration,
+                threshold: ns(args.threshold_us),
+                targets: args.target_us.iter().map(|&t| ns(t)).collect(),
+                ..ProbeConfig::default()
+            },
+            interrupt.flag(),
+        )
         .with_context(|| format!("probing CPU {cpu}"))?;
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
         let replays: Vec<QueueEstimate> = loads.iter().map(|&l| p.replay(l)).collect();
         if !args.json {
             print_cpu(&p.report, &replays);
@@ -147,10 +168,48 @@ pub fn run(args: NoiseArgs) -> Result<()> {
             replays,
         });
     }
+    let interrupted = interrupt.signal();
     if args.json {
-        println!("{}", serde_json::json!({ "cpus": reports }));
+        let mut v = serde_json::json!({ "cpus": reports });
+        if let Some(i) = interrupted {
+            v["error"] = i.to_string().into();
+        }
+        println!("{v}");
+    }
+    if let Some(i) = interrupted {
+        return Err(anyhow::Error::new(i).context(format!(
+            "stopped with {} CPU{} probed (the last one for less than --duration)",
+            reports.len(),
+            if reports.len() == 1 { "" } else { "s" }
+        )));
     }
     Ok(())
+}
+
+/// A spinner on a terminal while CPU `cpu` is probed. Its redraw thread
+/// is started off that CPU (it inherits this thread's affinity, moved
+/// away first), so the display adds no noise to the measurement.
+fn progress(
+    cpu: usize,
+    index: usize,
+    count: usize,
+    duration: Duration,
+) -> Option<indicatif::ProgressBar> {
+    if !crate::console::progress_wanted() {
+        return None;
+    }
+    linerate_io::sched::keep_current_thread_off(cpu);
+    let bar = indicatif::ProgressBar::new_spinner();
+    let template = format!(
+        "{{spinner}} probing CPU {cpu} ({} of {count}): {{elapsed}} of {:.1} s",
+        index + 1,
+        duration.as_secs_f64()
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(250));
+    Some(bar)
 }
 
 /// The online CPUs, from `/sys/devices/system/cpu/online` (`0-3,6`).

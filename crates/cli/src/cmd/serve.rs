@@ -38,8 +38,9 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long)]
     bind: Ipv4Addr,
-    /// TCP port to listen on, 1..=65535.
-    #[arg(long, default_value_t = 5600, value_parser = clap::value_parser!(u16).range(1..))]
+    /// TCP port to listen on (and UDP with --udp/--multicast), 0..=65535
+    /// (0: any free port, named in the start-up line and the report).
+    #[arg(long, default_value_t = 5600, value_parser = clap::value_parser!(u16).range(0..))]
     port: u16,
     /// Frame source: `pattern` (a self-checking test pattern, almost free to
     /// make) or a file whose consecutive --frame-size chunks are the frames
@@ -159,6 +160,8 @@ pub struct ClientReport {
 /// The report of a `serve` run.
 #[derive(Debug, Serialize)]
 pub struct ServeReport {
+    /// The address served, IP:PORT (the port chosen with --port 0).
+    pub address: String,
     /// Send method.
     pub method: &'static str,
     /// Payload bytes per frame.
@@ -297,11 +300,8 @@ impl UdpFanout {
             Some(group) => {
                 // Out of the bind address's interface only, one hop, and
                 // not looped back to this host.
-                let s = socket2::SockRef::from(ep.socket());
-                s.set_multicast_if_v4(addr.ip())
-                    .with_context(|| format!("IP_MULTICAST_IF {}", addr.ip()))?;
-                s.set_multicast_ttl_v4(1)?;
-                s.set_multicast_loop_v4(false)?;
+                linerate_io::socket::set_multicast_sender(ep.socket(), *addr.ip(), 1)
+                    .with_context(|| format!("multicast out of {}", addr.ip()))?;
                 let dest = SocketAddrV4::new(group, addr.port());
                 Some((
                     dest,
@@ -650,11 +650,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
 
 fn print_report(r: &ServeReport) {
     println!(
-        "served {} frames of {} bytes at {} fps with {} for {:.1} s: {} clients ({} refused, {} cut), {} frames dropped, {:.3} GB sent in {} syscalls, {:.2} CPU-s, max RSS {} MiB",
+        "served {} frames of {} bytes at {} fps with {} on {} for {:.1} s: {} clients ({} refused, {} cut), {} frames dropped, {:.3} GB sent in {} syscalls, {:.2} CPU-s, max RSS {} MiB",
         r.frames_published,
         r.frame_size,
         r.fps,
         r.method,
+        r.address,
         r.seconds,
         r.clients_accepted,
         r.clients_refused,
@@ -744,6 +745,11 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
     let addr = SocketAddrV4::new(args.bind, args.port);
     let listener = TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
     listener.set_nonblocking(true)?;
+    // With --port 0 the kernel chose the port: UDP takes the same one.
+    let addr = match listener.local_addr() {
+        Ok(std::net::SocketAddr::V4(a)) => a,
+        _ => addr,
+    };
     // UDP only when asked for: subscribers (--udp) or a group (--multicast).
     let mut udp = if args.udp || args.multicast.is_some() {
         Some(UdpFanout::bind(addr, args).with_context(|| format!("UDP on {addr}"))?)
@@ -751,6 +757,33 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         None
     };
 
+    crate::console::say(format_args!(
+        "serve: {} fps of {}-byte frames with {} on tcp {addr}{}{}, {}",
+        args.fps,
+        args.frame_size,
+        method.name(),
+        if args.udp {
+            format!(" and udp {addr}")
+        } else {
+            String::new()
+        },
+        args.multicast
+            .map(|g| format!(", multicast {g}:{}", addr.port()))
+            .unwrap_or_default(),
+        match args.duration {
+            Some(d) => format!("for {d} s (or until Ctrl-C)"),
+            None => "until Ctrl-C".into(),
+        }
+    ));
+    let bar = crate::console::progress_wanted().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {elapsed}  {msg}") {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let mut published = 0u64;
+    let mut next_draw = Instant::now();
     let period = Duration::from_secs_f64(1.0 / args.fps);
     let start = Instant::now();
     let end = args.duration.map(|d| start + Duration::from_secs_f64(d));
@@ -810,12 +843,21 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
                 u.send_frame(slot, len)?;
             }
             hub.publish(&claim, len);
+            published += 1;
             next_frame += period;
             if now > next_frame + period {
                 let behind = ((now - next_frame).as_secs_f64() / period.as_secs_f64()) as u64;
                 late += behind;
                 next_frame += period * behind as u32;
             }
+        }
+        if let Some(bar) = bar.as_ref().filter(|_| now >= next_draw) {
+            next_draw = now + Duration::from_millis(200);
+            bar.set_message(format!(
+                "{published} frames published, {} clients connected, {accepted} accepted",
+                conns.len()
+            ));
+            bar.tick();
         }
         // Send what each client can take.
         let ids: Vec<ClientId> = conns.keys().copied().collect();
@@ -934,6 +976,9 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
             }
         }
     }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let seconds = start.elapsed().as_secs_f64();
     // Leaves (and ICMP errors) that came since the last frame count too.
     if let Some(u) = udp.as_mut() {
@@ -957,6 +1002,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         .map(|c| c.counters())
         .unwrap_or_default();
     Ok(ServeReport {
+        address: addr.to_string(),
         method: method.name(),
         frame_size: args.frame_size,
         fps: args.fps,
@@ -973,7 +1019,7 @@ pub fn serve(args: &ServeArgs) -> Result<ServeReport> {
         uring_fixed_buffers: ring.as_ref().map(|r| r.fixed_buffers()),
         uring_sends,
         uring_cancels: ring.as_ref().map(|r| r.cancels()),
-        cpu_seconds: process_cpu_seconds(),
+        cpu_seconds: crate::usage::process_cpu_seconds(),
         max_rss_kib: max_rss_kib(),
         frame_pool_bytes: frames.slots() * frames.slot_len(),
         clients: reports,
@@ -1121,15 +1167,6 @@ fn release_all(
         }
     }
     Ok(())
-}
-
-fn process_cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills the struct we pass.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
-    t(u.ru_utime) + t(u.ru_stime)
 }
 
 /// VmHWM of this process in KiB (0 if /proc cannot tell).

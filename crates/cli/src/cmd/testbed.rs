@@ -160,7 +160,7 @@ struct UpArgs {
     #[command(flatten)]
     loss: LossArgs,
     /// Steer receive processing (RPS) to these CPUs, e.g. 1 or 0,1 (each 0..=4095).
-    #[arg(long, value_delimiter = ',', value_name = "CPU", value_parser = crate::arg_range::usize_in(0..=4095))]
+    #[arg(long, value_delimiter = ',', value_name = "CPU", value_parser = crate::arg_range::online_cpu())]
     rps_cpu: Vec<usize>,
     /// Host whose RPS is set by --rps-cpu (default: every host).
     #[arg(long, value_name = "HOST", requires = "rps_cpu")]
@@ -204,7 +204,7 @@ struct ExecArgs {
     #[arg(long)]
     host: String,
     /// Pin the command to this CPU (sched_setaffinity before exec), 0..=4095.
-    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
     cpu: Option<usize>,
     /// The command and its arguments, after `--`.
     #[arg(

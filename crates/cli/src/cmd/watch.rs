@@ -9,7 +9,8 @@
 
 use std::io::Read;
 use std::net::{SocketAddr, SocketAddrV4, TcpStream};
-use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
@@ -108,6 +109,11 @@ pub struct WatchReport {
     pub mbit_per_s: f64,
     /// Whether every client received and verified every frame.
     pub ok: bool,
+    /// "interrupted by SIGINT" when a signal ended the run early.
+    pub error: Option<String>,
+    /// The signal that ended the run, if one did.
+    #[serde(skip)]
+    pub interrupted: Option<crate::stop_signal::Interrupted>,
 }
 
 fn now_ns() -> u64 {
@@ -127,7 +133,8 @@ pub fn run(args: WatchArgs) -> Result<()> {
     if args.clients == 0 || args.clients > 4096 {
         bail!("--clients {} must be 1 to 4096", args.clients);
     }
-    let report = watch(&args)?;
+    let interrupt = crate::stop_signal::Interrupt::install()?;
+    let report = watch(&args, &interrupt)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
@@ -153,9 +160,26 @@ pub fn run(args: WatchArgs) -> Result<()> {
             );
         }
     }
+    if let Some(i) = report.interrupted {
+        return Err(anyhow::Error::new(i).context(format!(
+            "stopped after {:.1} s with {} frames verified",
+            report.seconds, report.frames_ok
+        )));
+    }
     if !report.ok {
+        // The first client's error says why (a refused connection, a
+        // closed stream), so the last line is not a bare count.
+        let why = report
+            .clients
+            .iter()
+            .find_map(|c| {
+                c.error
+                    .as_ref()
+                    .map(|e| format!(": client {}: {e}", c.client))
+            })
+            .unwrap_or_default();
         bail!(
-            "{} of {} clients did not receive every frame intact",
+            "{} of {} clients did not receive every frame intact{why}",
             report.clients.len() - report.clients_complete,
             report.clients.len()
         );
@@ -163,24 +187,65 @@ pub fn run(args: WatchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Watches with `args.clients` connections and returns what they saw.
-pub fn watch(args: &WatchArgs) -> Result<WatchReport> {
+/// Watches with `args.clients` connections and returns what they saw; a
+/// signal (`interrupt`) ends the watch early, with the report.
+pub fn watch(args: &WatchArgs, interrupt: &crate::stop_signal::Interrupt) -> Result<WatchReport> {
+    crate::console::say(format_args!(
+        "watch: {} {} client{} of {}, for {} s (or until Ctrl-C)",
+        args.clients,
+        match (args.udp, args.multicast) {
+            (_, Some(g)) => format!("multicast ({g})"),
+            (true, None) => "UDP".into(),
+            (false, None) => "TCP".into(),
+        },
+        if args.clients == 1 { "" } else { "s" },
+        args.connect,
+        args.duration
+    ));
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration);
+    let stop = interrupt.flag();
+    let verified = Arc::new(AtomicU64::new(0));
     let handles: Vec<_> = (0..args.clients)
         .map(|i| {
             let server = args.connect;
             let (quickack, recv_buffer, udp) = (args.quickack, args.recv_buffer, args.udp);
             let multicast = args.multicast;
+            let end = End {
+                deadline,
+                stop: stop.clone(),
+                verified: verified.clone(),
+            };
             std::thread::spawn(move || {
                 if udp || multicast.is_some() {
-                    udp_client(i, server, multicast, deadline, recv_buffer)
+                    udp_client(i, server, multicast, &end, recv_buffer)
                 } else {
-                    client(i, server, deadline, quickack, recv_buffer)
+                    client(i, server, &end, quickack, recv_buffer)
                 }
             })
         })
         .collect();
+    let bar = crate::console::progress_wanted().then(|| {
+        let bar = indicatif::ProgressBar::new((args.duration.ceil() as u64).max(1));
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} s  {msg}")
+        {
+            bar.set_style(style);
+        }
+        bar
+    });
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(Duration::from_millis(100));
+        if let Some(bar) = &bar {
+            bar.set_position(start.elapsed().as_secs());
+            bar.set_message(format!(
+                "{} frames received",
+                verified.load(Ordering::Relaxed)
+            ));
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let clients: Vec<ClientResult> = handles
         .into_iter()
         .enumerate()
@@ -193,14 +258,17 @@ pub fn watch(args: &WatchArgs) -> Result<WatchReport> {
         .collect();
     let seconds = start.elapsed().as_secs_f64();
     let complete = clients.iter().filter(|c| c.complete).count();
+    let interrupted = interrupt.signal();
     Ok(WatchReport {
+        error: interrupted.map(|i| i.to_string()),
+        interrupted,
         server: args.connect.to_string(),
         seconds,
         clients_complete: complete,
         frames_ok: clients.iter().map(|c| c.frames_ok).sum(),
         frames_missing: clients.iter().map(|c| c.frames_missing).sum(),
         mbit_per_s: clients.iter().map(|c| c.mbit_per_s).sum(),
-        ok: complete == clients.len(),
+        ok: complete == clients.len() && interrupted.is_none(),
         clients,
     })
 }
@@ -223,17 +291,31 @@ fn empty(client: usize) -> ClientResult {
     }
 }
 
-/// Reads exactly `buf.len()` bytes unless the deadline passes first
-/// (returns false then). Errors on EOF or a socket error.
+/// When a client stops (the deadline or a signal), and the count of
+/// frames all clients verified, for the progress line.
+struct End {
+    deadline: Instant,
+    stop: Arc<AtomicBool>,
+    verified: Arc<AtomicU64>,
+}
+
+impl End {
+    fn reached(&self) -> bool {
+        Instant::now() >= self.deadline || self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Reads exactly `buf.len()` bytes unless the end comes first (returns
+/// false then). Errors on EOF or a socket error.
 fn read_until(
     s: &mut TcpStream,
     buf: &mut [u8],
-    deadline: Instant,
+    end: &End,
     quickack: bool,
 ) -> std::io::Result<bool> {
     let mut got = 0;
     while got < buf.len() {
-        if Instant::now() >= deadline {
+        if end.reached() {
             return Ok(false);
         }
         match s.read(&mut buf[got..]) {
@@ -246,17 +328,9 @@ fn read_until(
             Ok(n) => {
                 got += n;
                 if quickack {
-                    let one: libc::c_int = 1;
-                    // SAFETY: setsockopt with an int on our socket.
-                    unsafe {
-                        libc::setsockopt(
-                            s.as_raw_fd(),
-                            libc::IPPROTO_TCP,
-                            libc::TCP_QUICKACK,
-                            (&one as *const libc::c_int).cast(),
-                            4,
-                        )
-                    };
+                    // A failure only leaves ACKs delayed, which the
+                    // measurement then shows.
+                    let _ = linerate_io::socket::set_tcp_quickack(s);
                 }
             }
             Err(e) if is_timeout(&e) => {}
@@ -315,50 +389,32 @@ fn udp_client(
     i: usize,
     server: SocketAddrV4,
     multicast: Option<std::net::Ipv4Addr>,
-    deadline: Instant,
+    end: &End,
     recv_buffer: usize,
 ) -> ClientResult {
     let mut verifier = Verifier::new();
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).ok();
     let started = Instant::now();
     let outcome = (|| -> std::io::Result<()> {
-        let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None)?;
         let want = if recv_buffer > 0 {
             recv_buffer
         } else {
             16 << 20
         };
-        let v = libc::c_int::try_from(want).unwrap_or(libc::c_int::MAX);
-        // SAFETY: setsockopt with an int on our socket.
-        let forced = unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_RCVBUFFORCE,
-                (&v as *const libc::c_int).cast(),
-                4,
-            )
+        let sock = match multicast {
+            Some(group) => {
+                // Every client binds the group at the server's port (each
+                // socket gets every datagram) and joins on the interface
+                // whose address reaches the server.
+                let probe = std::net::UdpSocket::bind("0.0.0.0:0")?;
+                probe.connect(server)?;
+                let std::net::SocketAddr::V4(local) = probe.local_addr()? else {
+                    return Err(std::io::ErrorKind::InvalidInput.into());
+                };
+                linerate_io::socket::multicast_receiver(group, server.port(), *local.ip(), want)?
+            }
+            None => linerate_io::socket::udp_client(want)?,
         };
-        if forced != 0 {
-            // Not root: as much as rmem_max allows.
-            sock.set_recv_buffer_size(want)?;
-        }
-        if let Some(group) = multicast {
-            // Every client binds the group at the server's port (shared
-            // with SO_REUSEADDR: each socket gets every datagram) and joins
-            // on the interface whose address reaches the server.
-            let probe = std::net::UdpSocket::bind("0.0.0.0:0")?;
-            probe.connect(server)?;
-            let std::net::SocketAddr::V4(local) = probe.local_addr()? else {
-                return Err(std::io::ErrorKind::InvalidInput.into());
-            };
-            sock.set_reuse_address(true)?;
-            sock.bind(&SocketAddr::from((group, server.port())).into())?;
-            sock.join_multicast_v4(&group, local.ip())?;
-        } else {
-            sock.bind(&SocketAddr::from(([0, 0, 0, 0], 0)).into())?;
-        }
-        let sock: std::net::UdpSocket = sock.into();
         sock.set_read_timeout(Some(Duration::from_millis(100)))?;
         let subscribe = multicast.is_none();
         let mut reasm = Reassembler::new();
@@ -375,7 +431,7 @@ fn udp_client(
         if subscribe {
             sock.send_to(&ask(cookie), server)?;
         }
-        while Instant::now() < deadline {
+        while !end.reached() {
             // Renew every second; until the server is heard from (it may
             // not be up yet), every 100 ms.
             let every = Duration::from_millis(if heard { 1000 } else { 100 });
@@ -404,6 +460,7 @@ fn udp_client(
             heard = true;
             if let Some(f) = reasm.push(&buf[..n]) {
                 verifier.frame(&f.header, f.payload_crc);
+                end.verified.fetch_add(1, Ordering::Relaxed);
                 record_latency(&mut hist, f.header.capture_ns);
             }
         }
@@ -419,7 +476,7 @@ fn udp_client(
 fn client(
     i: usize,
     server: SocketAddrV4,
-    deadline: Instant,
+    end: &End,
     quickack: bool,
     recv_buffer: usize,
 ) -> ClientResult {
@@ -434,21 +491,27 @@ fn client(
                 Ok(s) => break s,
                 Err(e)
                     if e.kind() == std::io::ErrorKind::ConnectionRefused
-                        && Instant::now() < connect_by.min(deadline) =>
+                        && Instant::now() < connect_by.min(end.deadline)
+                        && !end.reached() =>
                 {
                     std::thread::sleep(Duration::from_millis(50));
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    return Err(std::io::Error::new(
+                        e.kind(),
+                        format!("connecting to {server}: {e}"),
+                    ))
+                }
             }
         };
         if recv_buffer > 0 {
-            socket2::SockRef::from(&s).set_recv_buffer_size(recv_buffer)?;
+            linerate_io::socket::set_recv_buffer(&s, recv_buffer)?;
         }
         s.set_read_timeout(Some(Duration::from_millis(100)))?;
         let mut header = [0u8; HEADER_LEN];
         let mut payload = Vec::new();
         loop {
-            if !read_until(&mut s, &mut header, deadline, quickack)? {
+            if !read_until(&mut s, &mut header, end, quickack)? {
                 return Ok(());
             }
             let repr = FrameHeader::new_checked(&header[..])
@@ -464,7 +527,7 @@ fn client(
                 ));
             }
             payload.resize(repr.frame_len as usize, 0);
-            if !read_until(&mut s, &mut payload, deadline, quickack)? {
+            if !read_until(&mut s, &mut payload, end, quickack)? {
                 return Ok(());
             }
             if let Verdict::OutOfOrder = verifier.frame(&repr, crc32fast::hash(&payload)) {
@@ -474,6 +537,7 @@ fn client(
                 ));
             }
             record_latency(&mut hist, repr.capture_ns);
+            end.verified.fetch_add(1, Ordering::Relaxed);
         }
     })();
     finish(empty(i), &verifier, hist.as_ref(), started, outcome)

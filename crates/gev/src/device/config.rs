@@ -33,8 +33,8 @@ pub enum DeviceError {
         field: &'static str,
         /// The value given, formatted.
         value: String,
-        /// The rule it breaks, in words.
-        rule: &'static str,
+        /// The rule it breaks, in words, with the numbers it sets.
+        rule: String,
     },
     /// The GenICam XML does not fit the memory region the register map reserves.
     #[error("GenICam XML of {len} bytes does not fit the {max}-byte region at {base:#x}")]
@@ -172,11 +172,15 @@ pub const HEARTBEAT_TIMEOUT_MIN_MS: u32 = 500;
 /// (IP 20 + UDP 8 + extended GVSP header 20 + image leader 36).
 const PACKET_SIZE_FLOOR: u32 = 84;
 
-fn invalid(field: &'static str, value: impl core::fmt::Display, rule: &'static str) -> DeviceError {
+fn invalid(
+    field: &'static str,
+    value: impl core::fmt::Display,
+    rule: impl Into<String>,
+) -> DeviceError {
     DeviceError::InvalidConfig {
         field,
         value: value.to_string(),
-        rule,
+        rule: rule.into(),
     }
 }
 
@@ -194,14 +198,20 @@ impl DeviceConfig {
             return Err(invalid(
                 "width_min",
                 self.width_min,
-                "must be at least 1 and at most width_max",
+                format!(
+                    "must be at least 1 and at most width_max ({})",
+                    self.width_max
+                ),
             ));
         }
         if self.height_min == 0 || self.height_min > self.height_max {
             return Err(invalid(
                 "height_min",
                 self.height_min,
-                "must be at least 1 and at most height_max",
+                format!(
+                    "must be at least 1 and at most height_max ({})",
+                    self.height_max
+                ),
             ));
         }
         if self.width < self.width_min
@@ -211,7 +221,10 @@ impl DeviceConfig {
             return Err(invalid(
                 "width",
                 self.width,
-                "must lie in width_min..=width_max and be a multiple of width_increment",
+                format!(
+                    "must lie in {}..={} and be a multiple of {}",
+                    self.width_min, self.width_max, self.width_increment
+                ),
             ));
         }
         if self.height < self.height_min
@@ -221,7 +234,10 @@ impl DeviceConfig {
             return Err(invalid(
                 "height",
                 self.height,
-                "must lie in height_min..=height_max and be a multiple of height_increment",
+                format!(
+                    "must lie in {}..={} and be a multiple of {}",
+                    self.height_min, self.height_max, self.height_increment
+                ),
             ));
         }
         if self.pixel_formats.is_empty() {
@@ -320,6 +336,10 @@ mod tests {
         };
         let e = c.validate().expect_err("1022 is not a multiple of 4");
         assert!(e.to_string().contains("width = 1022"), "{e}");
+        assert!(
+            e.to_string().contains("must lie in 16..=") && e.to_string().contains("multiple of 4"),
+            "the rule's numbers: {e}"
+        );
 
         let c = DeviceConfig {
             pixel_format: PixelFormat(0x0108_00ff),

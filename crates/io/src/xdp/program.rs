@@ -106,7 +106,7 @@ const XDP_DROP: i32 = 1;
 /// `port` in the driver and passes everything else on. It is the cheapest
 /// possible receiver of a stream: what an interface costs per packet before
 /// any protocol work or copy, the floor every receive path sits on
-/// (`scripts/bench-floor`).
+/// (`linerate bench floor`).
 pub fn udp_port_drop(port: u16) -> Result<Vec<Insn>, LabelError> {
     let ipv4 = i32::from(u16::from_ne_bytes(0x0800u16.to_be_bytes()));
     let port = i32::from(u16::from_ne_bytes(port.to_be_bytes()));

@@ -18,6 +18,8 @@ pub mod gaps;
 pub mod interrupts;
 pub mod queue;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -96,13 +98,19 @@ impl Probe {
 /// only if the thread cannot be pinned or started; `/proc` figures that
 /// cannot be read are left out of the report.
 pub fn probe(config: &ProbeConfig) -> Result<Probe> {
+    probe_until(config, Arc::new(AtomicBool::new(false)))
+}
+
+/// [`probe`], ended early when `stop` becomes true (a signal, say): the
+/// report then covers the time spun until then.
+pub fn probe_until(config: &ProbeConfig, stop: Arc<AtomicBool>) -> Result<Probe> {
     let config = config.clone();
     let cpu = config.cpu;
     let interrupts_before = cpu.and_then(|c| InterruptSnapshot::take(c).ok());
     let stat_before = CpuSnapshot::take().ok();
     let recorder = std::thread::Builder::new()
         .name("noise-probe".into())
-        .spawn(move || spin(&config))
+        .spawn(move || spin(&config, &stop))
         .map_err(|source| Error::Probe {
             reason: format!("cannot start the probe thread: {source}"),
         })?
@@ -140,7 +148,10 @@ pub fn probe(config: &ProbeConfig) -> Result<Probe> {
 }
 
 /// The probe thread: pin, then read the clock until the time is up.
-fn spin(config: &ProbeConfig) -> Result<GapRecorder> {
+/// Clock readings between two looks at the stop flag.
+const TURNS_PER_STOP_CHECK: u32 = 4096;
+
+fn spin(config: &ProbeConfig, stop: &AtomicBool) -> Result<GapRecorder> {
     if let Some(cpu) = config.cpu {
         crate::thread::pin_current_thread(cpu).map_err(|error| Error::Pin { cpu, error })?;
     }
@@ -150,10 +161,15 @@ fn spin(config: &ProbeConfig) -> Result<GapRecorder> {
     let end = nanos(config.duration);
     let start = Instant::now();
     recorder.observe(0);
+    let mut turns = 0u32;
     loop {
         let now = nanos(start.elapsed());
         recorder.observe(now);
         if now >= end {
+            break;
+        }
+        turns = turns.wrapping_add(1);
+        if turns % TURNS_PER_STOP_CHECK == 0 && stop.load(Ordering::Relaxed) {
             break;
         }
     }
@@ -163,6 +179,23 @@ fn spin(config: &ProbeConfig) -> Result<GapRecorder> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_raised_stop_flag_ends_a_long_probe_early() {
+        let stop = Arc::new(AtomicBool::new(true));
+        let t0 = Instant::now();
+        let p = probe_until(
+            &ProbeConfig {
+                cpu: Some(0),
+                duration: Duration::from_secs(60),
+                ..ProbeConfig::default()
+            },
+            stop,
+        )
+        .expect("CPU 0 is always online");
+        assert!(t0.elapsed() < Duration::from_secs(5));
+        assert!(p.report.gaps.duration_ns < 5_000_000_000);
+    }
 
     #[test]
     fn a_short_probe_covers_its_duration_and_reports_its_cpu() {

@@ -2,7 +2,8 @@
 //! on a raw socket. The protocol logic is `linerate_fade::board`; this
 //! module only moves its packets and keeps time.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -60,7 +61,8 @@ pub struct FebArgs {
     #[arg(long, value_parser = crate::arg_range::bytes_in(1..=1 << 50), conflicts_with = "duration")]
     bytes: Option<u64>,
     /// Stop filling new packets after this many seconds of streaming,
-    /// 0.001..=31536000.
+    /// 0.001..=31536000; without a START within this time from launch the
+    /// board gives up (exit status 1).
     #[arg(long, value_parser = crate::arg_range::seconds_in(0.001..=31_536_000.0))]
     duration: Option<Duration>,
     /// Line rate to pace to, in bits/s (`1g`, `950m`); unpaced if absent.
@@ -183,6 +185,27 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
     }
     let mut sock = super::open_socket(&args.interface, args.version, args.ring_slots)?;
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
+    let board_mac = linerate_wire::ethernet::MacAddr(sock.mac());
+    crate::console::say(format_args!(
+        "fade feb: board {board_mac} on {} (FADE version {}), waiting for a host's START \
+         (linerate fade recv --feb {board_mac}); {}",
+        args.interface,
+        W::NAME,
+        match (args.bytes, args.duration) {
+            (Some(b), _) => format!("{b} bytes to send"),
+            (None, Some(d)) => format!("streams for {} s after START", d.as_secs_f64()),
+            (None, None) => "streams until RESET or Ctrl-C".into(),
+        }
+    ));
+    let confirmed = Arc::new(AtomicU64::new(0));
+    let progress = super::progress::Progress::start(
+        !args.json,
+        &vec![confirmed.clone()],
+        args.bytes,
+        args.duration,
+        None,
+    );
+    let mut no_start = false;
 
     let clock = Instant::now();
     let now_ns = || clock.elapsed().as_nanos() as u64;
@@ -202,12 +225,23 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
             last_poll = t;
             sock.recv(Some(Duration::ZERO))?;
             link.absorb(&mut board, &sock, t);
+            confirmed.store(
+                board.counters().confirmed.saturating_mul(W::PACKET_BYTES),
+                Ordering::Relaxed,
+            );
         }
         idle = true;
         if board.is_done() || link.reset_after_start {
             break;
         }
         let now = now_ns();
+        // No host came within --duration: give up rather than wait forever.
+        if let (Some(d), None) = (args.duration, link.streaming_since) {
+            if now >= d.as_nanos() as u64 {
+                no_start = true;
+                break;
+            }
+        }
         if let (Some(d), Some(t0), false) = (args.duration, link.streaming_since, finished_filling)
         {
             if now.saturating_sub(t0) >= d.as_nanos() as u64 {
@@ -267,7 +301,23 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
             }
         }
     }
+    progress.finish();
     let c = board.counters();
+    let end = now_ns();
+    let seconds = link
+        .streaming_since
+        .map_or(0.0, |t0| end.saturating_sub(t0) as f64 / 1e9);
+    let bytes_confirmed = c.confirmed.saturating_mul(W::PACKET_BYTES);
+    let bytes_confirmed = args
+        .bytes
+        .map_or(bytes_confirmed, |b| bytes_confirmed.min(b));
+    let error = no_start.then(|| {
+        format!(
+            "no host sent START to board {board_mac} on {} within --duration {} s",
+            args.interface,
+            args.duration.map_or(0.0, |d| d.as_secs_f64())
+        )
+    });
     if args.json {
         // Frames from the host the board's socket had no room for: ACKs
         // lost on the board's side, which only retransmission repairs.
@@ -294,8 +344,36 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
                 "ring_slots": args.ring_slots,
                 "kernel_frames": kernel.as_ref().ok().map(|k| k.frames),
                 "kernel_drops": kernel.as_ref().ok().map(|k| k.drops),
+                "mac": board_mac.to_string(),
+                "bytes_confirmed": bytes_confirmed,
+                "seconds": seconds,
+                "error": error,
             })
         );
+    } else {
+        println!(
+            "fade feb {board_mac}: {bytes_confirmed} bytes confirmed in {seconds:.3} s ({}), \
+             {} packets sent, {} resent, {} ACKs; {}",
+            match seconds > 0.0 {
+                true => format!("{:.1} Mbit/s", bytes_confirmed as f64 * 8.0 / seconds / 1e6),
+                false => "rate n/a".into(),
+            },
+            c.sent,
+            c.resent,
+            c.acks,
+            if board.is_done() {
+                "every byte acknowledged"
+            } else if link.reset_after_start {
+                "the host sent RESET"
+            } else if no_start {
+                "no host"
+            } else {
+                "stopped before the end"
+            }
+        );
+    }
+    if let Some(e) = error {
+        anyhow::bail!(e);
     }
     Ok(())
 }

@@ -34,13 +34,13 @@ impl Progress {
         keep_off: Option<usize>,
     ) -> Progress {
         let done = Arc::new(AtomicBool::new(false));
-        let thread = (show && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let thread = (show && crate::console::progress_wanted()).then(|| {
             let done = done.clone();
             let read = read.clone();
             let boards = read.len() as u64;
             std::thread::spawn(move || {
                 if let Some(c) = keep_off {
-                    super::recv::keep_off(c);
+                    linerate_io::sched::keep_current_thread_off(c);
                 }
                 draw(
                     &done,
@@ -90,7 +90,7 @@ fn draw(done: &AtomicBool, read: &ReadCounters, total: Option<u64>, duration: Op
         } else {
             bar.set_position(start.elapsed().as_secs());
             let mib = bytes as f64 / f64::from(1u32 << 20);
-            bar.set_message(format!("{mib:.1} MiB read, {mbit:.1} Mbit/s"));
+            bar.set_message(format!("{mib:.1} MiB, {mbit:.1} Mbit/s"));
         }
     }
     bar.finish_and_clear();

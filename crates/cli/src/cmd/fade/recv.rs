@@ -151,7 +151,7 @@ pub struct RecvArgs {
     /// it (on every other online CPU), so that a reader waking up never
     /// preempts the thread whose every microsecond is ACK latency.
     /// 0..=4095 (0 is the first CPU).
-    #[arg(long, value_parser = crate::arg_range::usize_in(0..=4095))]
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
     cpu: Option<usize>,
     /// How long the receive thread busy-polls after the last frame before
     /// it sleeps in the socket until the next one, in microseconds (0:
@@ -226,6 +226,22 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         spin: Duration::from_micros(args.spin_us),
     };
     let (mut readout, rings) = Readout::<W>::open(link, host_config(&args))?;
+    crate::console::say(format_args!(
+        "fade recv: on {} (FADE version {}), from board{} {}; {}",
+        args.interface,
+        W::NAME,
+        if args.febs.len() == 1 { "" } else { "s" },
+        args.febs
+            .iter()
+            .map(|m| linerate_wire::ethernet::MacAddr(*m).to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        match (args.bytes, args.duration) {
+            (Some(b), _) => format!("{b} bytes from each (or until Ctrl-C)"),
+            (None, Some(d)) => format!("for {} s (or until Ctrl-C)", d.as_secs_f64()),
+            (None, None) => "until Ctrl-C".into(),
+        }
+    ));
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
     let mut readers = Vec::new();
     let receive_cpu = args.cpu;
@@ -245,7 +261,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
                 .name(format!("fade-read-{i}"))
                 .spawn(move || {
                     if let Some(c) = receive_cpu {
-                        keep_off(c);
+                        linerate_io::sched::keep_current_thread_off(c);
                     }
                     consume(reader, verify, file, &read)
                 })
@@ -268,14 +284,14 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
     let mut reports = Vec::new();
     let timings = readout.timings().to_vec();
     for ((o, t), r) in readout.outcomes().into_iter().zip(timings).zip(readers) {
-        let (verified_bytes, verify_errors, io_error) = r
+        let (bytes_received, verify_errors, io_error) = r
             .join()
             .map_err(|_| anyhow::anyhow!("a reader thread panicked"))?;
         let end = o.done_ns.unwrap_or(ended);
         let seconds = o
             .first_data_ns
             .map_or(0.0, |f| end.saturating_sub(f) as f64 / 1e9);
-        let complete = o.complete(limit) && (!args.verify || verified_bytes >= o.delivered);
+        let complete = o.complete(limit) && (!args.verify || bytes_received >= o.delivered);
         let command = match (&args.command, o.command) {
             (None, _) => None,
             (Some(_), Some(Ok(c))) => Some(completion_json(&c)),
@@ -297,7 +313,8 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             returned: t.returned,
             pickup: t.pickup,
             verify_errors,
-            verified_bytes,
+            bytes_received,
+            verified_bytes: args.verify.then_some(bytes_received),
             error: o.failure.map(|f| f.to_string()).or(io_error),
             complete,
         });
@@ -435,35 +452,24 @@ fn pin(cpu: usize) -> Result<()> {
         .with_context(|| format!("pinning the receive thread to CPU {cpu}"))
 }
 
-/// Moves the calling thread to every online CPU but `cpu` (if there is
-/// another one); a failure leaves it where it was.
-pub fn keep_off(cpu: usize) {
-    // SAFETY: sysconf has no memory effects.
-    let online = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).unwrap_or(1);
-    let mut set = nix::sched::CpuSet::new();
-    let mut any = false;
-    for c in (0..online.max(cpu + 1)).filter(|&c| c != cpu) {
-        any |= set.set(c).is_ok();
-    }
-    if any {
-        let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
-    }
-}
-
 fn print_text(reports: &[BoardReport], total: &serde_json::Value) {
     for r in reports {
-        let latency = r.latency.summary();
+        let latency = match (report::us(&r.latency, 50.0), report::us(&r.latency, 99.0)) {
+            (Some(p50), Some(p99)) => format!("p50 {p50:.1} us p99 {p99:.1} us"),
+            _ => "none measured".into(),
+        };
         println!(
-            "board {}: {} bytes in {:.3} s, {:.1} Mbit/s, retransmit ratio {:.4}, ACK latency p50 {:.1} us p99 {:.1} us, {} duplicates, {} verify errors{}",
+            "board {}: {} bytes in {:.3} s, {:.1} Mbit/s, retransmit ratio {:.4}, ACK latency {latency}, {} duplicates, {}{}",
             r.mac,
             r.bytes,
             r.seconds,
             r.mbit_per_s(),
             r.retransmit_ratio(),
-            latency.p50_us,
-            latency.p99_us,
             r.counters.duplicates,
-            r.verify_errors,
+            match r.verified_bytes {
+                Some(v) => format!("{v} bytes verified, {} verify errors", r.verify_errors),
+                None => "not verified".into(),
+            },
             r.error.as_ref().map(|e| format!(", error: {e}")).unwrap_or_default(),
         );
     }

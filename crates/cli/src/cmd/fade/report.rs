@@ -33,8 +33,11 @@ pub struct BoardReport {
     pub pickup: LatencyHistogram,
     /// Words of the stream that did not verify (0 when not verifying).
     pub verify_errors: u64,
-    /// Bytes the reader checked.
-    pub verified_bytes: u64,
+    /// Bytes the application's reader took from the ring.
+    pub bytes_received: u64,
+    /// Of those, the bytes checked against the counter stream: only with
+    /// `--verify` (null in the JSON otherwise).
+    pub verified_bytes: Option<u64>,
     /// Why the stream broke, if it did.
     pub error: Option<String>,
     /// Every byte asked for arrived.
@@ -66,7 +69,7 @@ impl BoardReport {
             "retransmit_ratio": self.retransmit_ratio(),
             "ack_latency_us_p50": us(&self.latency, 50.0),
             "ack_latency_us_p99": us(&self.latency, 99.0),
-            "ack_latency_us_max": summary.max_us,
+            "ack_latency_us_max": (self.latency.count() > 0).then_some(summary.max_us),
             "acks": self.latency.count(),
             "ack_latency": summary,
             "ack_return_us_p50": us(&self.returned, 50.0),
@@ -74,6 +77,7 @@ impl BoardReport {
             "pickup_us_p50": us(&self.pickup, 50.0),
             "pickup_us_p99": us(&self.pickup, 99.0),
             "verify_errors": self.verify_errors,
+            "bytes_received": self.bytes_received,
             "verified_bytes": self.verified_bytes,
             "packets": c.packets,
             "received": c.received,
@@ -152,10 +156,14 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-/// The `percent` percentile of `h` in microseconds (0 when empty).
-fn us(h: &LatencyHistogram, percent: f64) -> f64 {
+/// The `percent` percentile of `h` in microseconds; `None` (JSON null)
+/// when nothing was measured, so an empty histogram never reads as 0 µs.
+pub fn us(h: &LatencyHistogram, percent: f64) -> Option<f64> {
+    if h.count() == 0 {
+        return None;
+    }
     h.quantile(percent / 100.0)
-        .map_or(0.0, |d| d.as_nanos() as f64 / 1000.0)
+        .map(|d| d.as_nanos() as f64 / 1000.0)
 }
 
 /// The receive backend and its counters as JSON (`backend` in the report).
@@ -228,7 +236,8 @@ mod tests {
             returned: h.clone(),
             pickup: h,
             verify_errors: 0,
-            verified_bytes: 125_000_000,
+            bytes_received: 125_000_000,
+            verified_bytes: Some(125_000_000),
             error: None,
             complete: true,
             command: None,
@@ -241,5 +250,37 @@ mod tests {
         assert_eq!(v["jain_fairness"], 1.0);
         assert_eq!(v["complete"], true);
         assert_eq!(v["boards"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn nothing_measured_is_null_not_zero() {
+        let empty = latency_histogram();
+        let b = BoardReport {
+            mac: "02:00:00:00:00:01".into(),
+            bytes: 0,
+            seconds: 0.0,
+            counters: WindowCounters::default(),
+            latency: empty.clone(),
+            returned: empty.clone(),
+            pickup: empty,
+            verify_errors: 0,
+            bytes_received: 0,
+            verified_bytes: None,
+            error: None,
+            complete: false,
+            command: None,
+        };
+        let v = json(&[b], 0.0);
+        assert!(v["ack_latency_us_p50"].is_null(), "{v}");
+        let board = &v["boards"][0];
+        for key in [
+            "ack_latency_us_p50",
+            "ack_latency_us_p99",
+            "ack_latency_us_max",
+        ] {
+            assert!(board[key].is_null(), "{key}: {board}");
+        }
+        assert!(board["verified_bytes"].is_null(), "{board}");
+        assert_eq!(board["bytes_received"], 0);
     }
 }

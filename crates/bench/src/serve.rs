@@ -1,0 +1,140 @@
+//! The serve scenario's run: `linerate serve` on the PC's side of the pair
+//! (CPU 1, which stands in for the server machine: its process and the
+//! clients' ACKs' receive processing, steered there by RPS) and `linerate
+//! watch` with every client on the other side (CPU 0), verifying every
+//! frame.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::bed::{PairBed, RECEIVER, SENDER};
+use crate::config::BenchConfig;
+use crate::error::{Error, Result};
+use crate::process::{last_json_object, Running};
+use crate::report::Run;
+use crate::steps::{put_window, GRACE};
+use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
+
+/// The server's TCP port.
+const PORT: u16 = 5600;
+
+/// The server's frame queue per client and its pool of frame slots: deep
+/// enough that a client thread descheduled for a few ms on a busy machine
+/// loses nothing.
+const QUEUE: &str = "64";
+const SLOTS: &str = "128";
+
+/// Serves `clients` clients at `fps` with send `method` and records what
+/// the server's core paid per GB it sent.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    pair: &PairBed,
+    config: &BenchConfig,
+    method: &str,
+    clients: u32,
+    fps: f64,
+    frame_bytes: u32,
+    dir: &Path,
+    run: &mut Run,
+) -> Result<()> {
+    let t = &config.timing;
+    let server_ip = pair.receiver_ip;
+    // The clients' receive processing stays on their core, off the
+    // server's; undone after the run, so other scenarios see the bed as
+    // built.
+    steer_receive(pair, SENDER, &pair.sender_iface, SENDER_CPU)?;
+    let result = (|| {
+        let total = t.settle + t.window + Duration::from_secs(2);
+        let mut srv = pair.bed.command(RECEIVER, &config.linerate)?;
+        srv.cpu(RECEIVER_CPU)
+            .args(["serve", "--bind", &server_ip.to_string()])
+            .args(["--port", &PORT.to_string(), "--fps", &format!("{fps:.3}")])
+            .args(["--frame-size", &frame_bytes.to_string(), "--method", method])
+            .args(["--queue", QUEUE, "--slots", SLOTS, "--json", "--duration"])
+            .arg(format!(
+                "{:.1}",
+                (total + Duration::from_secs(1)).as_secs_f64()
+            ));
+        let server = Running::spawn(srv, dir, "serve")?;
+        crate::stop::pause(Duration::from_millis(300))?;
+        let mut watch = pair.bed.command(SENDER, &config.linerate)?;
+        watch
+            .cpu(SENDER_CPU)
+            .args(["watch", "--connect", &format!("{server_ip}:{PORT}")])
+            .args(["--clients", &clients.to_string(), "--json", "--duration"])
+            .arg(format!("{:.1}", total.as_secs_f64()));
+        let watch = Running::spawn(watch, dir, "watch")?;
+        crate::stop::pause(t.settle)?;
+        // The server sends: its interface's transmit bytes and CPU 1.
+        let w = window::measure_pair(
+            &pair.bed,
+            (RECEIVER, &pair.receiver_iface),
+            (SENDER, &pair.sender_iface),
+            t.window,
+        )?;
+        let watched = watch.wait(total + GRACE)?;
+        let served = server.wait(GRACE)?;
+        Ok::<_, Error>((w, watched, served))
+    })();
+    steer_receive(pair, SENDER, &pair.sender_iface, usize::MAX)?;
+    let (w, watched, served) = result?;
+    put_window(run, &w);
+    // The measured machine is the server: CPU 1 per GB it sent.
+    run.cpu_s_per_gb = w.cpu_s_per_gb_sent();
+    run.gbit_per_s = w
+        .tx_bytes
+        .map(|b| b as f64 * 8.0 / w.seconds.max(f64::MIN_POSITIVE) / 1e9);
+    run.sender_core_pct = None;
+    run.sender_cpu_s_per_gb = None;
+    let s = last_json_object(&served)?;
+    let wa = last_json_object(&watched)?;
+    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64);
+    let frames_ok = num(&wa, "frames_ok").map(|x| x as u64);
+    let missing = num(&wa, "frames_missing").map(|x| x as u64);
+    run.frames_completed = frames_ok;
+    run.frames_lost = missing;
+    run.frames_per_s = Some(fps);
+    run.lossless = Some(wa.get("ok").and_then(Value::as_bool) == Some(true) && missing == Some(0));
+    let bytes_sent = num(&s, "bytes_sent").unwrap_or(0.0);
+    if bytes_sent > 1e7 {
+        // The server process's own CPU time per GB: blind to receive
+        // processing charged elsewhere, but not to other tenants of CPU 1.
+        let own = num(&s, "cpu_seconds").unwrap_or(0.0) / (bytes_sent / 1e9);
+        run.detail
+            .insert("server_process_cpu_s_per_gb".into(), own.into());
+    }
+    for k in [
+        "frames_published",
+        "frames_dropped",
+        "clients_cut",
+        "syscalls",
+        "max_rss_kib",
+    ] {
+        if let Some(v) = s.get(k) {
+            run.detail.insert(format!("server_{k}"), v.clone());
+        }
+    }
+    run.detail.insert("clients".into(), clients.into());
+    run.detail.insert("frame_bytes".into(), frame_bytes.into());
+    run.detail
+        .insert("window".into(), serde_json::to_value(w).unwrap_or_default());
+    Ok(())
+}
+
+/// Steers `host`'s receive processing on `iface` to `cpu` with RPS, or
+/// switches RPS off when `cpu` is `usize::MAX`.
+fn steer_receive(pair: &PairBed, host: &str, iface: &str, cpu: usize) -> Result<()> {
+    let mask = if cpu == usize::MAX {
+        "0".to_owned()
+    } else {
+        format!("{:x}", 1u64 << cpu)
+    };
+    let mut cmd = pair.bed.command(host, "sh")?;
+    cmd.arg("-c").arg(format!(
+        "echo {mask} > /sys/class/net/{iface}/queues/rx-0/rps_cpus"
+    ));
+    cmd.run_ok()?;
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! The steps every kind of run shares: starting linerate's camera, how
+//! long a receiver runs, how long a program may overrun, and copying a
+//! measuring window into a run's figures.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::bed::{PairBed, SENDER};
+use crate::config::BenchConfig;
+use crate::error::Result;
+use crate::peers;
+use crate::process::Running;
+use crate::report::Run;
+use crate::window::Window;
+
+/// Extra time a program gets beyond its planned duration before it is
+/// killed and the run reported as failed.
+pub const GRACE: Duration = Duration::from_secs(30);
+
+/// Copies a window's figures into a run.
+pub fn put_window(run: &mut Run, w: &Window) {
+    run.gbit_per_s = Some(w.gbit_per_s());
+    run.receiver_core_pct = Some(w.receiver_core * 100.0);
+    run.busiest_core_pct = Some(w.busiest_core * 100.0);
+    run.cpu_avg_pct = Some(w.cpu_avg * 100.0);
+    run.cpu_s_per_gb = w.cpu_s_per_gb();
+    run.sender_core_pct = Some(w.sender_core * 100.0);
+    run.sender_cpu_s_per_gb = w.sender_cpu_s_per_gb();
+}
+
+/// Starts linerate's camera on the pair's sender and gives it time to
+/// open its control port.
+pub fn start_camera(pair: &PairBed, config: &BenchConfig, dir: &Path) -> Result<Running> {
+    let camera = Running::spawn(
+        peers::camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
+        dir,
+        "camera",
+    )?;
+    crate::stop::pause(Duration::from_millis(500))?;
+    Ok(camera)
+}
+
+/// How long a receiver runs: settling, the window, and a second to spare
+/// so the window never sees the receiver stopping.
+pub fn receiver_duration(config: &BenchConfig) -> Duration {
+    config.timing.settle + config.timing.window + Duration::from_secs(1)
+}

@@ -1,0 +1,125 @@
+//! Where threads run, and signals to child processes: CPU affinity for a
+//! receive thread, a benchmark's kernel threads or a measuring probe, and
+//! the SIGTERM that asks a tool to stop and print its report. The rest of
+//! linerate calls these instead of libc.
+
+use std::io;
+
+/// The kernel thread id of the calling thread (what `/proc/self/task/`
+/// lists), to hand to another thread that reads this one's CPU time.
+pub fn current_thread_id() -> i32 {
+    // SAFETY: gettid has no preconditions and cannot fail.
+    unsafe { libc::gettid() }
+}
+
+/// Pins the calling thread to `cpu`: what a receive thread (and a noise
+/// probe measuring its core) does before its CPU time means anything.
+pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
+    pin_task(0, &[cpu])
+}
+
+/// Pins task `tid` (a thread or process id; 0: the calling thread) to the
+/// CPUs `cpus`, e.g. a kernel's NAPI thread onto the core that stands in
+/// for the receiving machine.
+pub fn pin_task(tid: i32, cpus: &[usize]) -> io::Result<()> {
+    if cpus.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "an empty CPU set pins a task nowhere",
+        ));
+    }
+    if let Some(cpu) = cpus.iter().find(|c| **c >= libc::CPU_SETSIZE as usize) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("CPU {cpu} is beyond CPU_SETSIZE"),
+        ));
+    }
+    // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays within
+    // it (checked above); sched_setaffinity reads exactly
+    // size_of::<cpu_set_t>() bytes of it.
+    let r = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &cpu in cpus {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The number of CPUs online (at least 1).
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf has no memory effects.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).unwrap_or(1).max(1)
+}
+
+/// Moves the calling thread to every online CPU but `cpu`, if there is
+/// another one: a progress display or a probe's bookkeeping stays off the
+/// core a receive thread has to itself. A failure leaves it where it was,
+/// since the work it moves is only housekeeping.
+pub fn keep_current_thread_off(cpu: usize) {
+    let others: Vec<usize> = (0..online_cpus().max(cpu + 1))
+        .filter(|&c| c != cpu && c < libc::CPU_SETSIZE as usize)
+        .collect();
+    if !others.is_empty() {
+        let _ = pin_task(0, &others);
+    }
+}
+
+/// CPU seconds (user + system) this process has used so far, all threads.
+pub fn process_cpu_seconds() -> f64 {
+    // SAFETY: an all-zero rusage is valid; getrusage fills the struct we
+    // pass and nothing else.
+    let u = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
+/// Sends SIGTERM to process `pid`: how linerate's tools are asked to stop
+/// and print their final report.
+pub fn terminate(pid: u32) -> io::Result<()> {
+    let pid = i32::try_from(pid).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("process id {pid} is out of range"),
+        )
+    })?;
+    // SAFETY: kill(2) takes plain integers; no memory is involved.
+    if unsafe { libc::kill(pid, libc::SIGTERM) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_calling_thread_can_be_pinned_and_bad_sets_are_refused() {
+        let me = current_thread_id();
+        assert!(me > 0);
+        std::thread::spawn(|| {
+            pin_current_thread(0).expect("CPU 0 exists");
+        })
+        .join()
+        .expect("thread");
+        assert!(pin_task(0, &[]).is_err());
+        assert!(pin_task(0, &[usize::MAX]).is_err());
+    }
+
+    #[test]
+    fn terminate_names_a_bad_pid() {
+        assert!(terminate(u32::MAX).is_err());
+    }
+}

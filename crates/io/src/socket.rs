@@ -1,0 +1,95 @@
+//! Socket settings the rest of linerate needs on sockets it did not make
+//! through [`crate::udp`] or [`crate::tcp`]: buffer sizes past the
+//! system's limit where allowed, TCP_QUICKACK, a multicast receiver, and
+//! a wait for a readable descriptor. The options themselves live in one
+//! place (the crate's `sockopt` module); this is their public face.
+
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use crate::sockopt;
+
+/// Sets the receive buffer to `bytes`, past `net.core.rmem_max` when the
+/// process may (SO_RCVBUFFORCE), else as far as the limit allows.
+pub fn set_recv_buffer(sock: &impl AsRawFd, bytes: usize) -> std::io::Result<()> {
+    sockopt::set_recv_buffer(sock.as_raw_fd(), bytes)
+}
+
+/// Sets the send buffer to `bytes`, past `net.core.wmem_max` where allowed.
+pub fn set_send_buffer(sock: &impl AsRawFd, bytes: usize) -> std::io::Result<()> {
+    sockopt::set_send_buffer(sock.as_raw_fd(), bytes)
+}
+
+/// Asks TCP to acknowledge at once instead of delaying ACKs. The kernel
+/// clears the flag again as it likes, so a reader that wants every ACK
+/// quick sets it after every read.
+pub fn set_tcp_quickack(sock: &impl AsRawFd) -> std::io::Result<()> {
+    sockopt::set_int_option(sock.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_QUICKACK, 1)
+}
+
+/// Waits until `sock` is readable (or in error), up to `timeout` (`None`:
+/// no limit). Returns whether it is; a timeout or a signal gives `false`.
+pub fn wait_readable(sock: &impl AsRawFd, timeout: Option<Duration>) -> std::io::Result<bool> {
+    Ok(sockopt::wait_readable(sock.as_raw_fd(), timeout)? != 0)
+}
+
+/// A UDP socket that receives multicast group `group` at `port` on the
+/// interface with address `interface`, with a receive buffer of
+/// `recv_buffer` bytes. Several may bind the same group and port (each
+/// gets every datagram), as several clients on one host do.
+pub fn multicast_receiver(
+    group: Ipv4Addr,
+    port: u16,
+    interface: Ipv4Addr,
+    recv_buffer: usize,
+) -> std::io::Result<UdpSocket> {
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None)?;
+    set_recv_buffer(&sock, recv_buffer)?;
+    sock.set_reuse_address(true)?;
+    sock.bind(&SocketAddrV4::new(group, port).into())?;
+    sock.join_multicast_v4(&group, &interface)?;
+    Ok(into_udp(sock))
+}
+
+/// A UDP socket bound to an ephemeral port on every address, with a receive
+/// buffer of `recv_buffer` bytes, for a client that then connects.
+pub fn udp_client(recv_buffer: usize) -> std::io::Result<UdpSocket> {
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None)?;
+    set_recv_buffer(&sock, recv_buffer)?;
+    sock.bind(&SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0).into())?;
+    Ok(into_udp(sock))
+}
+
+/// Makes `sock` send multicast out of the interface with address
+/// `interface` only, `ttl` hops, and not looped back to this host.
+pub fn set_multicast_sender(
+    sock: &UdpSocket,
+    interface: Ipv4Addr,
+    ttl: u32,
+) -> std::io::Result<()> {
+    let s = socket2::SockRef::from(sock);
+    s.set_multicast_if_v4(&interface)?;
+    s.set_multicast_ttl_v4(ttl)?;
+    s.set_multicast_loop_v4(false)
+}
+
+fn into_udp(sock: socket2::Socket) -> UdpSocket {
+    sock.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_apply_to_std_sockets() {
+        let s = udp_client(1 << 20).expect("socket");
+        assert!(set_send_buffer(&s, 1 << 20).is_ok());
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+        let c = std::net::TcpStream::connect(listener.local_addr().expect("addr")).expect("tcp");
+        assert!(set_tcp_quickack(&c).is_ok());
+        assert!(!wait_readable(&s, Some(Duration::from_millis(1))).expect("poll"));
+        assert!(set_multicast_sender(&s, Ipv4Addr::LOCALHOST, 1).is_ok());
+    }
+}
