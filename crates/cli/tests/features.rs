@@ -3,10 +3,13 @@
 //! values that change nothing, XML dump, access by serial) and against
 //! Aravis's fake camera (another vendor's XML and registers).
 
+use std::net::SocketAddrV4;
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use linerate_gev::device::registers::bootstrap as bs;
 use linerate_testbed::Testbed;
+use linerate_wire::Status;
 use serde_json::Value;
 
 mod common;
@@ -214,6 +217,28 @@ fn list_set_get_and_dump_the_emulated_cameras_features() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("is a Command"), "{}", stderr(&out));
     assert_eq!(get(&bed, &cam, &["GevCCP"]), [Value::from("OpenAccess")]);
+
+    // While another host holds control, reading works (as a monitor) and
+    // set is refused, naming the reason, and changes nothing.
+    let cam_addr = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let mut other = bed
+        .run_in("pc", None, move || common::Client::new(cam_addr))
+        .expect("namespace");
+    let ccp = bs::CONTROL_CHANNEL_PRIVILEGE;
+    assert_eq!(
+        other.write(&[(ccp, bs::ccp::CONTROL_ACCESS)]),
+        Status::SUCCESS
+    );
+    assert_eq!(get(&bed, &cam, &["Width"]), [Value::from(128)]);
+    let out = linerate(&bed, &["set", &cam, "Width=64"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("controlled by another host"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(other.write(&[(ccp, 0)]), Status::SUCCESS);
+    assert_eq!(get(&bed, &cam, &["Width"]), [Value::from(128)]);
 
     // By serial number, through discovery.
     let serial = list["device"]["serial"]
