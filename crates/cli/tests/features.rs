@@ -3,15 +3,50 @@
 //! values that change nothing, XML dump, access by serial) and against
 //! Aravis's fake camera (another vendor's XML and registers).
 
-use std::process::{Output, Stdio};
-use std::time::Duration;
+use std::net::SocketAddrV4;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
 
+use linerate_gev::device::registers::bootstrap as bs;
 use linerate_testbed::Testbed;
+use linerate_wire::Status;
 use serde_json::Value;
 
 mod common;
 
 use common::stop_camera;
+
+/// The emulated camera, stopped when the test ends, also when it fails (a
+/// camera left running would confuse later tests).
+struct Camera(Option<Child>);
+
+impl Drop for Camera {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Waits until broadcast discovery from "pc" finds `serial`: a link's
+/// carrier (IFF_RUNNING) is reported up to a second after the bench is
+/// built, and discovery skips interfaces that are not running yet.
+fn wait_for_discovery(bed: &Testbed, serial: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let out = linerate(bed, &["discover", "--json", "--wait-ms", "200"]);
+        if String::from_utf8_lossy(&out.stdout).contains(serial) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "discovery never found {serial}: {}",
+            stderr(&out)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
 
 /// Runs `linerate ARGS` on the bench's "pc" host.
 fn linerate(bed: &Testbed, args: &[&str]) -> Output {
@@ -57,7 +92,10 @@ fn feature<'a>(list: &'a Value, name: &str) -> &'a Value {
 #[test]
 fn list_set_get_and_dump_the_emulated_cameras_features() {
     let bed = common::two_host_bed("feat");
-    let camera = common::start_camera(&bed, &["--width", "256", "--height", "64"]);
+    let mut camera = Camera(Some(common::start_camera(
+        &bed,
+        &["--width", "256", "--height", "64"],
+    )));
     let cam = bed.addr("cam").expect("addr").to_string();
     std::thread::sleep(Duration::from_millis(300));
 
@@ -170,13 +208,44 @@ fn list_set_get_and_dump_the_emulated_cameras_features() {
         String::from_utf8_lossy(&out.stdout).trim(),
         "GevTimestampControlLatch executed"
     );
+    let out = linerate(&bed, &["set", &cam, "GevTimestampControlLatch=1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "GevTimestampControlLatch executed"
+    );
+    let out = linerate(&bed, &["get", &cam, "GevTimestampControlLatch"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("is a Command"), "{}", stderr(&out));
     assert_eq!(get(&bed, &cam, &["GevCCP"]), [Value::from("OpenAccess")]);
+
+    // While another host holds control, reading works (as a monitor) and
+    // set is refused, naming the reason, and changes nothing.
+    let cam_addr = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let mut other = bed
+        .run_in("pc", None, move || common::Client::new(cam_addr))
+        .expect("namespace");
+    let ccp = bs::CONTROL_CHANNEL_PRIVILEGE;
+    assert_eq!(
+        other.write(&[(ccp, bs::ccp::CONTROL_ACCESS)]),
+        Status::SUCCESS
+    );
+    assert_eq!(get(&bed, &cam, &["Width"]), [Value::from(128)]);
+    let out = linerate(&bed, &["set", &cam, "Width=64"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("controlled by another host"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(other.write(&[(ccp, 0)]), Status::SUCCESS);
+    assert_eq!(get(&bed, &cam, &["Width"]), [Value::from(128)]);
 
     // By serial number, through discovery.
     let serial = list["device"]["serial"]
         .as_str()
         .expect("serial")
         .to_string();
+    wait_for_discovery(&bed, &serial);
     assert_eq!(get(&bed, &serial, &["Width"]), [Value::from(128)]);
 
     // The XML: saved unzipped, builds a feature tree, never overwrites.
@@ -195,7 +264,7 @@ fn list_set_get_and_dump_the_emulated_cameras_features() {
     assert!(stderr(&again).contains("exists"), "{}", stderr(&again));
     let _ = std::fs::remove_dir_all(&dir);
 
-    stop_camera(camera);
+    stop_camera(camera.0.take().expect("camera"));
 }
 
 #[test]

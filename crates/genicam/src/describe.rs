@@ -5,7 +5,6 @@
 //! features` (and any later front end: Python, GenTL, a live view) print;
 //! they read through the same [`RegisterPort`] as `get` and `set`.
 
-use core::cell::Cell;
 use core::fmt;
 use std::collections::HashSet;
 
@@ -15,8 +14,8 @@ use cameleon_genapi::store::{NodeData, NodeStore};
 use cameleon_genapi::NodeId;
 
 use crate::error::Error;
-use crate::features::{genapi_error, guarded, kind_of, FeatureKind, FeatureValue, Features};
-use crate::port::{PortDevice, RegisterPort};
+use crate::features::{genapi_error, kind_of, FeatureKind, FeatureValue, Features};
+use crate::port::RegisterPort;
 
 impl FeatureKind {
     /// The GenApi interface name (`Integer`, `Float`, `Enumeration`, ...),
@@ -347,62 +346,38 @@ impl Features {
         name: &str,
         kind: FeatureKind,
     ) -> Result<AccessMode, Error> {
-        self.cx.clear_cache();
-        let in_port = Cell::new(false);
-        let mut dev = PortDevice::new(port, &in_port);
-        let (store, cx) = (&self.store, &mut self.cx);
         let err = |e| genapi_error(name, e);
-        let result = guarded(
+        self.with_device(
+            port,
             || format!("access mode of {name}"),
-            &in_port,
-            || {
+            |dev, store, cx| {
+                // The value interfaces share these two methods but no trait.
+                macro_rules! readable_writable {
+                    ($node:expr) => {{
+                        let n = $node.map_err(err)?;
+                        (
+                            n.is_readable(dev, store, cx).map_err(err)?,
+                            n.is_writable(dev, store, cx).map_err(err)?,
+                        )
+                    }};
+                }
                 let (r, w) = match kind {
-                    FeatureKind::Integer => {
-                        let n = id.expect_iinteger_kind(store).map_err(err)?;
-                        (
-                            n.is_readable(&mut dev, store, cx).map_err(err)?,
-                            n.is_writable(&mut dev, store, cx).map_err(err)?,
-                        )
-                    }
-                    FeatureKind::Float => {
-                        let n = id.expect_ifloat_kind(store).map_err(err)?;
-                        (
-                            n.is_readable(&mut dev, store, cx).map_err(err)?,
-                            n.is_writable(&mut dev, store, cx).map_err(err)?,
-                        )
-                    }
+                    FeatureKind::Integer => readable_writable!(id.expect_iinteger_kind(store)),
+                    FeatureKind::Float => readable_writable!(id.expect_ifloat_kind(store)),
                     FeatureKind::Enumeration => {
-                        let n = id.expect_ienumeration_kind(store).map_err(err)?;
-                        (
-                            n.is_readable(&mut dev, store, cx).map_err(err)?,
-                            n.is_writable(&mut dev, store, cx).map_err(err)?,
-                        )
+                        readable_writable!(id.expect_ienumeration_kind(store))
                     }
-                    FeatureKind::Boolean => {
-                        let n = id.expect_iboolean_kind(store).map_err(err)?;
-                        (
-                            n.is_readable(&mut dev, store, cx).map_err(err)?,
-                            n.is_writable(&mut dev, store, cx).map_err(err)?,
-                        )
-                    }
-                    FeatureKind::String => {
-                        let n = id.expect_istring_kind(store).map_err(err)?;
-                        (
-                            n.is_readable(&mut dev, store, cx).map_err(err)?,
-                            n.is_writable(&mut dev, store, cx).map_err(err)?,
-                        )
-                    }
+                    FeatureKind::Boolean => readable_writable!(id.expect_iboolean_kind(store)),
+                    FeatureKind::String => readable_writable!(id.expect_istring_kind(store)),
                     FeatureKind::Command => {
                         let n = id.expect_icommand_kind(store).map_err(err)?;
-                        (false, n.is_writable(&mut dev, store, cx).map_err(err)?)
+                        (false, n.is_writable(dev, store, cx).map_err(err)?)
                     }
                     FeatureKind::Category | FeatureKind::Other => (false, false),
                 };
                 Ok(AccessMode::from_flags(r, w))
             },
-        );
-        self.cx.clear_cache();
-        result
+        )
     }
 
     /// A String's register length.
@@ -412,21 +387,15 @@ impl Features {
         id: NodeId,
         name: &str,
     ) -> Result<i64, Error> {
-        self.cx.clear_cache();
-        let in_port = Cell::new(false);
-        let mut dev = PortDevice::new(port, &in_port);
-        let (store, cx) = (&self.store, &mut self.cx);
         let err = |e| genapi_error(name, e);
-        let result = guarded(
+        self.with_device(
+            port,
             || format!("length of {name}"),
-            &in_port,
-            || {
+            |dev, store, cx| {
                 let n = id.expect_istring_kind(store).map_err(err)?;
-                n.max_length(&mut dev, store, cx).map_err(err)
+                n.max_length(dev, store, cx).map_err(err)
             },
-        );
-        self.cx.clear_cache();
-        result
+        )
     }
 
     /// An enumeration's entries with their values and availability now.
@@ -436,15 +405,11 @@ impl Features {
         id: NodeId,
         name: &str,
     ) -> Result<Vec<EntryInfo>, Error> {
-        self.cx.clear_cache();
-        let in_port = Cell::new(false);
-        let mut dev = PortDevice::new(port, &in_port);
-        let (store, cx) = (&self.store, &mut self.cx);
         let err = |e| genapi_error(name, e);
-        let result = guarded(
+        self.with_device(
+            port,
             || format!("entries of {name}"),
-            &in_port,
-            || {
+            |dev, store, cx| {
                 let node = id.expect_ienumeration_kind(store).map_err(err)?;
                 let mut out = Vec::new();
                 for entry in node
@@ -452,8 +417,8 @@ impl Features {
                     .iter()
                     .filter_map(|e| e.as_enum_entry(store))
                 {
-                    let available = entry.is_implemented(&mut dev, store, cx).map_err(err)?
-                        && entry.is_available(&mut dev, store, cx).map_err(err)?;
+                    let available = entry.is_implemented(dev, store, cx).map_err(err)?
+                        && entry.is_available(dev, store, cx).map_err(err)?;
                     out.push(EntryInfo {
                         name: entry.symbolic().to_string(),
                         value: entry.value(),
@@ -462,9 +427,7 @@ impl Features {
                 }
                 Ok(out)
             },
-        );
-        self.cx.clear_cache();
-        result
+        )
     }
 }
 

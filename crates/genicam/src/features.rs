@@ -143,7 +143,7 @@ impl fmt::Debug for Features {
 /// Runs a cameleon-genapi call, turning a panic in it into
 /// [`Error::GenApiPanic`]; a panic in the caller's [`RegisterPort`] is
 /// re-raised, since that is the caller's bug, not the XML's.
-pub(crate) fn guarded<R>(
+fn guarded<R>(
     operation: impl FnOnce() -> String,
     in_port: &Cell<bool>,
     f: impl FnOnce() -> Result<R, Error>,
@@ -329,62 +329,56 @@ impl Features {
     pub fn get(&mut self, port: &mut dyn RegisterPort, name: &str) -> Result<FeatureValue, Error> {
         let id = self.id(name)?;
         let kind = self.kind(name)?;
-        self.cx.clear_cache();
-        let in_port = Cell::new(false);
-        let mut dev = PortDevice::new(port, &in_port);
-        let (store, cx) = (&self.store, &mut self.cx);
         let err = |e| genapi_error(name, e);
         let not_readable = || Error::NotReadable {
             name: name.to_string(),
         };
-        let result = guarded(
+        self.with_device(
+            port,
             || format!("get {name}"),
-            &in_port,
-            || match kind {
+            |dev, store, cx| match kind {
                 FeatureKind::Command => Ok(FeatureValue::Command),
                 FeatureKind::Enumeration => {
                     let node = id.expect_ienumeration_kind(store).map_err(err)?;
-                    if !node.is_readable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_readable(dev, store, cx).map_err(err)? {
                         return Err(not_readable());
                     }
-                    let entry = node.current_entry(&mut dev, store, cx).map_err(err)?;
+                    let entry = node.current_entry(dev, store, cx).map_err(err)?;
                     let entry = entry.expect_enum_entry(store).map_err(err)?;
                     Ok(FeatureValue::Enum(entry.symbolic().to_string()))
                 }
                 FeatureKind::Boolean => {
                     let node = id.expect_iboolean_kind(store).map_err(err)?;
-                    if !node.is_readable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_readable(dev, store, cx).map_err(err)? {
                         return Err(not_readable());
                     }
-                    Ok(FeatureValue::Bool(
-                        node.value(&mut dev, store, cx).map_err(err)?,
-                    ))
+                    Ok(FeatureValue::Bool(node.value(dev, store, cx).map_err(err)?))
                 }
                 FeatureKind::Integer => {
                     let node = id.expect_iinteger_kind(store).map_err(err)?;
-                    if !node.is_readable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_readable(dev, store, cx).map_err(err)? {
                         return Err(not_readable());
                     }
                     Ok(FeatureValue::Integer(
-                        node.value(&mut dev, store, cx).map_err(err)?,
+                        node.value(dev, store, cx).map_err(err)?,
                     ))
                 }
                 FeatureKind::Float => {
                     let node = id.expect_ifloat_kind(store).map_err(err)?;
-                    if !node.is_readable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_readable(dev, store, cx).map_err(err)? {
                         return Err(not_readable());
                     }
                     Ok(FeatureValue::Float(
-                        node.value(&mut dev, store, cx).map_err(err)?,
+                        node.value(dev, store, cx).map_err(err)?,
                     ))
                 }
                 FeatureKind::String => {
                     let node = id.expect_istring_kind(store).map_err(err)?;
-                    if !node.is_readable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_readable(dev, store, cx).map_err(err)? {
                         return Err(not_readable());
                     }
                     Ok(FeatureValue::String(
-                        node.value(&mut dev, store, cx).map_err(err)?,
+                        node.value(dev, store, cx).map_err(err)?,
                     ))
                 }
                 FeatureKind::Category | FeatureKind::Other => Err(Error::WrongKind {
@@ -393,9 +387,7 @@ impl Features {
                     actual: kind.with_article(),
                 }),
             },
-        );
-        self.cx.clear_cache();
-        result
+        )
     }
 
     /// Sets a feature from text, parsed by its type: `"1024"` or `"0x400"`
@@ -428,30 +420,26 @@ impl Features {
                 )),
             };
         }
-        self.cx.clear_cache();
-        let in_port = Cell::new(false);
-        let mut dev = PortDevice::new(port, &in_port);
-        let (store, cx) = (&self.store, &mut self.cx);
         let err = |e| genapi_error(name, e);
         let not_writable = || Error::NotWritable {
             name: name.to_string(),
         };
-        let result = guarded(
+        self.with_device(
+            port,
             || format!("set {name} = {value}"),
-            &in_port,
-            || match kind {
+            |dev, store, cx| match kind {
                 FeatureKind::Integer => {
                     let v = parse_integer(value)
                         .ok_or_else(|| invalid_value(name, value, "an integer"))?;
                     let node = id.expect_iinteger_kind(store).map_err(err)?;
-                    if !node.is_writable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_writable(dev, store, cx).map_err(err)? {
                         return Err(not_writable());
                     }
-                    let min = node.min(&mut dev, store, cx).map_err(err)?;
-                    let max = node.max(&mut dev, store, cx).map_err(err)?;
-                    let inc = node.inc(&mut dev, store, cx).map_err(err)?.unwrap_or(1);
+                    let min = node.min(dev, store, cx).map_err(err)?;
+                    let max = node.max(dev, store, cx).map_err(err)?;
+                    let inc = node.inc(dev, store, cx).map_err(err)?.unwrap_or(1);
                     check_integer(name, v, min, max, inc)?;
-                    node.set_value(v, &mut dev, store, cx).map_err(err)
+                    node.set_value(v, dev, store, cx).map_err(err)
                 }
                 FeatureKind::Float => {
                     let v: f64 = value
@@ -461,11 +449,11 @@ impl Features {
                         .filter(|v: &f64| v.is_finite())
                         .ok_or_else(|| invalid_value(name, value, "a finite number"))?;
                     let node = id.expect_ifloat_kind(store).map_err(err)?;
-                    if !node.is_writable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_writable(dev, store, cx).map_err(err)? {
                         return Err(not_writable());
                     }
-                    let min = node.min(&mut dev, store, cx).map_err(err)?;
-                    let max = node.max(&mut dev, store, cx).map_err(err)?;
+                    let min = node.min(dev, store, cx).map_err(err)?;
+                    let max = node.max(dev, store, cx).map_err(err)?;
                     if v < min || v > max {
                         return Err(Error::FloatOutOfRange {
                             name: name.to_string(),
@@ -474,7 +462,7 @@ impl Features {
                             max,
                         });
                     }
-                    node.set_value(v, &mut dev, store, cx).map_err(err)
+                    node.set_value(v, dev, store, cx).map_err(err)
                 }
                 FeatureKind::Enumeration => {
                     let node = id.expect_ienumeration_kind(store).map_err(err)?;
@@ -491,38 +479,38 @@ impl Features {
                             entries: entries.iter().map(|e| e.symbolic().to_string()).collect(),
                         });
                     };
-                    if !node.is_writable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_writable(dev, store, cx).map_err(err)? {
                         return Err(not_writable());
                     }
-                    let usable = entry.is_implemented(&mut dev, store, cx).map_err(err)?
-                        && entry.is_available(&mut dev, store, cx).map_err(err)?;
+                    let usable = entry.is_implemented(dev, store, cx).map_err(err)?
+                        && entry.is_available(dev, store, cx).map_err(err)?;
                     if !usable {
                         return Err(Error::EntryNotAvailable {
                             name: name.to_string(),
                             value: wanted.to_string(),
                         });
                     }
-                    node.set_entry_by_value(entry.value(), &mut dev, store, cx)
+                    node.set_entry_by_value(entry.value(), dev, store, cx)
                         .map_err(err)
                 }
                 FeatureKind::Boolean => {
                     let v = parse_bool(value)
                         .ok_or_else(|| invalid_value(name, value, "true or false"))?;
                     let node = id.expect_iboolean_kind(store).map_err(err)?;
-                    if !node.is_writable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_writable(dev, store, cx).map_err(err)? {
                         return Err(not_writable());
                     }
-                    node.set_value(v, &mut dev, store, cx).map_err(err)
+                    node.set_value(v, dev, store, cx).map_err(err)
                 }
                 FeatureKind::String => {
                     if !value.is_ascii() {
                         return Err(invalid_value(name, value, "ASCII text"));
                     }
                     let node = id.expect_istring_kind(store).map_err(err)?;
-                    if !node.is_writable(&mut dev, store, cx).map_err(err)? {
+                    if !node.is_writable(dev, store, cx).map_err(err)? {
                         return Err(not_writable());
                     }
-                    let max = node.max_length(&mut dev, store, cx).map_err(err)?;
+                    let max = node.max_length(dev, store, cx).map_err(err)?;
                     if i64::try_from(value.len()).map_or(true, |len| len > max) {
                         return Err(Error::StringTooLong {
                             name: name.to_string(),
@@ -531,7 +519,7 @@ impl Features {
                             max,
                         });
                     }
-                    node.set_value(value.to_string(), &mut dev, store, cx)
+                    node.set_value(value.to_string(), dev, store, cx)
                         .map_err(err)
                 }
                 FeatureKind::Command | FeatureKind::Category | FeatureKind::Other => {
@@ -542,37 +530,29 @@ impl Features {
                     })
                 }
             },
-        );
-        self.cx.clear_cache();
-        result
+        )
     }
 
     /// Executes a command (e.g. `AcquisitionStart`): writes its command
     /// value to its register, if the command is writable now.
     pub fn execute(&mut self, port: &mut dyn RegisterPort, name: &str) -> Result<(), Error> {
         let id = self.id(name)?;
-        self.cx.clear_cache();
-        let in_port = Cell::new(false);
-        let mut dev = PortDevice::new(port, &in_port);
-        let (store, cx) = (&self.store, &mut self.cx);
         let err = |e| genapi_error(name, e);
-        let result = guarded(
+        self.with_device(
+            port,
             || format!("execute {name}"),
-            &in_port,
-            || {
+            |dev, store, cx| {
                 let node = id
                     .as_icommand_kind(store)
                     .ok_or_else(|| wrong_kind(store, name, id, "a Command"))?;
-                if !node.is_writable(&mut dev, store, cx).map_err(err)? {
+                if !node.is_writable(dev, store, cx).map_err(err)? {
                     return Err(Error::NotWritable {
                         name: name.to_string(),
                     });
                 }
-                node.execute(&mut dev, store, cx).map_err(err)
+                node.execute(dev, store, cx).map_err(err)
             },
-        );
-        self.cx.clear_cache();
-        result
+        )
     }
 
     /// An Integer's current bounds `(min, max, inc)` (inc is 1 when the XML
@@ -584,26 +564,20 @@ impl Features {
         name: &str,
     ) -> Result<(i64, i64, i64), Error> {
         let id = self.id(name)?;
-        self.cx.clear_cache();
-        let in_port = Cell::new(false);
-        let mut dev = PortDevice::new(port, &in_port);
-        let (store, cx) = (&self.store, &mut self.cx);
         let err = |e| genapi_error(name, e);
-        let result = guarded(
+        self.with_device(
+            port,
             || format!("bounds of {name}"),
-            &in_port,
-            || {
+            |dev, store, cx| {
                 let node = id
                     .as_iinteger_kind(store)
                     .ok_or_else(|| wrong_kind(store, name, id, "an Integer"))?;
-                let min = node.min(&mut dev, store, cx).map_err(err)?;
-                let max = node.max(&mut dev, store, cx).map_err(err)?;
-                let inc = node.inc(&mut dev, store, cx).map_err(err)?.unwrap_or(1);
+                let min = node.min(dev, store, cx).map_err(err)?;
+                let max = node.max(dev, store, cx).map_err(err)?;
+                let inc = node.inc(dev, store, cx).map_err(err)?.unwrap_or(1);
                 Ok((min, max, inc))
             },
-        );
-        self.cx.clear_cache();
-        result
+        )
     }
 
     /// A Float's current bounds `(min, max)`.
@@ -613,23 +587,36 @@ impl Features {
         name: &str,
     ) -> Result<(f64, f64), Error> {
         let id = self.id(name)?;
+        let err = |e| genapi_error(name, e);
+        self.with_device(
+            port,
+            || format!("bounds of {name}"),
+            |dev, store, cx| {
+                let node = id
+                    .as_ifloat_kind(store)
+                    .ok_or_else(|| wrong_kind(store, name, id, "a Float"))?;
+                let min = node.min(dev, store, cx).map_err(err)?;
+                let max = node.max(dev, store, cx).map_err(err)?;
+                Ok((min, max))
+            },
+        )
+    }
+
+    /// Runs `f` with a device over `port`: the value cache cleared before
+    /// and after (so each call sees the device as it is now) and a panic in
+    /// cameleon-genapi turned into [`Error::GenApiPanic`] naming `operation`.
+    /// The frame every call that touches the device shares.
+    pub(crate) fn with_device<R>(
+        &mut self,
+        port: &mut dyn RegisterPort,
+        operation: impl FnOnce() -> String,
+        f: impl FnOnce(&mut PortDevice<'_>, &DefaultNodeStore, &mut Cx) -> Result<R, Error>,
+    ) -> Result<R, Error> {
         self.cx.clear_cache();
         let in_port = Cell::new(false);
         let mut dev = PortDevice::new(port, &in_port);
         let (store, cx) = (&self.store, &mut self.cx);
-        let err = |e| genapi_error(name, e);
-        let result = guarded(
-            || format!("bounds of {name}"),
-            &in_port,
-            || {
-                let node = id
-                    .as_ifloat_kind(store)
-                    .ok_or_else(|| wrong_kind(store, name, id, "a Float"))?;
-                let min = node.min(&mut dev, store, cx).map_err(err)?;
-                let max = node.max(&mut dev, store, cx).map_err(err)?;
-                Ok((min, max))
-            },
-        );
+        let result = guarded(operation, &in_port, || f(&mut dev, store, cx));
         self.cx.clear_cache();
         result
     }

@@ -5,8 +5,8 @@
 use std::io::{Cursor, Write};
 
 use linerate_genicam::{
-    fetch_xml, Error, FeatureValue, Features, PortError, RegisterPort, FIRST_URL_ADDRESS,
-    MAX_CHUNK, MAX_XML_BYTES, SECOND_URL_ADDRESS,
+    fetch_xml, fetch_xml_document, Error, FeatureValue, Features, PortError, RegisterPort,
+    FIRST_URL_ADDRESS, MAX_CHUNK, MAX_XML_BYTES, SECOND_URL_ADDRESS,
 };
 use linerate_gev::device::GENICAM_XML;
 use zip::write::SimpleFileOptions;
@@ -275,4 +275,32 @@ fn features_work_over_plain_memory_too() {
         Err(Error::Port(e)) => assert_eq!((e.address, e.length), (0x1000c, 4)),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn the_document_says_zipped_and_which_url_register_served_it() {
+    let archive = zip_of(&[("cam.xml", GENICAM_XML)], CompressionMethod::Deflated);
+    let mut mem = Memory::serving("cam.zip", &archive);
+    let document = fetch_xml_document(&mut mem).expect("fetch");
+    assert!(document.zipped());
+    assert_eq!(document.text, camera_xml());
+    assert_eq!(document.register, FIRST_URL_ADDRESS);
+    assert_eq!(document.file_name(), "cam.zip");
+    assert_eq!(
+        (document.address(), document.file_length()),
+        (FILE_ADDRESS, archive.len())
+    );
+    assert!(
+        document.url.starts_with("Local:cam.zip;"),
+        "{}",
+        document.url
+    );
+
+    // A first URL this crate cannot read falls back to the second.
+    let second = format!("Local:cam.xml;{FILE_ADDRESS:x};{:x}", GENICAM_XML.len());
+    let mut mem = Memory::new("http://example.invalid/cam.xml", &second, GENICAM_XML);
+    let document = fetch_xml_document(&mut mem).expect("fetch");
+    assert_eq!(document.register, SECOND_URL_ADDRESS);
+    assert!(!document.zipped());
+    assert_eq!(document.url, second);
 }

@@ -102,8 +102,10 @@ impl FeatureSession {
     pub fn open(target: &str, config: &ControlConfig) -> Result<FeatureSession> {
         let address = discovery::resolve_addr(target, config.local, Duration::from_millis(500))?;
         let monitor = Control::open_monitor(address, config)?;
-        let info = DeviceInfo::read(&monitor, *address.ip());
+        // The XML first: a device that does not answer fails here, once,
+        // instead of after the identity reads time out one by one.
         let xml = linerate_genicam::fetch_xml_document(&mut Port(&monitor)).map_err(genicam)?;
+        let info = DeviceInfo::read(&monitor, *address.ip());
         let features = Features::from_xml(&xml.text).map_err(genicam)?;
         Ok(FeatureSession {
             address,
@@ -265,5 +267,13 @@ mod tests {
         );
         assert!(Setting::parse("=5").is_err());
         assert!(Setting::parse("").is_err());
+    }
+
+    #[test]
+    fn a_session_can_move_to_another_thread() {
+        // Front ends (a Python object, a GenTL handle) hand it between threads.
+        fn send<T: Send>() {}
+        send::<FeatureSession>();
+        send::<ApplyError>();
     }
 }

@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 pub struct Target {
     /// Device: IPv4 address, IP:PORT (a device on another GVCP port than
     /// 3956), or serial number / user name (found by discovery).
+    #[arg(value_name = "DEVICE")]
     camera: String,
     /// Local interface facing the device, by name (eth0) or by one of its
     /// IPv4 addresses (default: from the routing table).
@@ -56,8 +57,9 @@ pub struct SetArgs {
     /// NAME=VALUE to set a feature (an integer in decimal or 0x hex, a
     /// float, an enumeration entry by name, true/false, text), or NAME
     /// alone (or NAME=) to execute a command such as AcquisitionStart.
-    /// Applied in order; each is checked before it is written, and the
-    /// first that fails stops the rest.
+    /// Applied in order under control of the device, taken for this call
+    /// and given back; each is checked before it is written, and the first
+    /// that fails stops the rest (the error says which were applied).
     #[arg(required = true, value_name = "NAME=VALUE|COMMAND")]
     settings: Vec<String>,
 }
@@ -326,6 +328,9 @@ pub fn get(args: GetArgs) -> Result<()> {
             let value = session
                 .get(name)
                 .with_context(|| format!("reading {name}"))?;
+            if value == FeatureValue::Command {
+                bail!("{name} is a Command and has no value: execute it with `linerate set DEVICE {name}`");
+            }
             values.push((name, value));
         }
         if json {
@@ -372,7 +377,9 @@ pub fn set(args: SetArgs) -> Result<()> {
         // Read back what the device holds now (it may round or clamp).
         let mut applied = Vec::new();
         for s in &settings {
+            let command = session.kind(&s.name).ok() == Some(FeatureKind::Command);
             let now = match s.value {
+                _ if command => None,
                 None => None,
                 Some(_) => Some(
                     session
@@ -412,7 +419,14 @@ pub fn xml(args: XmlArgs) -> Result<()> {
     with_json_errors(json, || {
         let session = args.target.open()?;
         let document = session.xml();
-        let file_name = document.file_name();
+        let mut report = json!({
+            "ok": true,
+            "device": device_json(&session),
+            "url": document.url,
+            "file_name": document.file_name(),
+            "zipped": document.zipped(),
+            "xml_bytes": document.text.len(),
+        });
         let source = format!(
             "{} ({} bytes at {:#x}{}; URL register {:#06x})",
             document.url,
@@ -441,18 +455,8 @@ pub fn xml(args: XmlArgs) -> Result<()> {
                 file.write_all(document.text.as_bytes())
                     .with_context(|| format!("--out {}: writing", path.display()))?;
                 if json {
-                    println!(
-                        "{}",
-                        json!({
-                            "ok": true,
-                            "device": device_json(&session),
-                            "url": document.url,
-                            "file_name": file_name,
-                            "zipped": document.zipped(),
-                            "xml_bytes": document.text.len(),
-                            "out": path.display().to_string(),
-                        })
-                    );
+                    report["out"] = path.display().to_string().into();
+                    println!("{report}");
                 } else {
                     eprintln!(
                         "wrote {} bytes of GenICam XML to {}, from {source}",
@@ -461,18 +465,10 @@ pub fn xml(args: XmlArgs) -> Result<()> {
                     );
                 }
             }
-            None if json => println!(
-                "{}",
-                json!({
-                    "ok": true,
-                    "device": device_json(&session),
-                    "url": document.url,
-                    "file_name": file_name,
-                    "zipped": document.zipped(),
-                    "xml_bytes": document.text.len(),
-                    "xml": document.text,
-                })
-            ),
+            None if json => {
+                report["xml"] = document.text.as_str().into();
+                println!("{report}");
+            }
             None => {
                 eprintln!("GenICam XML from {source}");
                 let mut out = std::io::stdout().lock();
