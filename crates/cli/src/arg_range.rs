@@ -87,11 +87,78 @@ pub fn bytes_in(range: RangeInclusive<u64>) -> BytesIn {
     BytesIn { min, max }
 }
 
-/// A duration given in seconds (fractions allowed), in `range` seconds.
+/// A duration in `range` seconds, as a number of seconds (fractions
+/// allowed) or with a unit ([`parse_seconds`]), as seconds.
+pub fn secs_in(range: RangeInclusive<f64>) -> SecondsIn {
+    let (min, max) = range.into_inner();
+    SecondsIn { min, max }
+}
+
+/// Like [`secs_in`], as a [`Duration`].
 pub fn seconds_in(
     range: RangeInclusive<f64>,
-) -> clap::builder::MapValueParser<FloatIn<f64>, fn(f64) -> Duration> {
-    float_in(range).map(Duration::from_secs_f64 as fn(f64) -> Duration)
+) -> clap::builder::MapValueParser<SecondsIn, fn(f64) -> Duration> {
+    secs_in(range).map(Duration::from_secs_f64 as fn(f64) -> Duration)
+}
+
+/// Parser returned by [`secs_in`].
+#[derive(Debug, Clone, Copy)]
+pub struct SecondsIn {
+    min: f64,
+    max: f64,
+}
+
+impl TypedValueParser for SecondsIn {
+    type Value = f64;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<f64, clap::Error> {
+        let (min, max) = (self.min, self.max);
+        let check = move |s: &str| -> Result<f64, String> {
+            let v = parse_seconds(s)?;
+            if !(v >= min && v <= max) {
+                return Err(format!("{s} is not in {min}..={max} seconds"));
+            }
+            Ok(v)
+        };
+        check.parse_ref(cmd, arg, value)
+    }
+}
+
+/// Parses a duration into seconds: a plain number is seconds (`2.5`); a
+/// number with a unit is `us` (microseconds), `ms`, `s`, `m` (minutes) or
+/// `h` (`500ms`, `10s`, `2m`, `1.5h`).
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().map_err(|_| {
+        format!("{s:?} is not a duration: give seconds (2.5) or a number with us, ms, s, m or h")
+    })?;
+    let scale = match unit.trim() {
+        "" | "s" => 1.0,
+        "us" => 1e-6,
+        "ms" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {s:?}: use us, ms, s, m or h"
+            ))
+        }
+    };
+    let v = n * scale;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("{s:?} is not a finite duration"))
+    }
 }
 
 /// A CPU number, 0..=4095, that is online on this machine: `--cpu 5` on a
@@ -203,24 +270,49 @@ impl TypedValueParser for BytesIn {
     }
 }
 
-/// Parses a byte count: a plain number, or with a binary suffix
-/// `k`/`KiB`, `m`/`MiB`, `g`/`GiB`.
+/// Parses a byte count: a plain number, or a number (fractions allowed)
+/// with a unit. A single letter or an `iB` unit is binary (`k`/`KiB`,
+/// `m`/`MiB`, `g`/`GiB`, `t`/`TiB`: 256k = 262144, 1.5GiB); a `B` unit
+/// with a letter is decimal (`kB`, `MB`, `GB`, `TB`: 1GB = 10^9). The
+/// result must be a whole number of bytes.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("bad byte count {s:?}: expected e.g. 1048576, 64KiB, 1GiB"))?;
-    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kib" => KIB,
         "m" | "mib" => MIB,
         "g" | "gib" => GIB,
-        _ => return Err(format!("bad byte unit in {s:?}: use k, m or g (binary)")),
+        "t" | "tib" => GIB << 10,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => {
+            return Err(format!(
+                "bad byte unit in {s:?}: use k, m, g, t or KiB, MiB, GiB, TiB (binary), kB, MB, GB, TB (decimal)"
+            ))
+        }
     };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("byte count {s:?} overflows 64 bits"))
+    if let Ok(n) = num.parse::<u64>() {
+        return n
+            .checked_mul(mult)
+            .ok_or_else(|| format!("byte count {s:?} overflows 64 bits"));
+    }
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("bad byte count {s:?}: expected e.g. 1048576, 64KiB, 1.5GiB, 1GB"))?;
+    let bytes = x * mult as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(format!("byte count {s:?} overflows 64 bits"));
+    }
+    if bytes.fract() != 0.0 {
+        return Err(format!("{s:?} is not a whole number of bytes ({bytes})"));
+    }
+    Ok(bytes as u64)
 }
 
 /// A byte count for people: `256MiB`, `1GiB`, or plain bytes when not a
@@ -292,5 +384,37 @@ mod tests {
         assert!(parse(bytes_in(1..=GIB), "12 parsecs").is_err());
         assert_eq!(show_bytes(1536), "1536");
         assert_eq!(show_bytes(3 * KIB), "3KiB");
+    }
+
+    #[test]
+    fn byte_counts_speak_one_dialect_binary_and_decimal() {
+        assert_eq!(parse_bytes("256k"), Ok(256 * KIB));
+        assert_eq!(parse_bytes("1.5GiB"), Ok(3 * GIB / 2));
+        assert_eq!(parse_bytes("1GB"), Ok(1_000_000_000));
+        assert_eq!(parse_bytes("2 MB"), Ok(2_000_000));
+        assert_eq!(parse_bytes("1TiB"), Ok(GIB << 10));
+        let e = parse_bytes("1.3k").expect_err("a fraction of a byte");
+        assert!(e.contains("whole number"), "{e}");
+        assert!(parse_bytes("1e3").is_err());
+        assert!(parse_bytes("99999999999999999999TB").is_err());
+    }
+
+    #[test]
+    fn durations_take_seconds_or_a_unit() {
+        assert_eq!(parse_seconds("2.5"), Ok(2.5));
+        assert_eq!(parse_seconds("500ms"), Ok(0.5));
+        assert_eq!(parse_seconds("10s"), Ok(10.0));
+        assert_eq!(parse_seconds("2m"), Ok(120.0));
+        assert_eq!(parse_seconds("1.5h"), Ok(5400.0));
+        assert_eq!(parse_seconds("250us"), Ok(0.00025));
+        assert!(parse_seconds("10 parsecs").is_err());
+        assert!(parse_seconds("ms").is_err());
+        let e = parse(secs_in(0.001..=60.0), "2h").expect_err("too long");
+        assert!(e.contains("not in 0.001..=60 seconds"), "{e}");
+        assert_eq!(
+            parse(seconds_in(0.001..=60.0), "250ms"),
+            Ok(Duration::from_millis(250))
+        );
+        assert!(parse(secs_in(0.0..=1.0), "-1s").is_err());
     }
 }

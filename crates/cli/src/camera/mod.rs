@@ -71,7 +71,7 @@ pub struct CameraArgs {
     #[arg(long, default_value_t = linerate_wire::gvcp::PORT, value_parser = clap::value_parser!(u16).range(1..))]
     port: u16,
     /// Print a status line every this many seconds, 0..=86400 (0: never).
-    #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::float_in(0.0..=86_400.0))]
+    #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::secs_in(0.0..=86_400.0))]
     stats_interval: f64,
     /// Send one datagram per packet, never UDP GSO super-datagrams (for
     /// comparison). By default GSO is used only where the egress interface

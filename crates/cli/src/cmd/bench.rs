@@ -59,7 +59,7 @@ pub struct BenchArgs {
     pub host: Vec<HostSetup>,
     /// Measuring window of each run, seconds, 0.5..=600 (default 8, or 2
     /// with --quick).
-    #[arg(long, value_name = "S", value_parser = crate::arg_range::float_in(0.5..=600.0))]
+    #[arg(long, value_name = "S", value_parser = crate::arg_range::secs_in(0.5..=600.0))]
     pub seconds: Option<f64>,
     /// Repeats of each configuration, 1..=100 (default 2, or 1 with --quick).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]

@@ -27,7 +27,7 @@ const STREAM_PORT: u16 = 50_010;
 pub struct DemoArgs {
     /// Seconds to stream (also with --frames: whichever ends first),
     /// 0.001..=31536000. With --frames alone there is no time limit.
-    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0),
+    #[arg(long, value_parser = crate::arg_range::secs_in(0.001..=31_536_000.0),
           default_value = "10",
           default_value_if("frames", clap::builder::ArgPredicate::IsPresent, None))]
     duration: Option<f64>,

@@ -34,7 +34,7 @@ pub struct GrabArgs {
     pub frames: u64,
     /// Seconds to receive for (also with --frames: whichever ends first),
     /// 0.001..=31536000 (a year).
-    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
+    #[arg(long, value_parser = crate::arg_range::secs_in(0.001..=31_536_000.0))]
     pub duration: Option<f64>,
     /// Set the Width feature before starting (1..=65535).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65_535))]
@@ -157,7 +157,7 @@ pub struct GrabArgs {
     #[arg(long, default_value_t = 100, value_parser = crate::arg_range::u64_in(1..=60_000))]
     pub retention_ms: u64,
     /// Seconds to wait for a frame before giving up, 0.01..=3600.
-    #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::float_in(0.01..=3600.0))]
+    #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::secs_in(0.01..=3600.0))]
     pub frame_timeout: f64,
 }
 

@@ -81,7 +81,7 @@ pub struct ServeArgs {
     /// place freed: a client that never reads is cut after this, whatever
     /// the send method. Raise it for frames that take longer to send.
     /// 0.01..=3600.
-    #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::float_in(0.01..=3600.0))]
+    #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::secs_in(0.01..=3600.0))]
     stall_timeout: f64,
     /// Socket send buffer per client in bytes, 0..=1073741824 (0: the
     /// kernel autotunes).
@@ -108,7 +108,7 @@ pub struct ServeArgs {
     udp_per_source: usize,
     /// Seconds a UDP subscriber stays subscribed without renewing,
     /// 0.1..=86400.
-    #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::float_in(0.1..=86_400.0))]
+    #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::secs_in(0.1..=86_400.0))]
     udp_expiry: f64,
     /// Also send every frame's UDP datagrams once to this multicast group
     /// (at --port, out of the --bind address's interface, TTL 1), for any
@@ -118,7 +118,7 @@ pub struct ServeArgs {
     multicast: Option<Ipv4Addr>,
     /// Stop after this many seconds, 0.001..=31536000 (default: run until
     /// Ctrl-C/SIGTERM).
-    #[arg(long, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
+    #[arg(long, value_parser = crate::arg_range::secs_in(0.001..=31_536_000.0))]
     duration: Option<f64>,
     /// Print the final report as one JSON object.
     #[arg(long)]

@@ -32,7 +32,7 @@ pub struct WatchArgs {
     #[arg(long, default_value_t = 1, value_parser = crate::arg_range::usize_in(1..=4096))]
     clients: usize,
     /// Seconds to watch, 0.001..=31536000.
-    #[arg(long, default_value_t = 10.0, value_parser = crate::arg_range::float_in(0.001..=31_536_000.0))]
+    #[arg(long, default_value_t = 10.0, value_parser = crate::arg_range::secs_in(0.001..=31_536_000.0))]
     duration: f64,
     /// Set TCP_QUICKACK after every read (acknowledge at once instead of
     /// delaying ACKs), to measure what ACKs cost the server.
