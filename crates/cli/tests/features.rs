@@ -146,6 +146,20 @@ fn list_set_get_and_dump_the_emulated_cameras_features() {
         .expect("Width line");
     assert!(width_line > category, "{text}");
 
+    // Named features in full.
+    let out = linerate(&bed, &["features", &cam, "Width", "PixelFormat"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "range        16..=",
+        "step 4",
+        "entry        Mono8 = 17301505 (0x1080001)",
+        "description",
+    ] {
+        assert!(text.contains(needle), "{needle:?} not in {text}");
+    }
+    assert!(!text.contains("PayloadSize"), "{text}");
+
     // Set, then read back.
     let set = ok_json(&linerate(
         &bed,

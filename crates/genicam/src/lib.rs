@@ -6,7 +6,10 @@
 //! registers), the XML itself ([`fetch_xml`]: read in chunks of at most
 //! 512 bytes, unzipped when it is a `.zip`, bounded by [`MAX_XML_BYTES`]),
 //! and its features ([`Features`]: get, set with Min/Max/Inc checked before
-//! anything is written, execute commands, integer bounds, names).
+//! anything is written, execute commands, integer bounds, names; for
+//! listings, [`Features::describe`] gives a feature's type, access mode now,
+//! value, range or entries and unit, and [`Features::tree`] the categories).
+//! [`fetch_xml_document`] also keeps the URL the XML came from.
 //!
 //! The crate is sans-IO like the rest of linerate's protocol code: register
 //! access goes through the [`RegisterPort`] trait, which the GVCP control

@@ -37,6 +37,10 @@ pub struct Target {
 pub struct FeaturesArgs {
     #[command(flatten)]
     target: Target,
+    /// Describe only these features, in full (display name, description,
+    /// visibility, every entry with its value), instead of the whole tree.
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
 }
 
 /// Arguments of `linerate get`.
@@ -217,7 +221,14 @@ pub fn features(args: FeaturesArgs) -> Result<()> {
     let json = args.target.json;
     with_json_errors(json, || {
         let mut session = args.target.open()?;
-        let list = session.list().context("reading the features")?;
+        let list = if args.names.is_empty() {
+            session.list().context("reading the features")?
+        } else {
+            args.names
+                .iter()
+                .map(|name| session.describe(name))
+                .collect::<Result<Vec<_>, _>>()?
+        };
         let tree = session.tree();
         let mut category_of = std::collections::HashMap::new();
         if let Some(root) = &tree {
@@ -248,6 +259,13 @@ pub fn features(args: FeaturesArgs) -> Result<()> {
             session.address(),
             session.xml().url
         );
+        if !args.names.is_empty() {
+            for f in &list {
+                let category = category_of.get(f.name.as_str()).map(String::as_str);
+                print_details(f, category);
+            }
+            return Ok(());
+        }
         let by_name: std::collections::HashMap<&str, &FeatureInfo> =
             list.iter().map(|f| (f.name.as_str(), f)).collect();
         let width = list.iter().map(|f| f.name.len()).max().unwrap_or(0);
@@ -262,6 +280,54 @@ pub fn features(args: FeaturesArgs) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// One feature in full, as `arv-tool description` shows it.
+fn print_details(f: &FeatureInfo, category: Option<&str>) {
+    println!("{}", f.name);
+    let line = |key: &str, value: String| println!("  {key:<12} {value}");
+    line("type", f.kind.name().to_string());
+    line("access", f.access.abbreviation().to_string());
+    if let Some(value) = &f.value {
+        let unit = f.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
+        line("value", format!("{value}{unit}"));
+    }
+    match &f.bounds {
+        Some(Bounds::Integer { min, max, inc }) => {
+            line("range", format!("{min}..={max}, step {inc}"))
+        }
+        Some(Bounds::Float { min, max }) => line("range", format!("{min}..={max}")),
+        Some(Bounds::String { max_length }) => {
+            line("length", format!("at most {max_length} bytes"))
+        }
+        None => {}
+    }
+    for e in &f.entries {
+        let note = if e.available {
+            ""
+        } else {
+            " (not available now)"
+        };
+        let value = if e.value > 0xff {
+            format!("{} ({:#x})", e.value, e.value)
+        } else {
+            e.value.to_string()
+        };
+        line("entry", format!("{} = {value}{note}", e.name));
+    }
+    if let Some(category) = category {
+        line("category", category.to_string());
+    }
+    if let Some(d) = &f.display_name {
+        line("display name", d.clone());
+    }
+    line("visibility", f.visibility.name().to_string());
+    if let Some(d) = &f.description {
+        line("description", d.clone());
+    }
+    if let Some(e) = &f.error {
+        line("error", e.clone());
+    }
 }
 
 fn index_categories<'a>(
