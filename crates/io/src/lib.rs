@@ -25,6 +25,7 @@ pub mod clock;
 pub mod error;
 pub mod fanout;
 pub mod interfaces;
+pub mod memory;
 pub mod netdev;
 pub mod packet_ring;
 pub mod privilege;

@@ -258,6 +258,8 @@ impl Streamer {
                 self.release_at = None;
                 self.ring.release();
                 self.slot_phase.fill(None);
+                // Freed frames may sit in the allocator's heap; give them back.
+                linerate_io::memory::return_free_memory();
             }
             let acquiring = self.settings.is_some();
             let free_running = self.settings.as_ref().is_some_and(|s| !s.triggered);
