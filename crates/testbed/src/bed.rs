@@ -273,6 +273,14 @@ impl Testbed {
         for r in &spec.rps {
             bed.set_rps(&r.host, &r.cpus)?;
         }
+        // A new veth reports its carrier a moment after `link set up`; a
+        // program started at once (discovery skips interfaces not running)
+        // must find the bed ready.
+        for h in &plan.info.hosts {
+            for i in &h.ifaces {
+                wait_for_carrier(&h.netns, &i.name)?;
+            }
+        }
         tracing::info!(bed = %spec.name, hosts = spec.hosts.len(), "testbed up");
         Ok(bed)
     }
@@ -719,6 +727,35 @@ pub(crate) fn parse_ifaces(json: &str) -> std::result::Result<Vec<IfaceInfo>, St
     Ok(out)
 }
 
+/// How long a new interface may take to report its carrier.
+const CARRIER_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Waits until `iface` in `netns` has its carrier (LOWER_UP), or fails
+/// after [`CARRIER_WAIT`] naming the interface.
+fn wait_for_carrier(netns: &str, iface: &str) -> Result<()> {
+    let deadline = std::time::Instant::now() + CARRIER_WAIT;
+    loop {
+        let out = sys::ip_in(netns, &["-o", "link", "show", "dev", iface])?;
+        if has_carrier(&out) {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(Error::Output {
+                cmdline: format!("ip -n {netns} -o link show dev {iface}"),
+                detail: format!("no carrier after {CARRIER_WAIT:?}: {}", out.trim()),
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Whether `ip -o link show` output says the link has its carrier.
+fn has_carrier(line: &str) -> bool {
+    line.split(['<', '>'])
+        .nth(1)
+        .is_some_and(|flags| flags.split(',').any(|f| f == "LOWER_UP"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -765,5 +802,16 @@ mod tests {
             .spec()
             .validate()
             .is_ok());
+    }
+
+    #[test]
+    fn carrier_is_read_from_the_link_flags() {
+        assert!(has_carrier(
+            "2: eth0@if3: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc noqueue state UP"
+        ));
+        assert!(!has_carrier(
+            "2: eth0@if3: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 9000 state LOWERLAYERDOWN"
+        ));
+        assert!(!has_carrier("garbage"));
     }
 }
