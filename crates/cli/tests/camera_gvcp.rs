@@ -596,3 +596,99 @@ fn a_second_camera_on_the_same_address_is_refused_by_name() {
     );
     assert!(counters.is_object(), "{counters}");
 }
+
+/// The ports a Linux host picks its GVCP socket from (ip_local_port_range):
+/// an attacker who knows the host's address sweeps them all.
+const EPHEMERAL_PORTS: std::ops::RangeInclusive<u16> = 32768..=60999;
+
+#[test]
+fn a_port_sweep_forged_from_the_hosts_address_is_refused_counted_and_named() {
+    // Issue 20 item 7: forged AcquisitionStop from the controlling host's IP,
+    // one datagram per source port, sent by a third host on the switch.
+    let bed = common::spoof::spoof_bed("gvsweep");
+    let cam_ip = bed.addr("srv").expect("addr");
+    let host_ip = bed.addr("vic").expect("addr");
+    let ip = cam_ip.to_string();
+    let camera = bed
+        .command("srv", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command")
+        .args(["camera", "--bind", &ip, "--stats-interval", "0", "--json"])
+        .args(["--width", "256", "--height", "64"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start camera");
+    std::thread::sleep(Duration::from_millis(300));
+    let grab = bed
+        .command("vic", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command")
+        .args(["grab", &ip, "--duration", "20", "--fps", "100", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start grab");
+    std::thread::sleep(Duration::from_millis(1500));
+    let stop = CommandRepr::new(
+        Command::WriteReg {
+            writes: vec![linerate_wire::gvcp::RegisterWrite {
+                address: dev::ACQUISITION_STOP,
+                value: 1,
+            }],
+        },
+        0x7a11,
+    )
+    .to_vec()
+    .expect("encode");
+    let camera_gvcp = SocketAddrV4::new(cam_ip, 3956);
+    let forged = bed
+        .run_in("atk", None, move || {
+            let sock = socket2::Socket::new(
+                socket2::Domain::IPV4,
+                socket2::Type::RAW,
+                Some(socket2::Protocol::from(libc::IPPROTO_RAW)),
+            )
+            .expect("raw socket");
+            let to = std::net::SocketAddr::V4(camera_gvcp).into();
+            let mut sent = 0u64;
+            for port in EPHEMERAL_PORTS {
+                let from = SocketAddrV4::new(host_ip, port);
+                let packet = common::spoof::udp_packet(from, camera_gvcp, &stop);
+                sock.send_to(&packet, &to).expect("spoofed send");
+                sent += 1;
+                // Paced so the camera's socket buffer takes every one.
+                if sent % 32 == 0 {
+                    std::thread::sleep(Duration::from_micros(300));
+                }
+            }
+            sent
+        })
+        .expect("namespace");
+    let swept = Instant::now();
+    let out = grab.wait_with_output().expect("grab exit");
+    let detected_after = swept.elapsed();
+    let counters = stop_camera(camera);
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("grab prints JSON on failure");
+    let error = report["error"].as_str().unwrap_or_default().to_string();
+    eprintln!(
+        "forged {forged} datagrams; grab exit {:?} after {detected_after:?}: {error}; camera counters: {}",
+        out.status.code(),
+        counters["gvcp_access_denied"]
+    );
+    assert!(!out.status.success(), "the grab ran on: {report}");
+    assert!(
+        error.contains("interference") && error.contains("AcquisitionStatus"),
+        "the stop is not named as someone else's: {error}"
+    );
+    let other_port = counters["gvcp_access_denied"]["controller_ip_other_port"]
+        .as_u64()
+        .expect("counter");
+    assert!(
+        other_port + 1 >= forged * 95 / 100 && other_port < forged,
+        "{other_port} of {forged} forged commands refused as from another port"
+    );
+}

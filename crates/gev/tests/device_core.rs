@@ -342,7 +342,7 @@ fn write_error_statuses() {
     );
     for (address, value, status) in [
         (reg::WIDTH + 2, 640, Status::BAD_ALIGNMENT),
-        (0x0001_0054, 1, Status::INVALID_ADDRESS),
+        (0x0001_005c, 1, Status::INVALID_ADDRESS),
         (reg::LINERATE_TRANSFER_SIZE, 511, Status::INVALID_PARAMETER),
         (0x0800, 1, Status::INVALID_ADDRESS),
         (0x0300, 1, Status::WRITE_PROTECT),
@@ -1441,4 +1441,50 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_port_sweep_from_the_controllers_ip_is_refused_counted_and_keeps_no_heartbeat() {
+    // Issue 20 item 7: an attacker forges the controlling host's IP address
+    // and tries every source port. Only the controller's own port may write
+    // or keep control alive; the rest are refused and counted apart.
+    let mut dev = device();
+    take_control(&mut dev, A, ms(0));
+    configure_stream(&mut dev, ms(10));
+    let (_, _, events) = write(&mut dev, A, ms(20), &[(reg::ACQUISITION_START, 1)]);
+    assert_eq!(events, [DeviceEvent::AcquisitionStart]);
+    assert_eq!(read1(&mut dev, reg::ACQUISITION_STATUS), 1);
+    let mut refused = 0;
+    for port in (1..=u16::MAX).filter(|&p| p != A.port()) {
+        let forged = SocketAddrV4::new(*A.ip(), port);
+        let now = ms(100 + u64::from(port) / 32);
+        let (status, _, events) = write(&mut dev, forged, now, &[(reg::ACQUISITION_STOP, 1)]);
+        assert_eq!(status, Status::ACCESS_DENIED, "port {port}");
+        assert!(events.is_empty(), "port {port}: {events:?}");
+        refused += 1;
+    }
+    let denied = dev.access_denied();
+    assert_eq!(denied.controller_ip_other_port, refused);
+    assert_eq!(denied.other_hosts, 0);
+    // The forgeries kept nothing alive: control expires on the genuine
+    // host's last command (at 20 ms) plus the 3 s heartbeat timeout.
+    assert!(dev.acquiring());
+    assert_eq!(dev.next_wakeup(), Some(ms(3020)));
+    // Another host is counted as such; the status register is read-only.
+    assert_eq!(
+        write(&mut dev, B, ms(2100), &[(reg::ACQUISITION_STOP, 1)]).0,
+        Status::ACCESS_DENIED
+    );
+    assert_eq!(dev.access_denied().other_hosts, 1);
+    assert_eq!(
+        write(&mut dev, A, ms(2200), &[(reg::ACQUISITION_STATUS, 0)]).0,
+        Status::WRITE_PROTECT
+    );
+    // Only the controller's own port stops acquisition, and the status says so.
+    let (status, _, events) = write(&mut dev, A, ms(2300), &[(reg::ACQUISITION_STOP, 1)]);
+    assert_eq!(
+        (status, events),
+        (Status::SUCCESS, vec![DeviceEvent::AcquisitionStop])
+    );
+    assert_eq!(read1(&mut dev, reg::ACQUISITION_STATUS), 0);
 }

@@ -19,7 +19,7 @@ use linerate_gev::device::registers::bootstrap::{self, ccp};
 use linerate_wire::gvcp::{self, Ack, AckRepr, Command, CommandRepr, PacketResend, RegisterWrite};
 
 use crate::clock::now_ns;
-use crate::error::{Error, Result};
+use crate::error::{Error, RegisterChange, Result, Shown};
 
 /// How a control connection behaves.
 #[derive(Debug, Clone)]
@@ -124,10 +124,30 @@ impl Channel {
     }
 }
 
+/// Why the connection is no longer usable.
+#[derive(Debug, Clone)]
+enum Lost {
+    /// Control itself is gone (heartbeat refused, unanswered, or CCP cleared).
+    Control(String),
+    /// Control is still ours, but someone changed registers we set.
+    Interference(Vec<RegisterChange>),
+}
+
+/// A register this host set and expects to keep its value.
+#[derive(Debug, Clone, Copy)]
+struct Watched {
+    address: u32,
+    expected: u32,
+    name: &'static str,
+    meaning: &'static str,
+    shown_as: Shown,
+}
+
 #[derive(Debug)]
 struct Shared {
     channel: Mutex<Channel>,
-    lost: Mutex<Option<String>>,
+    lost: Mutex<Option<Lost>>,
+    watched: Mutex<Vec<Watched>>,
     stop: AtomicBool,
     device: SocketAddrV4,
     privilege: u32,
@@ -139,27 +159,75 @@ impl Shared {
         self.channel.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn set_lost(&self, reason: String) {
+    fn set_lost(&self, why: Lost) {
         let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
         if lost.is_none() {
-            tracing::warn!(device = %self.device, %reason, "control lost");
-            *lost = Some(reason);
+            tracing::warn!(device = %self.device, ?why, "control lost or interfered with");
+            *lost = Some(why);
         }
     }
 
-    fn lost(&self) -> Option<String> {
+    fn lost(&self) -> Option<Lost> {
         self.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// `Err(ControlLost)` once the heartbeat found control gone.
+    fn watched(&self) -> MutexGuard<'_, Vec<Watched>> {
+        self.watched.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `Err(ControlLost)` once the heartbeat found control gone,
+    /// `Err(ControlInterference)` once it found a register changed.
     fn check(&self) -> Result<()> {
         match self.lost() {
-            Some(reason) => Err(Error::ControlLost {
+            Some(Lost::Control(reason)) => Err(Error::ControlLost {
                 device: self.device,
                 reason,
             }),
+            Some(Lost::Interference(changes)) => Err(Error::ControlInterference {
+                device: self.device,
+                changes,
+            }),
             None => Ok(()),
         }
+    }
+
+    /// Reads back every watched register; the ones that changed. A register
+    /// the camera refuses to read is skipped (it cannot prove anything).
+    fn changed_registers(&self) -> Result<Vec<RegisterChange>> {
+        let watched = self.watched().clone();
+        let mut changes = Vec::new();
+        for w in watched {
+            let ack = self.channel().transact(Command::ReadReg {
+                addresses: vec![w.address],
+            });
+            let found = match ack {
+                Ok(AckRepr {
+                    ack: Ack::ReadReg { values },
+                    ..
+                }) => match values.first() {
+                    Some(&v) => v,
+                    None => continue,
+                },
+                Ok(_) | Err(Error::Gvcp { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            // Still watched with the same value (not rewritten by us meanwhile)?
+            let current = self
+                .watched()
+                .iter()
+                .find(|x| x.address == w.address)
+                .copied();
+            if let Some(w) = current.filter(|c| c.expected != found && c.expected == w.expected) {
+                changes.push(RegisterChange {
+                    name: w.name,
+                    meaning: w.meaning,
+                    expected: w.expected,
+                    found,
+                    shown_as: w.shown_as,
+                });
+            }
+        }
+        Ok(changes)
     }
 }
 
@@ -229,6 +297,7 @@ impl Control {
         let shared = Arc::new(Shared {
             channel: Mutex::new(channel),
             lost: Mutex::new(None),
+            watched: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             device,
             privilege,
@@ -310,15 +379,63 @@ impl Control {
         }
     }
 
-    /// Writes one 32-bit register.
+    /// Writes one 32-bit register (a watched register now expects `value`).
     pub fn write_reg(&self, address: u32, value: u32) -> Result<()> {
         let ack = self.command(Command::WriteReg {
             writes: vec![RegisterWrite { address, value }],
         })?;
         match ack.ack {
-            Ack::WriteReg { .. } => Ok(()),
+            Ack::WriteReg { .. } => {
+                for w in self.shared.watched().iter_mut() {
+                    if w.address == address {
+                        w.expected = value;
+                    }
+                }
+                Ok(())
+            }
             _ => Err(self.unexpected("WRITEREG")),
         }
+    }
+
+    /// Watches `address`: the heartbeat reads it back and reports
+    /// [`Error::ControlInterference`] when it no longer holds `expected`
+    /// (someone else wrote it). `name` and `meaning` describe it in the error.
+    pub fn expect_register(
+        &self,
+        address: u32,
+        expected: u32,
+        name: &'static str,
+        meaning: &'static str,
+        shown_as: Shown,
+    ) {
+        let mut watched = self.shared.watched();
+        watched.retain(|w| w.address != address);
+        watched.push(Watched {
+            address,
+            expected,
+            name,
+            meaning,
+            shown_as,
+        });
+    }
+
+    /// Stops watching `address` (before this host changes it through a
+    /// path that does not go through [`Control::write_reg`]).
+    pub fn forget_register(&self, address: u32) {
+        self.shared.watched().retain(|w| w.address != address);
+    }
+
+    /// Reads back every watched register now: `Err(ControlInterference)`
+    /// naming the ones someone else changed, `Err(ControlLost)` if control
+    /// is gone, else `Ok`. Call it when frames stop arriving, to tell a
+    /// stalled camera from one someone else stopped or redirected.
+    pub fn check_interference(&self) -> Result<()> {
+        self.check()?;
+        let changes = self.shared.changed_registers()?;
+        if !changes.is_empty() {
+            self.shared.set_lost(Lost::Interference(changes));
+        }
+        self.check()
     }
 
     /// Reads `buf.len()` bytes of device memory, in as many READMEM
@@ -427,7 +544,7 @@ impl Drop for Control {
             t.thread().unpark();
             let _ = t.join();
         }
-        if self.shared.lost().is_none() {
+        if !matches!(self.shared.lost(), Some(Lost::Control(_))) {
             // Give control back so another application can connect at once.
             let _ = self.shared.channel().transact(Command::WriteReg {
                 writes: vec![RegisterWrite {
@@ -470,15 +587,25 @@ fn heartbeat_loop(shared: &Shared) {
             }) => {
                 let ccp = values.first().copied().unwrap_or(0);
                 if ccp & shared.privilege == 0 {
-                    shared.set_lost(format!(
-                        "the camera's control channel privilege register reads {ccp:#x}: another host took control or our heartbeat expired"
-                    ));
+                    shared.set_lost(Lost::Control(format!(
+                        "the camera's control channel privilege register reads {ccp:#x}: another host took control, our heartbeat expired, or someone forging our address released it"
+                    )));
                     return;
                 }
             }
             Ok(_) => {}
             Err(e) => {
-                shared.set_lost(format!("heartbeat failed: {e}"));
+                shared.set_lost(Lost::Control(format!("heartbeat failed: {e}")));
+                return;
+            }
+        }
+        match shared.changed_registers() {
+            Ok(changes) if !changes.is_empty() => {
+                shared.set_lost(Lost::Interference(changes));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                shared.set_lost(Lost::Control(format!("heartbeat failed: {e}")));
                 return;
             }
         }

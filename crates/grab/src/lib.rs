@@ -27,4 +27,4 @@ pub mod verify;
 
 pub use camera::{Camera, DeviceInfo, StreamOptions};
 pub use control::{Control, ControlConfig};
-pub use error::{Error, Result};
+pub use error::{Error, RegisterChange, Result, Shown};

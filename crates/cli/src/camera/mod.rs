@@ -300,7 +300,14 @@ pub fn run(args: CameraArgs) -> Result<()> {
             .min(Duration::from_millis(100));
         if let Some((n, from)) = sockets.recv(&mut buf, wait)? {
             device.set_counters(snapshot(&counters));
+            let foreign_before = device.access_denied().controller_ip_other_port;
             let result = device.handle(&buf[..n], from, epoch.elapsed());
+            if foreign_before == 0 && device.access_denied().controller_ip_other_port == 1 {
+                eprintln!(
+                    "camera: refused a command from {from}: the controlling host's address on \
+                     another UDP port (a second program there, or a forgery); counting the rest"
+                );
+            }
             if let Some(reply) = &result.reply {
                 if let Err(e) = sockets.send(&reply.datagram, reply.to) {
                     eprintln!("camera: {e:#}");
@@ -357,6 +364,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     let shown = stream_egress.as_ref().unwrap_or(&egress);
+    let denied = device.access_denied();
     let udp_send = serde_json::json!({
         "interface": shown.interface,
         "driver": shown.driver,
@@ -387,12 +395,23 @@ pub fn run(args: CameraArgs) -> Result<()> {
                 "zerocopy_copied": counters.zerocopy_copied.load(Ordering::Relaxed),
                 "send_thread_cpu": send_thread_cpu,
                 "udp_send": udp_send,
+                // Commands refused for want of control; from the controller's
+                // IP on another port they are a second program or forgeries.
+                "gvcp_access_denied": {
+                    "controller_ip_other_port": denied.controller_ip_other_port,
+                    "other_hosts": denied.other_hosts,
+                },
             })
         );
     } else {
         eprintln!(
-            "camera: stopped after {seconds:.1} s: {} frames sent, {} skipped, {} packets resent",
-            c.frames_sent, c.frames_skipped, c.packets_resent
+            "camera: stopped after {seconds:.1} s: {} frames sent, {} skipped, {} packets resent; \
+             GVCP commands refused: {} from the controller's IP on another port, {} from other hosts",
+            c.frames_sent,
+            c.frames_skipped,
+            c.packets_resent,
+            denied.controller_ip_other_port,
+            denied.other_hosts
         );
     }
     Ok(())

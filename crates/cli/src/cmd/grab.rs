@@ -504,7 +504,16 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
             Ok(Some(b)) => b,
             Ok(None) => continue,
             Err(e) => {
-                error = Some(e);
+                // Frames stopped: if someone else stopped or redirected the
+                // stream, say so instead of "no frame within ...".
+                let timed_out = matches!(
+                    e.downcast_ref::<linerate_grab::Error>(),
+                    Some(linerate_grab::Error::Timeout(_))
+                );
+                error = Some(match camera.check_interference() {
+                    Err(found) if timed_out => anyhow::Error::new(found),
+                    _ => e,
+                });
                 break;
             }
         };

@@ -149,6 +149,19 @@ pub struct StreamConfig {
     pub transfer_size: u32,
 }
 
+/// Commands refused with `ACCESS_DENIED`, by who sent them. GVCP has no
+/// authentication: a command that claims the controlling application's IP
+/// address but comes from another UDP port is either a second program on
+/// that host or a forgery (a sweep of source ports looking for the
+/// controller's), so it is counted apart from other hosts' attempts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AccessDenied {
+    /// From the controlling application's IP address, another UDP port.
+    pub controller_ip_other_port: u64,
+    /// From any other address.
+    pub other_hosts: u64,
+}
+
 /// The emulated camera's GVCP side: register map, privilege and heartbeat.
 #[derive(Debug, Clone)]
 pub struct Device {
@@ -156,6 +169,7 @@ pub struct Device {
     memory: Memory,
     control: ControlChannel,
     acquiring: bool,
+    denied: AccessDenied,
     /// Caller time at which the timestamp counter was last reset.
     timestamp_epoch: Duration,
 }
@@ -247,6 +261,7 @@ impl Device {
             memory,
             control: ControlChannel::default(),
             acquiring: false,
+            denied: AccessDenied::default(),
             timestamp_epoch: Duration::ZERO,
         })
     }
@@ -306,6 +321,11 @@ impl Device {
     /// The privilege the primary application holds, if any.
     pub fn privilege(&self) -> Option<Privilege> {
         self.control.controller().map(|c| c.privilege)
+    }
+
+    /// Commands refused so far for want of privilege, by sender.
+    pub fn access_denied(&self) -> AccessDenied {
+        self.denied
     }
 
     /// Acquisition is running (started by the host, not yet stopped).
@@ -465,6 +485,9 @@ impl Device {
                         _ => from,
                     };
                     let (s, a) = self.execute(command.command, from, now, events)?;
+                    if s == Status::ACCESS_DENIED {
+                        self.count_denied(from);
+                    }
                     (s, a, to)
                 }
             },
@@ -612,12 +635,28 @@ impl Device {
         })
     }
 
+    fn count_denied(&mut self, from: SocketAddrV4) {
+        let same_ip = self
+            .control
+            .controller()
+            .is_some_and(|c| c.addr.ip() == from.ip());
+        let counter = if same_ip {
+            &mut self.denied.controller_ip_other_port
+        } else {
+            &mut self.denied.other_hosts
+        };
+        *counter = counter.saturating_add(1);
+    }
+
     fn read_word(&self, address: u32) -> Result<u32, Status> {
         if address % 4 != 0 {
             return Err(Status::BAD_ALIGNMENT);
         }
         if address == bs::CONTROL_CHANNEL_PRIVILEGE {
             return Ok(self.control.ccp_value());
+        }
+        if address == dev::ACQUISITION_STATUS {
+            return Ok(u32::from(self.acquiring));
         }
         self.memory.read(address)
     }
@@ -636,9 +675,13 @@ impl Device {
         if address == bs::CONTROL_CHANNEL_PRIVILEGE {
             return self.write_ccp(value, from, now, events);
         }
-        // Every other write needs control (no switchover, no exceptions).
+        // Every other write needs control (no switchover, no exceptions):
+        // the controlling application's IP address *and* UDP port.
         if !self.control.is_controller(from) {
             return Err(Status::ACCESS_DENIED);
+        }
+        if address == dev::ACQUISITION_STATUS {
+            return Err(Status::WRITE_PROTECT);
         }
         if address == bs::TIMESTAMP_CONTROL {
             // Reset (bit 0) happens before latch (bit 1) when both are set.
