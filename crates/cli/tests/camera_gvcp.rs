@@ -601,13 +601,26 @@ fn a_second_camera_on_the_same_address_is_refused_by_name() {
 /// an attacker who knows the host's address sweeps them all.
 const EPHEMERAL_PORTS: std::ops::RangeInclusive<u16> = 32768..=60999;
 
-#[test]
-fn a_port_sweep_forged_from_the_hosts_address_is_refused_counted_and_named() {
-    // Issue 20 item 7: forged AcquisitionStop from the controlling host's IP,
-    // one datagram per source port, sent by a third host on the switch.
-    let bed = common::spoof::spoof_bed("gvsweep");
+/// What a port sweep did: datagrams forged, how long the sweep took, grab's
+/// exit and JSON report, when grab ended (from the sweep's start), and the
+/// camera's counters.
+struct Sweep {
+    forged: u64,
+    sweep_took: Duration,
+    grab: std::process::Output,
+    report: serde_json::Value,
+    grab_ended_after: Duration,
+    camera: serde_json::Value,
+}
+
+/// A camera on "srv", `linerate grab` on "vic", and an attacker on "atk"
+/// that forges `writes` as a WRITEREG from vic's IP, once from every
+/// ephemeral port.
+fn sweep_ports_with(name: &str, writes: impl Fn(SocketAddrV4) -> Vec<(u32, u32)>) -> Sweep {
+    let bed = common::spoof::spoof_bed(name);
     let cam_ip = bed.addr("srv").expect("addr");
     let host_ip = bed.addr("vic").expect("addr");
+    let attacker = SocketAddrV4::new(bed.addr("atk").expect("addr"), 50_000);
     let ip = cam_ip.to_string();
     let camera = bed
         .command("srv", env!("CARGO_BIN_EXE_linerate"))
@@ -632,18 +645,15 @@ fn a_port_sweep_forged_from_the_hosts_address_is_refused_counted_and_named() {
         .spawn()
         .expect("start grab");
     std::thread::sleep(Duration::from_millis(1500));
-    let stop = CommandRepr::new(
-        Command::WriteReg {
-            writes: vec![linerate_wire::gvcp::RegisterWrite {
-                address: dev::ACQUISITION_STOP,
-                value: 1,
-            }],
-        },
-        0x7a11,
-    )
-    .to_vec()
-    .expect("encode");
+    let writes = writes(attacker)
+        .into_iter()
+        .map(|(address, value)| linerate_wire::gvcp::RegisterWrite { address, value })
+        .collect();
+    let command = CommandRepr::new(Command::WriteReg { writes }, 0x7a11)
+        .to_vec()
+        .expect("encode");
     let camera_gvcp = SocketAddrV4::new(cam_ip, 3956);
+    let started = Instant::now();
     let forged = bed
         .run_in("atk", None, move || {
             let sock = socket2::Socket::new(
@@ -656,39 +666,93 @@ fn a_port_sweep_forged_from_the_hosts_address_is_refused_counted_and_named() {
             let mut sent = 0u64;
             for port in EPHEMERAL_PORTS {
                 let from = SocketAddrV4::new(host_ip, port);
-                let packet = common::spoof::udp_packet(from, camera_gvcp, &stop);
+                let packet = common::spoof::udp_packet(from, camera_gvcp, &command);
                 sock.send_to(&packet, &to).expect("spoofed send");
                 sent += 1;
-                // Paced so the camera's socket buffer takes every one.
-                if sent % 32 == 0 {
-                    std::thread::sleep(Duration::from_micros(300));
+                // Paced (about 30 000 a second) so that the camera, on a
+                // shared 2-core machine, reads nearly every one.
+                if sent % 16 == 0 {
+                    std::thread::sleep(Duration::from_micros(500));
                 }
             }
             sent
         })
         .expect("namespace");
-    let swept = Instant::now();
-    let out = grab.wait_with_output().expect("grab exit");
-    let detected_after = swept.elapsed();
-    let counters = stop_camera(camera);
-    let report: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("grab prints JSON on failure");
-    let error = report["error"].as_str().unwrap_or_default().to_string();
+    let sweep_took = started.elapsed();
+    let grab = grab.wait_with_output().expect("grab exit");
+    let grab_ended_after = started.elapsed();
+    let camera = stop_camera(camera);
+    let report = serde_json::from_slice(&grab.stdout).expect("grab prints JSON on failure");
+    let sweep = Sweep {
+        forged,
+        sweep_took,
+        grab,
+        report,
+        grab_ended_after,
+        camera,
+    };
     eprintln!(
-        "forged {forged} datagrams; grab exit {:?} after {detected_after:?}: {error}; camera counters: {}",
-        out.status.code(),
-        counters["gvcp_access_denied"]
+        "forged {} datagrams in {:?}; grab exit {:?} {:?} after the sweep began: {}; camera: {}",
+        sweep.forged,
+        sweep.sweep_took,
+        sweep.grab.status.code(),
+        sweep.grab_ended_after,
+        sweep.report["error"],
+        sweep.camera["gvcp_access_denied"]
     );
-    assert!(!out.status.success(), "the grab ran on: {report}");
-    assert!(
-        error.contains("interference") && error.contains("AcquisitionStatus"),
-        "the stop is not named as someone else's: {error}"
-    );
-    let other_port = counters["gvcp_access_denied"]["controller_ip_other_port"]
+    sweep
+}
+
+/// Every forged command the camera read but the one that hit the host's
+/// own port was refused: as from the controller's IP on another port while
+/// the host held control, as from a stranger after it let go.
+fn assert_refused_and_counted(s: &Sweep) {
+    let denied = &s.camera["gvcp_access_denied"];
+    let other_port = denied["controller_ip_other_port"]
         .as_u64()
         .expect("counter");
+    let strangers = denied["other_hosts"].as_u64().expect("counter");
     assert!(
-        other_port + 1 >= forged * 95 / 100 && other_port < forged,
-        "{other_port} of {forged} forged commands refused as from another port"
+        other_port + strangers + 1 >= s.forged * 90 / 100 && other_port + strangers < s.forged,
+        "{other_port} + {strangers} of {} forged commands refused",
+        s.forged
     );
+    assert!(other_port >= 1000, "{other_port} refused while in control");
+}
+
+#[test]
+fn a_port_sweep_forged_from_the_hosts_address_is_refused_counted_and_named() {
+    // Issue 20 item 7: forged AcquisitionStop from the controlling host's IP,
+    // one datagram per source port, sent by a third host on the switch.
+    let s = sweep_ports_with("gvsweep", |_| vec![(dev::ACQUISITION_STOP, 1)]);
+    let error = s.report["error"].as_str().unwrap_or_default();
+    assert!(!s.grab.status.success(), "the grab ran on: {}", s.report);
+    assert!(
+        error.contains("control interference") && error.contains("AcquisitionStatus reads 0"),
+        "the stop is not named as someone else's: {error}"
+    );
+    assert_refused_and_counted(&s);
+}
+
+#[test]
+fn a_forged_stream_redirect_is_named_by_the_heartbeat() {
+    // The same sweep pointing the stream at the attacker: the heartbeat
+    // reads SCDA0 back and ends the grab well before a frame timeout.
+    let s = sweep_ports_with("gvredir", |atk| {
+        vec![(bs::STREAM_CHANNEL_BASE + bs::SCDA, u32::from(*atk.ip()))]
+    });
+    let error = s.report["error"].as_str().unwrap_or_default();
+    assert!(!s.grab.status.success(), "the grab ran on: {}", s.report);
+    assert!(
+        error.contains("control interference") && error.contains("SCDA0"),
+        "the redirect is not named: {error}"
+    );
+    // Within a heartbeat (1 s) of the hit, which comes before the sweep ends.
+    assert!(
+        s.grab_ended_after < s.sweep_took + Duration::from_millis(2000),
+        "the grab ended {:?} after a sweep of {:?}",
+        s.grab_ended_after,
+        s.sweep_took
+    );
+    assert_refused_and_counted(&s);
 }
