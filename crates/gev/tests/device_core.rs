@@ -584,28 +584,81 @@ fn bye_releases_control_only_for_its_holder() {
 fn force_ip() {
     let mut dev = device();
     let id = DeviceIdentity::default();
-    let force = |mac, ip| {
+    let force = |mac, ip, subnet_mask| {
         Command::ForceIp(ForceIp {
             mac,
             ip,
-            subnet_mask: id.subnet,
-            gateway: id.gateway,
+            subnet_mask,
+            gateway: Ipv4Addr::new(10, 0, 0, 254),
         })
     };
+    let new_ip = Ipv4Addr::new(10, 0, 0, 9);
+    let mask24 = Ipv4Addr::new(255, 255, 255, 0);
     // Addressed to another device: silence.
-    let bytes = CommandRepr::new(force(MacAddr([2, 0, 0, 0, 0, 9]), id.ip), 3)
+    let bytes = CommandRepr::new(force(MacAddr([2, 0, 0, 0, 0, 9]), new_ip, mask24), 3)
         .to_vec()
         .expect("encodes");
     assert_eq!(dev.handle(&bytes, A, ms(0)).reply, None);
-    let (ack, _) = send(
+    // Nonsense addresses and masks are refused and change nothing.
+    for (ip, mask) in [
+        (Ipv4Addr::BROADCAST, mask24),
+        (Ipv4Addr::new(224, 0, 0, 1), mask24),
+        (new_ip, Ipv4Addr::new(255, 0, 255, 0)),
+        (new_ip, Ipv4Addr::UNSPECIFIED),
+    ] {
+        let (ack, events) = send(&mut dev, A, ms(0), force(id.mac, ip, mask));
+        assert_eq!(ack.status, Status::INVALID_PARAMETER, "{ip}/{mask}");
+        assert!(events.is_empty());
+    }
+    assert_eq!(dev.discovery_ack().current_ip, id.ip);
+    // Applied: registers, discovery and the event the I/O layer rebinds on.
+    // The sender (on the old subnet, not the new one) gets a broadcast ack.
+    let bytes = CommandRepr {
+        flags: flags::ACK_REQUIRED | flags::ALLOW_BROADCAST_ACK,
+        ..CommandRepr::new(force(id.mac, new_ip, mask24), 4)
+    }
+    .to_vec()
+    .expect("encodes");
+    let r = dev.handle(&bytes, A, ms(0));
+    let reply = r.reply.expect("ack");
+    assert!(reply.is_broadcast(), "{:?}", reply.to);
+    let ack = parse_ack(&reply.datagram);
+    assert_eq!((ack.status, ack.ack), (Status::SUCCESS, Ack::Bye));
+    assert_eq!(
+        r.events,
+        [DeviceEvent::AddressForced {
+            ip: new_ip,
+            subnet_mask: mask24,
+            gateway: Ipv4Addr::new(10, 0, 0, 254),
+        }]
+    );
+    assert_eq!(dev.discovery_ack().current_ip, new_ip);
+    assert_eq!(dev.discovery_ack().subnet_mask, mask24);
+    assert_eq!(read1(&mut dev, bs::CURRENT_IP), u32::from(new_ip));
+    assert_eq!(read1(&mut dev, bs::CURRENT_GATEWAY), 0x0a00_00fe);
+    // While a host controls the camera, nobody may move it.
+    take_control(&mut dev, A, ms(1));
+    let (ack, events) = send(&mut dev, B, ms(2), force(id.mac, id.ip, id.subnet));
+    assert_eq!(ack.status, Status::ACCESS_DENIED);
+    assert!(events.is_empty());
+    write(&mut dev, A, ms(3), &[(bs::CONTROL_CHANNEL_PRIVILEGE, 0)]);
+    // 0.0.0.0 restarts the IP configuration: back to the start-up address.
+    let (ack, events) = send(
         &mut dev,
         A,
-        ms(0),
-        force(id.mac, Ipv4Addr::new(10, 0, 0, 9)),
+        ms(4),
+        force(id.mac, Ipv4Addr::UNSPECIFIED, Ipv4Addr::UNSPECIFIED),
     );
-    assert_eq!(ack.status, Status::NOT_IMPLEMENTED);
-    let (ack, _) = send(&mut dev, A, ms(0), force(id.mac, id.ip));
-    assert_eq!((ack.status, ack.ack), (Status::SUCCESS, Ack::Bye));
+    assert_eq!(ack.status, Status::SUCCESS);
+    assert_eq!(
+        events,
+        [DeviceEvent::AddressForced {
+            ip: id.ip,
+            subnet_mask: id.subnet,
+            gateway: id.gateway,
+        }]
+    );
+    assert_eq!(dev.discovery_ack().current_ip, id.ip);
 }
 
 #[test]

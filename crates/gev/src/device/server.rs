@@ -78,6 +78,19 @@ pub enum DeviceEvent {
     StreamConfigChanged,
     /// Resend these stream packets (no ack is sent for a resend request).
     PacketResend(PacketResend),
+    /// A FORCEIP addressed to this device's MAC changed its IP
+    /// configuration: the bootstrap registers and discovery now report it,
+    /// and the I/O layer should answer on the new address. The ack (if
+    /// asked for) is in the same [`HandleResult`] and must leave from the
+    /// new address when the I/O layer can.
+    AddressForced {
+        /// The new address.
+        ip: Ipv4Addr,
+        /// The new subnet mask.
+        subnet_mask: Ipv4Addr,
+        /// The new default gateway.
+        gateway: Ipv4Addr,
+    },
 }
 
 /// What [`Device::handle`] produced for one datagram.
@@ -166,6 +179,9 @@ pub struct AccessDenied {
 #[derive(Debug, Clone)]
 pub struct Device {
     identity: DeviceIdentity,
+    /// The address configuration the device started with, restored by a
+    /// FORCEIP to 0.0.0.0 (the standard's "restart IP configuration").
+    boot_address: (Ipv4Addr, Ipv4Addr, Ipv4Addr),
     memory: Memory,
     control: ControlChannel,
     acquiring: bool,
@@ -257,6 +273,7 @@ impl Device {
         let url = first_url(XML_FILE_NAME, xml.len());
         let memory = Memory::new(&layout, &config, xml, &url);
         Ok(Device {
+            boot_address: (identity.ip, identity.subnet, identity.gateway),
             identity,
             memory,
             control: ControlChannel::default(),
@@ -396,8 +413,9 @@ impl Device {
         TICK_FREQUENCY
     }
 
-    /// The identity the device was built with (the user-defined name may
-    /// since have been rewritten; [`Device::discovery_ack`] has the live one).
+    /// The device's identity: as built, with the address configuration a
+    /// FORCEIP may since have changed (the user-defined name may have been
+    /// rewritten too; [`Device::discovery_ack`] has the live one).
     pub fn identity(&self) -> &DeviceIdentity {
         &self.identity
     }
@@ -480,11 +498,17 @@ impl Device {
                     (s, a, from)
                 }
                 Ok(command) => {
-                    let to = match command.command {
+                    let forced = matches!(command.command, Command::ForceIp(_));
+                    let mut to = match command.command {
                         Command::Discovery => self.discovery_destination(from, command.flags),
                         _ => from,
                     };
                     let (s, a) = self.execute(command.command, from, now, events)?;
+                    if forced {
+                        // Answered like discovery, from the new address: by
+                        // broadcast when the sender is not on its subnet.
+                        to = self.discovery_destination(from, command.flags);
+                    }
                     if s == Status::ACCESS_DENIED {
                         self.count_denied(from);
                     }
@@ -537,16 +561,32 @@ impl Device {
                     // Addressed to another device on the segment.
                     return None;
                 }
-                let already = force.ip == self.identity.ip
-                    && force.subnet_mask == self.identity.subnet
-                    && force.gateway == self.identity.gateway;
-                // The I/O layer owns the address; only a no-op FORCEIP succeeds.
-                let status = if already {
-                    Status::SUCCESS
+                // Moving a camera from under the host that controls it
+                // would end that host's session: refused while controlled.
+                if self.control.controller().is_some() {
+                    return Some((Status::ACCESS_DENIED, Ack::Bye));
+                }
+                let (ip, subnet_mask, gateway) = if force.ip.is_unspecified() {
+                    self.boot_address
                 } else {
-                    Status::NOT_IMPLEMENTED
+                    (force.ip, force.subnet_mask, force.gateway)
                 };
-                (status, Ack::Bye)
+                let mask = u32::from(subnet_mask);
+                let valid_mask = mask != 0 && mask.leading_ones() + mask.trailing_zeros() == 32;
+                if ip.is_broadcast() || ip.is_multicast() || ip.is_loopback() || !valid_mask {
+                    return Some((Status::INVALID_PARAMETER, Ack::Bye));
+                }
+                self.identity.ip = ip;
+                self.identity.subnet = subnet_mask;
+                self.identity.gateway = gateway;
+                self.memory
+                    .set_current_ip(ip.into(), subnet_mask.into(), gateway.into());
+                events.push(DeviceEvent::AddressForced {
+                    ip,
+                    subnet_mask,
+                    gateway,
+                });
+                (Status::SUCCESS, Ack::Bye)
             }
             Command::ReadReg { addresses } => {
                 if !self.control.may_read(from) {
