@@ -756,3 +756,127 @@ fn a_forged_stream_redirect_is_named_by_the_heartbeat() {
     );
     assert_refused_and_counted(&s);
 }
+
+#[test]
+fn force_ip_brings_a_camera_from_another_subnet_onto_the_hosts() {
+    // Issue 22: a camera on a subnet pc cannot reach; `discover` offers the
+    // exact FORCEIP command; the camera takes the address once its
+    // interface has it (the emulator leaves interface addresses alone),
+    // and then discover, grab and Aravis find it there.
+    let bed = bed("forceip");
+    let pc_ns = bed.netns("pc").expect("netns").to_owned();
+    let cam_ns = bed.netns("cam").expect("netns").to_owned();
+    let pc_if = bed.iface("pc").expect("iface").clone();
+    let cam_if = bed.iface("cam").expect("iface").name.clone();
+    let pc_cidr = |p: u32| format!("{}/{p}", pc_if.ipv4);
+    ip_in(&pc_ns, &["addr", "del", &pc_cidr(16), "dev", &pc_if.name]);
+    ip_in(&pc_ns, &["addr", "add", &pc_cidr(24), "dev", &pc_if.name]);
+    ip_in(&cam_ns, &["addr", "add", "169.254.7.77/24", "dev", &cam_if]);
+    let camera =
+        common::start_camera_at(&bed, "169.254.7.77", &["--width", "256", "--height", "64"]);
+    std::thread::sleep(Duration::from_millis(300));
+
+    let (ok, out, warnings) = discover_from_pc(&bed, &["--wait-ms", "300"]);
+    assert!(ok && out.contains("169.254.7.77"), "{out} {warnings}");
+    let offered = warnings
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("linerate force-ip "))
+        .unwrap_or_else(|| panic!("no force-ip command offered: {warnings}"))
+        .to_owned();
+    let words: Vec<&str> = offered.split_whitespace().collect();
+    let new_ip = words[3].to_owned();
+    let o = pc_if.ipv4.octets();
+    assert_eq!(
+        new_ip,
+        format!("{}.{}.{}.77", o[0], o[1], o[2]),
+        "{offered}"
+    );
+    assert!(
+        offered.ends_with(&format!("--mask 255.255.255.0 --interface {}", pc_if.name)),
+        "{offered}"
+    );
+    let (ok, out, _) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
+    assert!(
+        ok && out.contains(&offered),
+        "JSON lacks the command: {out}"
+    );
+
+    // The offered command, as printed. The camera acknowledges and reports
+    // the address, but cannot answer there yet: force-ip says so.
+    let force_ip = |json: bool| {
+        let mut c = bed
+            .command("pc", env!("CARGO_BIN_EXE_linerate"))
+            .expect("command");
+        c.args(&words[1..]);
+        if json {
+            c.arg("--json");
+        }
+        c.output().expect("force-ip")
+    };
+    let first = force_ip(true);
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).expect("JSON");
+    assert!(!first.status.success(), "{report}");
+    assert!(
+        report["ack"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("SUCCESS")),
+        "{report}"
+    );
+    assert_eq!(report["reports_ip"], new_ip.as_str(), "{report}");
+    assert_eq!(report["answers_at"], "169.254.7.77", "{report}");
+    assert!(
+        String::from_utf8_lossy(&first.stderr).contains("has not moved"),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+
+    // Its interface gets the address (as the device's own network stack
+    // would): the camera moves there, and force-ip confirms it.
+    ip_in(
+        &cam_ns,
+        &["addr", "add", &format!("{new_ip}/24"), "dev", &cam_if],
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let second = force_ip(false);
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let (ok, out, _) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
+    assert!(ok, "{out}");
+    let list: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let dev = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|d| d["ip"] == new_ip.as_str())
+        .unwrap_or_else(|| panic!("not at {new_ip}: {out}"));
+    assert_eq!(dev["reachable"], true, "{dev}");
+    assert_eq!(
+        dev["answered_from"],
+        format!("{new_ip}:3956").as_str(),
+        "{dev}"
+    );
+
+    // A grab and Aravis (a peer we did not write) reach it at the new address.
+    let grab = bed
+        .command("pc", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .args(["grab", &new_ip, "--frames", "20", "--json"])
+        .output()
+        .expect("grab");
+    let report: serde_json::Value = serde_json::from_slice(&grab.stdout).expect("grab JSON");
+    let aravis = bed
+        .command("pc", "arv-tool-0.8")
+        .expect("command")
+        .output()
+        .expect("arv-tool-0.8 (scripts/test installs aravis-tools)");
+    let counters = stop_camera(camera);
+    assert!(grab.status.success(), "{report}");
+    assert_eq!(report["frames_completed"], 20, "{report}");
+    let listed = String::from_utf8_lossy(&aravis.stdout);
+    assert!(listed.contains(&new_ip), "Aravis lists: {listed}");
+    assert!(counters.is_object(), "{counters}");
+}

@@ -20,6 +20,7 @@ pub mod clock;
 pub mod control;
 pub mod discovery;
 pub mod error;
+pub mod force_ip;
 pub mod receive;
 pub mod save;
 pub mod stream;

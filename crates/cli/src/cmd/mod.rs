@@ -5,6 +5,7 @@ pub mod discover;
 pub mod docs;
 pub mod doctor;
 pub mod fade;
+pub mod force_ip;
 pub mod grab;
 pub mod noise;
 pub mod serve;

@@ -49,6 +49,20 @@ pub fn start_camera(bed: &Testbed, extra: &[&str]) -> Child {
     cmd.spawn().expect("start camera")
 }
 
+/// Starts `linerate camera --bind ip` on the "cam" host, as [`start_camera`].
+pub fn start_camera_at(bed: &Testbed, ip: &str, extra: &[&str]) -> Child {
+    let mut cmd = bed
+        .command("cam", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command");
+    cmd.args(["camera", "--bind", ip, "--stats-interval", "0", "--json"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().expect("start camera")
+}
+
 /// Stops the camera with SIGTERM and returns its JSON counters.
 pub fn stop_camera(mut child: Child) -> serde_json::Value {
     // SAFETY: SIGTERM to our own child.
