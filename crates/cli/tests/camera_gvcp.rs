@@ -633,6 +633,7 @@ fn sweep_ports_with(name: &str, writes: impl Fn(SocketAddrV4) -> Vec<(u32, u32)>
         .stderr(Stdio::piped())
         .spawn()
         .expect("start camera");
+    let camera = common::KillOnDrop::new(camera);
     std::thread::sleep(Duration::from_millis(300));
     let grab = bed
         .command("vic", env!("CARGO_BIN_EXE_linerate"))
@@ -644,6 +645,7 @@ fn sweep_ports_with(name: &str, writes: impl Fn(SocketAddrV4) -> Vec<(u32, u32)>
         .stderr(Stdio::piped())
         .spawn()
         .expect("start grab");
+    let grab = common::KillOnDrop::new(grab);
     std::thread::sleep(Duration::from_millis(1500));
     let writes = writes(attacker)
         .into_iter()
@@ -679,9 +681,9 @@ fn sweep_ports_with(name: &str, writes: impl Fn(SocketAddrV4) -> Vec<(u32, u32)>
         })
         .expect("namespace");
     let sweep_took = started.elapsed();
-    let grab = grab.wait_with_output().expect("grab exit");
+    let grab = grab.take().wait_with_output().expect("grab exit");
     let grab_ended_after = started.elapsed();
-    let camera = stop_camera(camera);
+    let camera = stop_camera(camera.take());
     let report = serde_json::from_slice(&grab.stdout).expect("grab prints JSON on failure");
     let sweep = Sweep {
         forged,
@@ -772,8 +774,11 @@ fn force_ip_brings_a_camera_from_another_subnet_onto_the_hosts() {
     ip_in(&pc_ns, &["addr", "del", &pc_cidr(16), "dev", &pc_if.name]);
     ip_in(&pc_ns, &["addr", "add", &pc_cidr(24), "dev", &pc_if.name]);
     ip_in(&cam_ns, &["addr", "add", "169.254.7.77/24", "dev", &cam_if]);
-    let camera =
-        common::start_camera_at(&bed, "169.254.7.77", &["--width", "256", "--height", "64"]);
+    let camera = common::KillOnDrop::new(common::start_camera_at(
+        &bed,
+        "169.254.7.77",
+        &["--width", "256", "--height", "64"],
+    ));
     std::thread::sleep(Duration::from_millis(300));
 
     let (ok, out, warnings) = discover_from_pc(&bed, &["--wait-ms", "300"]);
@@ -873,7 +878,7 @@ fn force_ip_brings_a_camera_from_another_subnet_onto_the_hosts() {
         .expect("command")
         .output()
         .expect("arv-tool-0.8 (scripts/test installs aravis-tools)");
-    let counters = stop_camera(camera);
+    let counters = stop_camera(camera.take());
     assert!(grab.status.success(), "{report}");
     assert_eq!(report["frames_completed"], 20, "{report}");
     let listed = String::from_utf8_lossy(&aravis.stdout);
