@@ -733,6 +733,13 @@ fn a_port_sweep_forged_from_the_hosts_address_is_refused_counted_and_named() {
         error.contains("control interference") && error.contains("AcquisitionStatus reads 0"),
         "the stop is not named as someone else's: {error}"
     );
+    // The one forgery that hit the host's port was acknowledged to it.
+    assert!(
+        error.contains(
+            "acknowledged a write this program never sent (WRITEREG_ACK, request id 31249)"
+        ),
+        "{error}"
+    );
     assert_refused_and_counted(&s);
 }
 
@@ -749,6 +756,7 @@ fn a_forged_stream_redirect_is_named_by_the_heartbeat() {
         error.contains("control interference") && error.contains("SCDA0"),
         "the redirect is not named: {error}"
     );
+    assert!(error.contains("never sent"), "{error}");
     // Within a heartbeat (1 s) of the hit, which comes before the sweep ends.
     assert!(
         s.grab_ended_after < s.sweep_took + Duration::from_millis(2000),

@@ -11,7 +11,7 @@ use linerate_wire::gvsp::{EXTENDED_HEADER_LEN, IP_UDP_OVERHEAD, STANDARD_HEADER_
 
 use crate::control::{Control, ControlConfig};
 use crate::discovery;
-use crate::error::{Error, RegisterChange, Result, Shown};
+use crate::error::{Error, Interference, RegisterChange, Result, Shown};
 use crate::receive::{Backend, ReceiveConfig, Transport};
 use crate::stream::{Stream, StreamConfig};
 
@@ -407,17 +407,23 @@ impl Camera {
         let mut changes = Vec::new();
         if self.acquiring && matches!(self.get("AcquisitionStatus"), Ok(FeatureValue::Bool(false)))
         {
-            changes.push(RegisterChange {
+            changes.push(Interference::Register(RegisterChange {
                 name: "AcquisitionStatus",
                 meaning: "the acquisition we started was stopped",
                 expected: 1,
                 found: 0,
                 shown_as: Shown::Decimal,
-            });
+            }));
         }
         match self.control.check_interference() {
             Ok(()) => {}
-            Err(Error::ControlInterference { changes: c, .. }) => changes.extend(c),
+            Err(Error::ControlInterference { changes: c, .. }) => {
+                for i in c {
+                    if !changes.contains(&i) {
+                        changes.push(i);
+                    }
+                }
+            }
             Err(e) => return Err(e),
         }
         if changes.is_empty() {

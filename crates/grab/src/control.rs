@@ -19,7 +19,7 @@ use linerate_gev::device::registers::bootstrap::{self, ccp};
 use linerate_wire::gvcp::{self, Ack, AckRepr, Command, CommandRepr, PacketResend, RegisterWrite};
 
 use crate::clock::now_ns;
-use crate::error::{Error, RegisterChange, Result, Shown};
+use crate::error::{Error, Interference, RegisterChange, Result, Shown};
 
 /// How a control connection behaves.
 #[derive(Debug, Clone)]
@@ -62,6 +62,11 @@ struct Channel {
     config: TransactionConfig,
     heartbeat: Heartbeat,
     buf: Box<[u8; 2048]>,
+    /// Every request id this channel has sent (one bit each), to tell the
+    /// acks of our own commands, late ones included, from others'.
+    issued: Box<[u64; 1024]>,
+    /// Successful write acks for ids we never sent, not yet reported.
+    unrequested: Vec<Interference>,
 }
 
 impl Channel {
@@ -71,6 +76,10 @@ impl Channel {
         let now = now_ns();
         let (mut t, datagram) =
             Transaction::start(command, &mut self.ids, self.config, now).map_err(gvcp_err)?;
+        if let Some(id) = datagram.get(6..8) {
+            let id = usize::from(u16::from_be_bytes([id[0], id[1]]));
+            self.issued[id / 64] |= 1 << (id % 64);
+        }
         self.send(&datagram)?;
         loop {
             let now = now_ns();
@@ -89,6 +98,11 @@ impl Channel {
                     match self.socket.recv_from(&mut self.buf[..]) {
                         Ok((n, SocketAddr::V4(from))) if *from.ip() == *device.ip() => {
                             if let Some(d) = self.buf.get(..n) {
+                                if let Some(i) = unrequested_write(d, &self.issued) {
+                                    if !self.unrequested.contains(&i) {
+                                        self.unrequested.push(i);
+                                    }
+                                }
                                 t.on_datagram(d, now_ns());
                             }
                         }
@@ -129,8 +143,8 @@ impl Channel {
 enum Lost {
     /// Control itself is gone (heartbeat refused, unanswered, or CCP cleared).
     Control(String),
-    /// Control is still ours, but someone changed registers we set.
-    Interference(Vec<RegisterChange>),
+    /// Control is still ours, but someone else wrote to the camera.
+    Interference(Vec<Interference>),
 }
 
 /// A register this host set and expects to keep its value.
@@ -141,6 +155,26 @@ struct Watched {
     name: &'static str,
     meaning: &'static str,
     shown_as: Shown,
+}
+
+/// A successful write ack whose request id this channel never sent.
+fn unrequested_write(datagram: &[u8], issued: &[u64; 1024]) -> Option<Interference> {
+    let ack = gvcp::AckPacket::new_checked(datagram)
+        .and_then(|p| AckRepr::parse(&p))
+        .ok()?;
+    let id = usize::from(ack.ack_id);
+    if issued[id / 64] & (1 << (id % 64)) != 0 || ack.status != linerate_wire::Status::SUCCESS {
+        return None;
+    }
+    let name = match ack.ack {
+        Ack::WriteReg { .. } => "WRITEREG_ACK",
+        Ack::WriteMem { .. } => "WRITEMEM_ACK",
+        _ => return None,
+    };
+    Some(Interference::UnrequestedWrite {
+        ack: name,
+        request_id: ack.ack_id,
+    })
 }
 
 #[derive(Debug)]
@@ -159,11 +193,35 @@ impl Shared {
         self.channel.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Records why the connection is unusable; interference found later
+    /// adds to what was found before, and lost control overrides it.
     fn set_lost(&self, why: Lost) {
         let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
-        if lost.is_none() {
-            tracing::warn!(device = %self.device, ?why, "control lost or interfered with");
-            *lost = Some(why);
+        match (lost.as_mut(), why) {
+            (Some(Lost::Interference(seen)), Lost::Interference(new)) => {
+                for i in new {
+                    if !seen.contains(&i) {
+                        seen.push(i);
+                    }
+                }
+            }
+            (None | Some(Lost::Interference(_)), why) => {
+                tracing::warn!(device = %self.device, ?why, "control lost or interfered with");
+                *lost = Some(why);
+            }
+            (Some(Lost::Control(_)), _) => {}
+        }
+    }
+
+    /// `Err(ControlLost)` once control itself is gone (interference does
+    /// not stop this host from talking to the camera).
+    fn check_control(&self) -> Result<()> {
+        match self.lost() {
+            Some(Lost::Control(reason)) => Err(Error::ControlLost {
+                device: self.device,
+                reason,
+            }),
+            _ => Ok(()),
         }
     }
 
@@ -191,9 +249,10 @@ impl Shared {
         }
     }
 
-    /// Reads back every watched register; the ones that changed. A register
-    /// the camera refuses to read is skipped (it cannot prove anything).
-    fn changed_registers(&self) -> Result<Vec<RegisterChange>> {
+    /// Reads back every watched register; the ones that changed, and the
+    /// writes the camera acknowledged that we never sent. A register the
+    /// camera refuses to read is skipped (it cannot prove anything).
+    fn interference(&self) -> Result<Vec<Interference>> {
         let watched = self.watched().clone();
         let mut changes = Vec::new();
         for w in watched {
@@ -218,15 +277,16 @@ impl Shared {
                 .find(|x| x.address == w.address)
                 .copied();
             if let Some(w) = current.filter(|c| c.expected != found && c.expected == w.expected) {
-                changes.push(RegisterChange {
+                changes.push(Interference::Register(RegisterChange {
                     name: w.name,
                     meaning: w.meaning,
                     expected: w.expected,
                     found,
                     shown_as: w.shown_as,
-                });
+                }));
             }
         }
+        changes.append(&mut self.channel().unrequested);
         Ok(changes)
     }
 }
@@ -288,6 +348,8 @@ impl Control {
             },
             heartbeat: Heartbeat::new(config.heartbeat_timeout_ms, now),
             buf: Box::new([0; 2048]),
+            issued: Box::new([0; 1024]),
+            unrequested: Vec::new(),
         };
         let privilege = if config.exclusive {
             ccp::EXCLUSIVE_ACCESS
@@ -362,7 +424,7 @@ impl Control {
     }
 
     fn command(&self, command: Command) -> Result<AckRepr> {
-        self.check()?;
+        self.shared.check_control()?;
         self.shared.channel().transact(command)
     }
 
@@ -430,8 +492,8 @@ impl Control {
     /// is gone, else `Ok`. Call it when frames stop arriving, to tell a
     /// stalled camera from one someone else stopped or redirected.
     pub fn check_interference(&self) -> Result<()> {
-        self.check()?;
-        let changes = self.shared.changed_registers()?;
+        self.shared.check_control()?;
+        let changes = self.shared.interference()?;
         if !changes.is_empty() {
             self.shared.set_lost(Lost::Interference(changes));
         }
@@ -599,7 +661,7 @@ fn heartbeat_loop(shared: &Shared) {
                 return;
             }
         }
-        match shared.changed_registers() {
+        match shared.interference() {
             Ok(changes) if !changes.is_empty() => {
                 shared.set_lost(Lost::Interference(changes));
             }
@@ -657,5 +719,43 @@ impl ResendSender {
                 source,
             })?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linerate_wire::Status;
+
+    fn ack(status: Status, id: u16, ack: Ack) -> Vec<u8> {
+        AckRepr {
+            status,
+            ack_id: id,
+            ack,
+        }
+        .to_vec()
+        .expect("ack emits")
+    }
+
+    #[test]
+    fn only_successful_writes_we_never_sent_are_unrequested() {
+        let mut issued = [0u64; 1024];
+        issued[0] |= 1 << 5;
+        let write = |status, id| ack(status, id, Ack::WriteReg { index: 1 });
+        assert_eq!(unrequested_write(&write(Status::SUCCESS, 5), &issued), None);
+        assert_eq!(
+            unrequested_write(&write(Status::SUCCESS, 0x7a11), &issued),
+            Some(Interference::UnrequestedWrite {
+                ack: "WRITEREG_ACK",
+                request_id: 0x7a11
+            })
+        );
+        assert_eq!(
+            unrequested_write(&write(Status::ACCESS_DENIED, 0x7a11), &issued),
+            None
+        );
+        let read = ack(Status::SUCCESS, 9, Ack::ReadReg { values: vec![2] });
+        assert_eq!(unrequested_write(&read, &issued), None);
+        assert_eq!(unrequested_write(&[0x42, 0], &issued), None);
     }
 }

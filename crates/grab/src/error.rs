@@ -63,7 +63,7 @@ pub enum Error {
         /// The camera.
         device: SocketAddrV4,
         /// What changed.
-        changes: Vec<RegisterChange>,
+        changes: Vec<Interference>,
     },
     /// Discovery found no interface to broadcast on.
     #[error("no network interface is up and able to broadcast, so discovery has nowhere to ask (bring an interface up, or give the camera's IP address)")]
@@ -109,6 +109,35 @@ pub enum Error {
 
 /// Result alias of this crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// One sign that someone else is controlling the camera with this host's
+/// identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Interference {
+    /// A register this host set reads otherwise.
+    Register(RegisterChange),
+    /// The camera acknowledged a write this host never sent: someone sent
+    /// it with this host's address and control port (the camera answers
+    /// the port a command came from).
+    UnrequestedWrite {
+        /// The ack (`WRITEREG_ACK` or `WRITEMEM_ACK`).
+        ack: &'static str,
+        /// Its request id, which this host never used.
+        request_id: u16,
+    },
+}
+
+impl std::fmt::Display for Interference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Interference::Register(c) => c.fmt(f),
+            Interference::UnrequestedWrite { ack, request_id } => write!(
+                f,
+                "the camera acknowledged a write this program never sent ({ack}, request id {request_id})"
+            ),
+        }
+    }
+}
 
 /// A camera register that no longer holds what this host set.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,4 +28,4 @@ pub mod verify;
 
 pub use camera::{Camera, DeviceInfo, StreamOptions};
 pub use control::{Control, ControlConfig};
-pub use error::{Error, RegisterChange, Result, Shown};
+pub use error::{Error, Interference, RegisterChange, Result, Shown};

@@ -506,12 +506,15 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
             Err(e) => {
                 // Frames stopped: if someone else stopped or redirected the
                 // stream, say so instead of "no frame within ...".
-                let timed_out = matches!(
+                let stalled_or_interfered = matches!(
                     e.downcast_ref::<linerate_grab::Error>(),
-                    Some(linerate_grab::Error::Timeout(_))
+                    Some(
+                        linerate_grab::Error::Timeout(_)
+                            | linerate_grab::Error::ControlInterference { .. }
+                    )
                 );
                 error = Some(match camera.check_interference() {
-                    Err(found) if timed_out => anyhow::Error::new(found),
+                    Err(found) if stalled_or_interfered => anyhow::Error::new(found),
                     _ => e,
                 });
                 break;
