@@ -831,6 +831,12 @@ fn force_ip_brings_a_camera_from_another_subnet_onto_the_hosts() {
     let report: serde_json::Value = serde_json::from_slice(&first.stdout).expect("JSON");
     assert!(!first.status.success(), "{report}");
     assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("has not moved")),
+        "{report}"
+    );
+    assert!(
         report["ack"]
             .as_str()
             .is_some_and(|a| a.starts_with("SUCCESS")),

@@ -47,8 +47,24 @@ fn parse_mac(s: &str) -> Result<MacAddr, String> {
         .map_err(|_| format!("{s:?} is not a MAC address (six hex pairs: 02:4c:52:00:00:01)"))
 }
 
-/// Runs `linerate force-ip`.
+/// Runs `linerate force-ip`. With `--json`, prints one object whatever
+/// happens: the outcome, or `{"error": ..., "ok": false}` when it failed
+/// before the device could be checked.
 pub fn run(args: ForceIpArgs) -> Result<()> {
+    let mut printed = false;
+    let result = force(&args, &mut printed);
+    if let Err(e) = &result {
+        if args.json && !printed {
+            println!(
+                "{}",
+                serde_json::json!({ "error": format!("{e:#}"), "ok": false })
+            );
+        }
+    }
+    result
+}
+
+fn force(args: &ForceIpArgs, printed: &mut bool) -> Result<()> {
     let scope = Scope::from_args(args.interface.as_deref(), None).context("FORCEIP")?;
     let mask = match args.mask {
         Some(m) => m,
@@ -94,6 +110,30 @@ pub fn run(args: ForceIpArgs) -> Result<()> {
     let now_at = device.map(|f| *f.from.ip());
     let reports = device.map(|f| f.ack.current_ip);
     let ok = args.ip.is_unspecified() || (now_at == Some(args.ip) && reports == Some(args.ip));
+    let failure = match (ok, now_at) {
+        (true, _) => None,
+        (false, Some(old)) => Some(format!(
+            "device {} still answers at {old} (it reports {}), not at {}{}",
+            args.mac,
+            reports.map_or("nothing".into(), |ip| ip.to_string()),
+            args.ip,
+            if ack.is_some() {
+                " although it acknowledged: it has not moved to the new address (yet)"
+            } else {
+                " (no FORCEIP ack either)"
+            }
+        )),
+        (false, None) => Some(format!(
+            "device {} did not answer discovery after FORCEIP to {}{}",
+            args.mac,
+            args.ip,
+            if ack.is_some() {
+                " (it acknowledged: it may need longer to move)"
+            } else {
+                " (and sent no ack: check the MAC and the interface)"
+            }
+        )),
+    };
     if args.json {
         println!(
             "{}",
@@ -108,38 +148,20 @@ pub fn run(args: ForceIpArgs) -> Result<()> {
                 "reports_ip": reports.map(|ip| ip.to_string()),
                 "reachable": device.map(|f| f.reachable()),
                 "interface": device.and_then(|f| f.interface.as_ref().map(|i| i.name.clone())),
+                "error": failure,
                 "ok": ok,
             })
         );
+        *printed = true;
     }
-    match (ok, now_at) {
-        (true, _) => {
+    match failure {
+        Some(why) => bail!(why),
+        None => {
             if !args.json {
                 let at = now_at.map_or("unknown".into(), |ip| ip.to_string());
                 println!("device {} now answers at {at} (mask {mask})", args.mac);
             }
             Ok(())
         }
-        (false, Some(old)) => bail!(
-            "device {} still answers at {old} (it reports {}), not at {}{}",
-            args.mac,
-            reports.map_or("nothing".into(), |ip| ip.to_string()),
-            args.ip,
-            if ack.is_some() {
-                " although it acknowledged: it has not moved to the new address (yet)"
-            } else {
-                " (no FORCEIP ack either)"
-            }
-        ),
-        (false, None) => bail!(
-            "device {} did not answer discovery after FORCEIP to {}{}",
-            args.mac,
-            args.ip,
-            if ack.is_some() {
-                " (it acknowledged: it may need longer to move)"
-            } else {
-                " (and sent no ack: check the MAC and the interface)"
-            }
-        ),
     }
 }
