@@ -338,6 +338,7 @@ impl Camera {
         self.control.expect_register(
             base + bootstrap::SCDA,
             u32::from(local_ip),
+            u32::MAX,
             "SCDA0 (stream destination address)",
             "the stream is sent elsewhere",
             Shown::Ipv4,
@@ -345,6 +346,8 @@ impl Camera {
         self.control.expect_register(
             base + bootstrap::SCP,
             u32::from(stream.port()),
+            // The port; the camera may report its interface and direction above it.
+            0xffff,
             "SCP0 (stream destination port)",
             "the stream is sent elsewhere, or closed if 0",
             Shown::Decimal,

@@ -152,6 +152,9 @@ enum Lost {
 struct Watched {
     address: u32,
     expected: u32,
+    /// The bits that must keep their value (others, e.g. SCP's interface
+    /// index and direction bits, are the camera's to report).
+    mask: u32,
     name: &'static str,
     meaning: &'static str,
     shown_as: Shown,
@@ -276,12 +279,13 @@ impl Shared {
                 .iter()
                 .find(|x| x.address == w.address)
                 .copied();
-            if let Some(w) = current.filter(|c| c.expected != found && c.expected == w.expected) {
+            let changed = |c: &Watched| (c.expected ^ found) & c.mask != 0;
+            if let Some(w) = current.filter(|c| changed(c) && c.expected == w.expected) {
                 changes.push(Interference::Register(RegisterChange {
                     name: w.name,
                     meaning: w.meaning,
-                    expected: w.expected,
-                    found,
+                    expected: w.expected & w.mask,
+                    found: found & w.mask,
                     shown_as: w.shown_as,
                 }));
             }
@@ -460,12 +464,14 @@ impl Control {
     }
 
     /// Watches `address`: the heartbeat reads it back and reports
-    /// [`Error::ControlInterference`] when it no longer holds `expected`
-    /// (someone else wrote it). `name` and `meaning` describe it in the error.
+    /// [`Error::ControlInterference`] when the bits of `mask` no longer hold
+    /// `expected` (someone else wrote it). `name` and `meaning` describe it
+    /// in the error.
     pub fn expect_register(
         &self,
         address: u32,
         expected: u32,
+        mask: u32,
         name: &'static str,
         meaning: &'static str,
         shown_as: Shown,
@@ -475,6 +481,7 @@ impl Control {
         watched.push(Watched {
             address,
             expected,
+            mask,
             name,
             meaning,
             shown_as,
