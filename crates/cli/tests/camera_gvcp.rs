@@ -399,9 +399,41 @@ fn discover_lists_our_camera_and_aravis_fake_camera() {
         .args(["discover", "--interface", &pc_ip, "--json"])
         .output()
         .expect("discover");
+    // Aravis's fake camera has no FORCEIP: force-ip says it neither
+    // acknowledged nor moved, instead of claiming success.
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let fake_mac = listed
+        .as_array()
+        .and_then(|l| l.iter().find(|d| d["serial"] == "FAKE42"))
+        .and_then(|d| d["mac"].as_str())
+        .unwrap_or_else(|| panic!("fake camera not listed: {listed}"))
+        .to_owned();
+    let o = bed.addr("pc").expect("addr").octets();
+    let unused = format!("{}.{}.{}.200", o[0], o[1], o[2]);
+    let forced = bed
+        .command("pc", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .args(["force-ip", &fake_mac, &unused, "--interface", &pc_ip])
+        .args(["--json", "--wait-ms", "600"])
+        .output()
+        .expect("force-ip");
     let _ = fake.kill();
     let _ = fake.wait();
     stop_camera(ours);
+    let report: serde_json::Value = serde_json::from_slice(&forced.stdout).expect("JSON");
+    assert!(!forced.status.success(), "{report}");
+    assert_eq!(report["ack"], serde_json::Value::Null, "{report}");
+    assert_eq!(
+        report["answers_at"],
+        fake_ip.to_string().as_str(),
+        "{report}"
+    );
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no FORCEIP ack")),
+        "{report}"
+    );
     assert!(
         out.status.success(),
         "{}",
