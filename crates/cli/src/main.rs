@@ -40,6 +40,8 @@ enum Commands {
     Demo(cmd::demo::DemoArgs),
     /// Find GigE Vision devices (GVCP discovery) and list IP, MAC, vendor, model and serial.
     Discover(cmd::discover::DiscoverArgs),
+    /// Give a device, found by its MAC, a new IPv4 address (GVCP FORCEIP), e.g. one `discover` cannot reach.
+    ForceIp(cmd::force_ip::ForceIpArgs),
     /// Receive frames from a GigE Vision camera, verify them, and report loss, throughput and CPU.
     Grab(cmd::grab::GrabArgs),
     /// List a device's GenICam features: value, type, access, range or entries, unit, by category.
@@ -178,6 +180,7 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Camera(args) => camera::run(args),
         Commands::Demo(args) => cmd::demo::run(args),
         Commands::Discover(args) => cmd::discover::run(args),
+        Commands::ForceIp(args) => cmd::force_ip::run(args),
         Commands::Grab(args) => cmd::grab::run(args),
         Commands::Features(args) => cmd::features::features(args),
         Commands::Get(args) => cmd::features::get(args),

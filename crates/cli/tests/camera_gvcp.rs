@@ -399,9 +399,41 @@ fn discover_lists_our_camera_and_aravis_fake_camera() {
         .args(["discover", "--interface", &pc_ip, "--json"])
         .output()
         .expect("discover");
+    // Aravis's fake camera has no FORCEIP: force-ip says it neither
+    // acknowledged nor moved, instead of claiming success.
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let fake_mac = listed
+        .as_array()
+        .and_then(|l| l.iter().find(|d| d["serial"] == "FAKE42"))
+        .and_then(|d| d["mac"].as_str())
+        .unwrap_or_else(|| panic!("fake camera not listed: {listed}"))
+        .to_owned();
+    let o = bed.addr("pc").expect("addr").octets();
+    let unused = format!("{}.{}.{}.200", o[0], o[1], o[2]);
+    let forced = bed
+        .command("pc", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .args(["force-ip", &fake_mac, &unused, "--interface", &pc_ip])
+        .args(["--json", "--wait-ms", "600"])
+        .output()
+        .expect("force-ip");
     let _ = fake.kill();
     let _ = fake.wait();
     stop_camera(ours);
+    let report: serde_json::Value = serde_json::from_slice(&forced.stdout).expect("JSON");
+    assert!(!forced.status.success(), "{report}");
+    assert_eq!(report["ack"], serde_json::Value::Null, "{report}");
+    assert_eq!(
+        report["answers_at"],
+        fake_ip.to_string().as_str(),
+        "{report}"
+    );
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no FORCEIP ack")),
+        "{report}"
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -594,5 +626,308 @@ fn a_second_camera_on_the_same_address_is_refused_by_name() {
         err.contains(&format!("{ip}:3956")) && err.contains("already in use"),
         "{err}"
     );
+    assert!(counters.is_object(), "{counters}");
+}
+
+/// The ports a Linux host picks its GVCP socket from (ip_local_port_range):
+/// an attacker who knows the host's address sweeps them all.
+const EPHEMERAL_PORTS: std::ops::RangeInclusive<u16> = 32768..=60999;
+
+/// What a port sweep did: datagrams forged, how long the sweep took, grab's
+/// exit and JSON report, when grab ended (from the sweep's start), and the
+/// camera's counters.
+struct Sweep {
+    forged: u64,
+    sweep_took: Duration,
+    grab: std::process::Output,
+    report: serde_json::Value,
+    grab_ended_after: Duration,
+    camera: serde_json::Value,
+}
+
+/// A camera on "srv", `linerate grab` on "vic", and an attacker on "atk"
+/// that forges `writes` as a WRITEREG from vic's IP, once from every
+/// ephemeral port.
+fn sweep_ports_with(name: &str, writes: impl Fn(SocketAddrV4) -> Vec<(u32, u32)>) -> Sweep {
+    let bed = common::spoof::spoof_bed(name);
+    let cam_ip = bed.addr("srv").expect("addr");
+    let host_ip = bed.addr("vic").expect("addr");
+    let attacker = SocketAddrV4::new(bed.addr("atk").expect("addr"), 50_000);
+    let ip = cam_ip.to_string();
+    let camera = bed
+        .command("srv", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command")
+        .args(["camera", "--bind", &ip, "--stats-interval", "0", "--json"])
+        .args(["--width", "256", "--height", "64"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start camera");
+    let camera = common::KillOnDrop::new(camera);
+    std::thread::sleep(Duration::from_millis(300));
+    let grab = bed
+        .command("vic", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command")
+        .args(["grab", &ip, "--duration", "20", "--fps", "100", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start grab");
+    let grab = common::KillOnDrop::new(grab);
+    std::thread::sleep(Duration::from_millis(1500));
+    let writes = writes(attacker)
+        .into_iter()
+        .map(|(address, value)| linerate_wire::gvcp::RegisterWrite { address, value })
+        .collect();
+    let command = CommandRepr::new(Command::WriteReg { writes }, 0x7a11)
+        .to_vec()
+        .expect("encode");
+    let camera_gvcp = SocketAddrV4::new(cam_ip, 3956);
+    let started = Instant::now();
+    let forged = bed
+        .run_in("atk", None, move || {
+            let sock = socket2::Socket::new(
+                socket2::Domain::IPV4,
+                socket2::Type::RAW,
+                Some(socket2::Protocol::from(libc::IPPROTO_RAW)),
+            )
+            .expect("raw socket");
+            let to = std::net::SocketAddr::V4(camera_gvcp).into();
+            let mut sent = 0u64;
+            for port in EPHEMERAL_PORTS {
+                let from = SocketAddrV4::new(host_ip, port);
+                let packet = common::spoof::udp_packet(from, camera_gvcp, &command);
+                sock.send_to(&packet, &to).expect("spoofed send");
+                sent += 1;
+                // Paced (about 30 000 a second) so that the camera, on a
+                // shared 2-core machine, reads nearly every one.
+                if sent % 16 == 0 {
+                    std::thread::sleep(Duration::from_micros(500));
+                }
+            }
+            sent
+        })
+        .expect("namespace");
+    let sweep_took = started.elapsed();
+    let grab = grab.take().wait_with_output().expect("grab exit");
+    let grab_ended_after = started.elapsed();
+    let camera = stop_camera(camera.take());
+    let report = serde_json::from_slice(&grab.stdout).expect("grab prints JSON on failure");
+    let sweep = Sweep {
+        forged,
+        sweep_took,
+        grab,
+        report,
+        grab_ended_after,
+        camera,
+    };
+    eprintln!(
+        "forged {} datagrams in {:?}; grab exit {:?} {:?} after the sweep began: {}; camera: {}",
+        sweep.forged,
+        sweep.sweep_took,
+        sweep.grab.status.code(),
+        sweep.grab_ended_after,
+        sweep.report["error"],
+        sweep.camera["gvcp_access_denied"]
+    );
+    sweep
+}
+
+/// Every forged command the camera read but the one that hit the host's
+/// own port was refused: as from the controller's IP on another port while
+/// the host held control, as from a stranger after it let go.
+fn assert_refused_and_counted(s: &Sweep) {
+    let denied = &s.camera["gvcp_access_denied"];
+    let other_port = denied["controller_ip_other_port"]
+        .as_u64()
+        .expect("counter");
+    let strangers = denied["other_hosts"].as_u64().expect("counter");
+    assert!(
+        other_port + strangers + 1 >= s.forged * 90 / 100 && other_port + strangers < s.forged,
+        "{other_port} + {strangers} of {} forged commands refused",
+        s.forged
+    );
+    assert!(other_port >= 1000, "{other_port} refused while in control");
+}
+
+#[test]
+fn a_port_sweep_forged_from_the_hosts_address_is_refused_counted_and_named() {
+    // Issue 20 item 7: forged AcquisitionStop from the controlling host's IP,
+    // one datagram per source port, sent by a third host on the switch.
+    let s = sweep_ports_with("gvsweep", |_| vec![(dev::ACQUISITION_STOP, 1)]);
+    let error = s.report["error"].as_str().unwrap_or_default();
+    assert!(!s.grab.status.success(), "the grab ran on: {}", s.report);
+    assert!(
+        error.contains("control interference") && error.contains("AcquisitionStatus reads 0"),
+        "the stop is not named as someone else's: {error}"
+    );
+    // The one forgery that hit the host's port was acknowledged to it.
+    assert!(
+        error.contains(
+            "acknowledged a write this program never sent (WRITEREG_ACK, request id 31249)"
+        ),
+        "{error}"
+    );
+    assert_refused_and_counted(&s);
+}
+
+#[test]
+fn a_forged_stream_redirect_is_named_by_the_heartbeat() {
+    // The same sweep pointing the stream at the attacker: the heartbeat
+    // reads SCDA0 back and ends the grab well before a frame timeout.
+    let s = sweep_ports_with("gvredir", |atk| {
+        vec![(bs::STREAM_CHANNEL_BASE + bs::SCDA, u32::from(*atk.ip()))]
+    });
+    let error = s.report["error"].as_str().unwrap_or_default();
+    assert!(!s.grab.status.success(), "the grab ran on: {}", s.report);
+    assert!(
+        error.contains("control interference") && error.contains("SCDA0"),
+        "the redirect is not named: {error}"
+    );
+    assert!(error.contains("never sent"), "{error}");
+    // Within a heartbeat (1 s) of the hit, which comes before the sweep ends.
+    assert!(
+        s.grab_ended_after < s.sweep_took + Duration::from_millis(2000),
+        "the grab ended {:?} after a sweep of {:?}",
+        s.grab_ended_after,
+        s.sweep_took
+    );
+    assert_refused_and_counted(&s);
+}
+
+#[test]
+fn force_ip_brings_a_camera_from_another_subnet_onto_the_hosts() {
+    // Issue 22: a camera on a subnet pc cannot reach; `discover` offers the
+    // exact FORCEIP command; the camera takes the address once its
+    // interface has it (the emulator leaves interface addresses alone),
+    // and then discover, grab and Aravis find it there.
+    let bed = bed("forceip");
+    let pc_ns = bed.netns("pc").expect("netns").to_owned();
+    let cam_ns = bed.netns("cam").expect("netns").to_owned();
+    let pc_if = bed.iface("pc").expect("iface").clone();
+    let cam_if = bed.iface("cam").expect("iface").name.clone();
+    let pc_cidr = |p: u32| format!("{}/{p}", pc_if.ipv4);
+    ip_in(&pc_ns, &["addr", "del", &pc_cidr(16), "dev", &pc_if.name]);
+    ip_in(&pc_ns, &["addr", "add", &pc_cidr(24), "dev", &pc_if.name]);
+    ip_in(&cam_ns, &["addr", "add", "169.254.7.77/24", "dev", &cam_if]);
+    let camera = common::KillOnDrop::new(common::start_camera_at(
+        &bed,
+        "169.254.7.77",
+        &["--width", "256", "--height", "64"],
+    ));
+    std::thread::sleep(Duration::from_millis(300));
+
+    let (ok, out, warnings) = discover_from_pc(&bed, &["--wait-ms", "300"]);
+    assert!(ok && out.contains("169.254.7.77"), "{out} {warnings}");
+    let offered = warnings
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("linerate force-ip "))
+        .unwrap_or_else(|| panic!("no force-ip command offered: {warnings}"))
+        .to_owned();
+    let words: Vec<&str> = offered.split_whitespace().collect();
+    let new_ip = words[3].to_owned();
+    let o = pc_if.ipv4.octets();
+    assert_eq!(
+        new_ip,
+        format!("{}.{}.{}.77", o[0], o[1], o[2]),
+        "{offered}"
+    );
+    assert!(
+        offered.ends_with(&format!("--mask 255.255.255.0 --interface {}", pc_if.name)),
+        "{offered}"
+    );
+    let (ok, out, _) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
+    assert!(
+        ok && out.contains(&offered),
+        "JSON lacks the command: {out}"
+    );
+
+    // The offered command, as printed. The camera acknowledges and reports
+    // the address, but cannot answer there yet: force-ip says so.
+    let force_ip = |json: bool| {
+        let mut c = bed
+            .command("pc", env!("CARGO_BIN_EXE_linerate"))
+            .expect("command");
+        c.args(&words[1..]);
+        if json {
+            c.arg("--json");
+        }
+        c.output().expect("force-ip")
+    };
+    let first = force_ip(true);
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).expect("JSON");
+    assert!(!first.status.success(), "{report}");
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("has not moved")),
+        "{report}"
+    );
+    assert!(
+        report["ack"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("SUCCESS")),
+        "{report}"
+    );
+    assert_eq!(report["reports_ip"], new_ip.as_str(), "{report}");
+    assert_eq!(report["answers_at"], "169.254.7.77", "{report}");
+    assert!(
+        String::from_utf8_lossy(&first.stderr).contains("has not moved"),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+
+    // Its interface gets the address (as the device's own network stack
+    // would): the camera moves there, and force-ip confirms it.
+    ip_in(
+        &cam_ns,
+        &["addr", "add", &format!("{new_ip}/24"), "dev", &cam_if],
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let second = force_ip(false);
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let (ok, out, _) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
+    assert!(ok, "{out}");
+    let list: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let dev = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|d| d["ip"] == new_ip.as_str())
+        .unwrap_or_else(|| panic!("not at {new_ip}: {out}"));
+    assert_eq!(dev["reachable"], true, "{dev}");
+    assert_eq!(
+        dev["answered_from"],
+        format!("{new_ip}:3956").as_str(),
+        "{dev}"
+    );
+
+    // A grab and Aravis (a peer we did not write) reach it at the new address.
+    let grab = bed
+        .command("pc", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .args(["grab", &new_ip, "--frames", "20", "--json"])
+        .output()
+        .expect("grab");
+    let report: serde_json::Value = serde_json::from_slice(&grab.stdout).expect("grab JSON");
+    let aravis = bed
+        .command("pc", "arv-tool-0.8")
+        .expect("command")
+        .output()
+        .expect("arv-tool-0.8 (scripts/test installs aravis-tools)");
+    let counters = stop_camera(camera.take());
+    assert!(grab.status.success(), "{report}");
+    assert_eq!(report["frames_completed"], 20, "{report}");
+    let listed = String::from_utf8_lossy(&aravis.stdout);
+    assert!(listed.contains(&new_ip), "Aravis lists: {listed}");
     assert!(counters.is_object(), "{counters}");
 }

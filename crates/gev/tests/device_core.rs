@@ -342,7 +342,7 @@ fn write_error_statuses() {
     );
     for (address, value, status) in [
         (reg::WIDTH + 2, 640, Status::BAD_ALIGNMENT),
-        (0x0001_0054, 1, Status::INVALID_ADDRESS),
+        (0x0001_005c, 1, Status::INVALID_ADDRESS),
         (reg::LINERATE_TRANSFER_SIZE, 511, Status::INVALID_PARAMETER),
         (0x0800, 1, Status::INVALID_ADDRESS),
         (0x0300, 1, Status::WRITE_PROTECT),
@@ -584,28 +584,81 @@ fn bye_releases_control_only_for_its_holder() {
 fn force_ip() {
     let mut dev = device();
     let id = DeviceIdentity::default();
-    let force = |mac, ip| {
+    let force = |mac, ip, subnet_mask| {
         Command::ForceIp(ForceIp {
             mac,
             ip,
-            subnet_mask: id.subnet,
-            gateway: id.gateway,
+            subnet_mask,
+            gateway: Ipv4Addr::new(10, 0, 0, 254),
         })
     };
+    let new_ip = Ipv4Addr::new(10, 0, 0, 9);
+    let mask24 = Ipv4Addr::new(255, 255, 255, 0);
     // Addressed to another device: silence.
-    let bytes = CommandRepr::new(force(MacAddr([2, 0, 0, 0, 0, 9]), id.ip), 3)
+    let bytes = CommandRepr::new(force(MacAddr([2, 0, 0, 0, 0, 9]), new_ip, mask24), 3)
         .to_vec()
         .expect("encodes");
     assert_eq!(dev.handle(&bytes, A, ms(0)).reply, None);
-    let (ack, _) = send(
+    // Nonsense addresses and masks are refused and change nothing.
+    for (ip, mask) in [
+        (Ipv4Addr::BROADCAST, mask24),
+        (Ipv4Addr::new(224, 0, 0, 1), mask24),
+        (new_ip, Ipv4Addr::new(255, 0, 255, 0)),
+        (new_ip, Ipv4Addr::UNSPECIFIED),
+    ] {
+        let (ack, events) = send(&mut dev, A, ms(0), force(id.mac, ip, mask));
+        assert_eq!(ack.status, Status::INVALID_PARAMETER, "{ip}/{mask}");
+        assert!(events.is_empty());
+    }
+    assert_eq!(dev.discovery_ack().current_ip, id.ip);
+    // Applied: registers, discovery and the event the I/O layer rebinds on.
+    // The sender (on the old subnet, not the new one) gets a broadcast ack.
+    let bytes = CommandRepr {
+        flags: flags::ACK_REQUIRED | flags::ALLOW_BROADCAST_ACK,
+        ..CommandRepr::new(force(id.mac, new_ip, mask24), 4)
+    }
+    .to_vec()
+    .expect("encodes");
+    let r = dev.handle(&bytes, A, ms(0));
+    let reply = r.reply.expect("ack");
+    assert!(reply.is_broadcast(), "{:?}", reply.to);
+    let ack = parse_ack(&reply.datagram);
+    assert_eq!((ack.status, ack.ack), (Status::SUCCESS, Ack::Bye));
+    assert_eq!(
+        r.events,
+        [DeviceEvent::AddressForced {
+            ip: new_ip,
+            subnet_mask: mask24,
+            gateway: Ipv4Addr::new(10, 0, 0, 254),
+        }]
+    );
+    assert_eq!(dev.discovery_ack().current_ip, new_ip);
+    assert_eq!(dev.discovery_ack().subnet_mask, mask24);
+    assert_eq!(read1(&mut dev, bs::CURRENT_IP), u32::from(new_ip));
+    assert_eq!(read1(&mut dev, bs::CURRENT_GATEWAY), 0x0a00_00fe);
+    // While a host controls the camera, nobody may move it.
+    take_control(&mut dev, A, ms(1));
+    let (ack, events) = send(&mut dev, B, ms(2), force(id.mac, id.ip, id.subnet));
+    assert_eq!(ack.status, Status::ACCESS_DENIED);
+    assert!(events.is_empty());
+    write(&mut dev, A, ms(3), &[(bs::CONTROL_CHANNEL_PRIVILEGE, 0)]);
+    // 0.0.0.0 restarts the IP configuration: back to the start-up address.
+    let (ack, events) = send(
         &mut dev,
         A,
-        ms(0),
-        force(id.mac, Ipv4Addr::new(10, 0, 0, 9)),
+        ms(4),
+        force(id.mac, Ipv4Addr::UNSPECIFIED, Ipv4Addr::UNSPECIFIED),
     );
-    assert_eq!(ack.status, Status::NOT_IMPLEMENTED);
-    let (ack, _) = send(&mut dev, A, ms(0), force(id.mac, id.ip));
-    assert_eq!((ack.status, ack.ack), (Status::SUCCESS, Ack::Bye));
+    assert_eq!(ack.status, Status::SUCCESS);
+    assert_eq!(
+        events,
+        [DeviceEvent::AddressForced {
+            ip: id.ip,
+            subnet_mask: id.subnet,
+            gateway: id.gateway,
+        }]
+    );
+    assert_eq!(dev.discovery_ack().current_ip, id.ip);
 }
 
 #[test]
@@ -1441,4 +1494,50 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_port_sweep_from_the_controllers_ip_is_refused_counted_and_keeps_no_heartbeat() {
+    // Issue 20 item 7: an attacker forges the controlling host's IP address
+    // and tries every source port. Only the controller's own port may write
+    // or keep control alive; the rest are refused and counted apart.
+    let mut dev = device();
+    take_control(&mut dev, A, ms(0));
+    configure_stream(&mut dev, ms(10));
+    let (_, _, events) = write(&mut dev, A, ms(20), &[(reg::ACQUISITION_START, 1)]);
+    assert_eq!(events, [DeviceEvent::AcquisitionStart]);
+    assert_eq!(read1(&mut dev, reg::ACQUISITION_STATUS), 1);
+    let mut refused = 0;
+    for port in (1..=u16::MAX).filter(|&p| p != A.port()) {
+        let forged = SocketAddrV4::new(*A.ip(), port);
+        let now = ms(100 + u64::from(port) / 32);
+        let (status, _, events) = write(&mut dev, forged, now, &[(reg::ACQUISITION_STOP, 1)]);
+        assert_eq!(status, Status::ACCESS_DENIED, "port {port}");
+        assert!(events.is_empty(), "port {port}: {events:?}");
+        refused += 1;
+    }
+    let denied = dev.access_denied();
+    assert_eq!(denied.controller_ip_other_port, refused);
+    assert_eq!(denied.other_hosts, 0);
+    // The forgeries kept nothing alive: control expires on the genuine
+    // host's last command (at 20 ms) plus the 3 s heartbeat timeout.
+    assert!(dev.acquiring());
+    assert_eq!(dev.next_wakeup(), Some(ms(3020)));
+    // Another host is counted as such; the status register is read-only.
+    assert_eq!(
+        write(&mut dev, B, ms(2100), &[(reg::ACQUISITION_STOP, 1)]).0,
+        Status::ACCESS_DENIED
+    );
+    assert_eq!(dev.access_denied().other_hosts, 1);
+    assert_eq!(
+        write(&mut dev, A, ms(2200), &[(reg::ACQUISITION_STATUS, 0)]).0,
+        Status::WRITE_PROTECT
+    );
+    // Only the controller's own port stops acquisition, and the status says so.
+    let (status, _, events) = write(&mut dev, A, ms(2300), &[(reg::ACQUISITION_STOP, 1)]);
+    assert_eq!(
+        (status, events),
+        (Status::SUCCESS, vec![DeviceEvent::AcquisitionStop])
+    );
+    assert_eq!(read1(&mut dev, reg::ACQUISITION_STATUS), 0);
 }

@@ -342,6 +342,7 @@ const FEATURES: &[(&str, &str)] = &[
     ("AcquisitionMode", "Enumeration"),
     ("AcquisitionStart", "Command"),
     ("AcquisitionStop", "Command"),
+    ("AcquisitionStatus", "Boolean"),
     ("AcquisitionFrameCount", "Integer"),
     ("AcquisitionFrameRate", "Float"),
     ("TriggerSelector", "Enumeration"),
@@ -444,6 +445,10 @@ fn feature_registers() -> Vec<(&'static str, Reg)> {
         (
             "AcquisitionStop",
             reg("IntReg", dev::ACQUISITION_STOP, "WO"),
+        ),
+        (
+            "AcquisitionStatus",
+            reg("IntReg", dev::ACQUISITION_STATUS, "RO"),
         ),
         (
             "AcquisitionFrameRate",
@@ -648,6 +653,7 @@ fn known_addresses() -> BTreeSet<u32> {
         dev::ACQUISITION_MODE,
         dev::ACQUISITION_START,
         dev::ACQUISITION_STOP,
+        dev::ACQUISITION_STATUS,
         dev::ACQUISITION_FRAME_RATE,
         dev::ACQUISITION_FRAME_COUNT,
         dev::TRIGGER_MODE,

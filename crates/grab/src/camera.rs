@@ -11,7 +11,7 @@ use linerate_wire::gvsp::{EXTENDED_HEADER_LEN, IP_UDP_OVERHEAD, STANDARD_HEADER_
 
 use crate::control::{Control, ControlConfig};
 use crate::discovery;
-use crate::error::{Error, Result};
+use crate::error::{Error, Interference, RegisterChange, Result, Shown};
 use crate::receive::{Backend, ReceiveConfig, Transport};
 use crate::stream::{Stream, StreamConfig};
 
@@ -104,6 +104,9 @@ pub struct Camera {
     control: Control,
     features: Option<Features>,
     info: DeviceInfo,
+    /// We started a continuous acquisition and have not stopped it: the
+    /// camera's `AcquisitionStatus` (if it has one) must read true.
+    acquiring: bool,
 }
 
 /// Adapts the control connection to the GenICam crate's register port.
@@ -140,6 +143,7 @@ impl Camera {
             control,
             features: None,
             info,
+            acquiring: false,
         })
     }
 
@@ -338,6 +342,25 @@ impl Camera {
             .write_reg(base + bootstrap::SCDA, u32::from(local_ip))?;
         self.control
             .write_reg(base + bootstrap::SCP, u32::from(stream.port()))?;
+        // Someone else rewriting these steals or ends the stream: the
+        // heartbeat reads them back and names the change.
+        self.control.expect_register(
+            base + bootstrap::SCDA,
+            u32::from(local_ip),
+            u32::MAX,
+            "SCDA0 (stream destination address)",
+            "the stream is sent elsewhere",
+            Shown::Ipv4,
+        );
+        self.control.expect_register(
+            base + bootstrap::SCP,
+            u32::from(stream.port()),
+            // The port; the camera may report its interface and direction above it.
+            0xffff,
+            "SCP0 (stream destination port)",
+            "the stream is sent elsewhere, or closed if 0",
+            Shown::Decimal,
+        );
         Ok(stream)
     }
 
@@ -370,12 +393,59 @@ impl Camera {
 
     /// Starts acquisition (the AcquisitionStart command).
     pub fn start(&mut self) -> Result<()> {
-        self.execute("AcquisitionStart")
+        self.execute("AcquisitionStart")?;
+        // A continuous acquisition runs until we stop it, so a camera whose
+        // AcquisitionStatus then reads false was stopped by someone else.
+        let continuous =
+            matches!(self.get("AcquisitionMode"), Ok(FeatureValue::Enum(m)) if m == "Continuous");
+        self.acquiring =
+            continuous && matches!(self.get("AcquisitionStatus"), Ok(FeatureValue::Bool(true)));
+        Ok(())
     }
 
     /// Stops acquisition (the AcquisitionStop command).
     pub fn stop(&mut self) -> Result<()> {
+        self.acquiring = false;
         self.execute("AcquisitionStop")
+    }
+
+    /// Tells a stalled or stopped stream apart from interference: reads back
+    /// what this host set (stream destination, control privilege and, on a
+    /// camera with `AcquisitionStatus`, that the continuous acquisition we
+    /// started still runs). `Err(ControlInterference)` names every change,
+    /// `Err(ControlLost)` says control is gone, `Ok` means nothing we set
+    /// was changed (the camera or the network is at fault).
+    pub fn check_interference(&mut self) -> Result<()> {
+        let mut changes = Vec::new();
+        if self.acquiring && matches!(self.get("AcquisitionStatus"), Ok(FeatureValue::Bool(false)))
+        {
+            changes.push(Interference::Register(RegisterChange {
+                name: "AcquisitionStatus",
+                meaning: "the acquisition we started was stopped",
+                expected: 1,
+                found: 0,
+                shown_as: Shown::Decimal,
+            }));
+        }
+        match self.control.check_interference() {
+            Ok(()) => {}
+            Err(Error::ControlInterference { changes: c, .. }) => {
+                for i in c {
+                    if !changes.contains(&i) {
+                        changes.push(i);
+                    }
+                }
+            }
+            Err(e) => return Err(e),
+        }
+        if changes.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::ControlInterference {
+                device: self.control.device(),
+                changes,
+            })
+        }
     }
 }
 

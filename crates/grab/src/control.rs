@@ -19,7 +19,7 @@ use linerate_gev::device::registers::bootstrap::{self, ccp};
 use linerate_wire::gvcp::{self, Ack, AckRepr, Command, CommandRepr, PacketResend, RegisterWrite};
 
 use crate::clock::now_ns;
-use crate::error::{Error, Result};
+use crate::error::{Error, Interference, RegisterChange, Result, Shown};
 
 /// How a control connection behaves.
 #[derive(Debug, Clone)]
@@ -62,6 +62,11 @@ struct Channel {
     config: TransactionConfig,
     heartbeat: Heartbeat,
     buf: Box<[u8; 2048]>,
+    /// Every request id this channel has sent (one bit each), to tell the
+    /// acks of our own commands, late ones included, from others'.
+    issued: Box<[u64; 1024]>,
+    /// Successful write acks for ids we never sent, not yet reported.
+    unrequested: Vec<Interference>,
 }
 
 impl Channel {
@@ -71,6 +76,10 @@ impl Channel {
         let now = now_ns();
         let (mut t, datagram) =
             Transaction::start(command, &mut self.ids, self.config, now).map_err(gvcp_err)?;
+        if let Some(id) = datagram.get(6..8) {
+            let id = usize::from(u16::from_be_bytes([id[0], id[1]]));
+            self.issued[id / 64] |= 1 << (id % 64);
+        }
         self.send(&datagram)?;
         loop {
             let now = now_ns();
@@ -89,6 +98,11 @@ impl Channel {
                     match self.socket.recv_from(&mut self.buf[..]) {
                         Ok((n, SocketAddr::V4(from))) if *from.ip() == *device.ip() => {
                             if let Some(d) = self.buf.get(..n) {
+                                if let Some(i) = unrequested_write(d, &self.issued) {
+                                    if !self.unrequested.contains(&i) {
+                                        self.unrequested.push(i);
+                                    }
+                                }
                                 t.on_datagram(d, now_ns());
                             }
                         }
@@ -124,10 +138,53 @@ impl Channel {
     }
 }
 
+/// Why the connection is no longer usable.
+#[derive(Debug, Clone)]
+enum Lost {
+    /// Control itself is gone (heartbeat refused, unanswered, or CCP cleared).
+    Control(String),
+    /// Control is still ours, but someone else wrote to the camera.
+    Interference(Vec<Interference>),
+}
+
+/// A register this host set and expects to keep its value.
+#[derive(Debug, Clone, Copy)]
+struct Watched {
+    address: u32,
+    expected: u32,
+    /// The bits that must keep their value (others, e.g. SCP's interface
+    /// index and direction bits, are the camera's to report).
+    mask: u32,
+    name: &'static str,
+    meaning: &'static str,
+    shown_as: Shown,
+}
+
+/// A successful write ack whose request id this channel never sent.
+fn unrequested_write(datagram: &[u8], issued: &[u64; 1024]) -> Option<Interference> {
+    let ack = gvcp::AckPacket::new_checked(datagram)
+        .and_then(|p| AckRepr::parse(&p))
+        .ok()?;
+    let id = usize::from(ack.ack_id);
+    if issued[id / 64] & (1 << (id % 64)) != 0 || ack.status != linerate_wire::Status::SUCCESS {
+        return None;
+    }
+    let name = match ack.ack {
+        Ack::WriteReg { .. } => "WRITEREG_ACK",
+        Ack::WriteMem { .. } => "WRITEMEM_ACK",
+        _ => return None,
+    };
+    Some(Interference::UnrequestedWrite {
+        ack: name,
+        request_id: ack.ack_id,
+    })
+}
+
 #[derive(Debug)]
 struct Shared {
     channel: Mutex<Channel>,
-    lost: Mutex<Option<String>>,
+    lost: Mutex<Option<Lost>>,
+    watched: Mutex<Vec<Watched>>,
     stop: AtomicBool,
     device: SocketAddrV4,
     privilege: u32,
@@ -139,27 +196,102 @@ impl Shared {
         self.channel.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn set_lost(&self, reason: String) {
+    /// Records why the connection is unusable; interference found later
+    /// adds to what was found before, and lost control overrides it.
+    fn set_lost(&self, why: Lost) {
         let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
-        if lost.is_none() {
-            tracing::warn!(device = %self.device, %reason, "control lost");
-            *lost = Some(reason);
+        match (lost.as_mut(), why) {
+            (Some(Lost::Interference(seen)), Lost::Interference(new)) => {
+                for i in new {
+                    if !seen.contains(&i) {
+                        seen.push(i);
+                    }
+                }
+            }
+            (None | Some(Lost::Interference(_)), why) => {
+                tracing::warn!(device = %self.device, ?why, "control lost or interfered with");
+                *lost = Some(why);
+            }
+            (Some(Lost::Control(_)), _) => {}
         }
     }
 
-    fn lost(&self) -> Option<String> {
-        self.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// `Err(ControlLost)` once the heartbeat found control gone.
-    fn check(&self) -> Result<()> {
+    /// `Err(ControlLost)` once control itself is gone (interference does
+    /// not stop this host from talking to the camera).
+    fn check_control(&self) -> Result<()> {
         match self.lost() {
-            Some(reason) => Err(Error::ControlLost {
+            Some(Lost::Control(reason)) => Err(Error::ControlLost {
                 device: self.device,
                 reason,
             }),
+            _ => Ok(()),
+        }
+    }
+
+    fn lost(&self) -> Option<Lost> {
+        self.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn watched(&self) -> MutexGuard<'_, Vec<Watched>> {
+        self.watched.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `Err(ControlLost)` once the heartbeat found control gone,
+    /// `Err(ControlInterference)` once it found a register changed.
+    fn check(&self) -> Result<()> {
+        match self.lost() {
+            Some(Lost::Control(reason)) => Err(Error::ControlLost {
+                device: self.device,
+                reason,
+            }),
+            Some(Lost::Interference(changes)) => Err(Error::ControlInterference {
+                device: self.device,
+                changes,
+            }),
             None => Ok(()),
         }
+    }
+
+    /// Reads back every watched register; the ones that changed, and the
+    /// writes the camera acknowledged that we never sent. A register the
+    /// camera refuses to read is skipped (it cannot prove anything).
+    fn interference(&self) -> Result<Vec<Interference>> {
+        let watched = self.watched().clone();
+        let mut changes = Vec::new();
+        for w in watched {
+            let ack = self.channel().transact(Command::ReadReg {
+                addresses: vec![w.address],
+            });
+            let found = match ack {
+                Ok(AckRepr {
+                    ack: Ack::ReadReg { values },
+                    ..
+                }) => match values.first() {
+                    Some(&v) => v,
+                    None => continue,
+                },
+                Ok(_) | Err(Error::Gvcp { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            // Still watched with the same value (not rewritten by us meanwhile)?
+            let current = self
+                .watched()
+                .iter()
+                .find(|x| x.address == w.address)
+                .copied();
+            let changed = |c: &Watched| (c.expected ^ found) & c.mask != 0;
+            if let Some(w) = current.filter(|c| changed(c) && c.expected == w.expected) {
+                changes.push(Interference::Register(RegisterChange {
+                    name: w.name,
+                    meaning: w.meaning,
+                    expected: w.expected & w.mask,
+                    found: found & w.mask,
+                    shown_as: w.shown_as,
+                }));
+            }
+        }
+        changes.append(&mut self.channel().unrequested);
+        Ok(changes)
     }
 }
 
@@ -251,6 +383,8 @@ impl Control {
             },
             heartbeat: Heartbeat::new(config.heartbeat_timeout_ms, now),
             buf: Box::new([0; 2048]),
+            issued: Box::new([0; 1024]),
+            unrequested: Vec::new(),
         };
         let privilege = if config.exclusive {
             ccp::EXCLUSIVE_ACCESS
@@ -260,6 +394,7 @@ impl Control {
         let shared = Arc::new(Shared {
             channel: Mutex::new(channel),
             lost: Mutex::new(None),
+            watched: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             device,
             privilege,
@@ -317,7 +452,7 @@ impl Control {
     }
 
     fn command(&self, command: Command) -> Result<AckRepr> {
-        self.check()?;
+        self.shared.check_control()?;
         self.shared.channel().transact(command)
     }
 
@@ -334,15 +469,66 @@ impl Control {
         }
     }
 
-    /// Writes one 32-bit register.
+    /// Writes one 32-bit register (a watched register now expects `value`).
     pub fn write_reg(&self, address: u32, value: u32) -> Result<()> {
         let ack = self.command(Command::WriteReg {
             writes: vec![RegisterWrite { address, value }],
         })?;
         match ack.ack {
-            Ack::WriteReg { .. } => Ok(()),
+            Ack::WriteReg { .. } => {
+                for w in self.shared.watched().iter_mut() {
+                    if w.address == address {
+                        w.expected = value;
+                    }
+                }
+                Ok(())
+            }
             _ => Err(self.unexpected("WRITEREG")),
         }
+    }
+
+    /// Watches `address`: the heartbeat reads it back and reports
+    /// [`Error::ControlInterference`] when the bits of `mask` no longer hold
+    /// `expected` (someone else wrote it). `name` and `meaning` describe it
+    /// in the error.
+    pub fn expect_register(
+        &self,
+        address: u32,
+        expected: u32,
+        mask: u32,
+        name: &'static str,
+        meaning: &'static str,
+        shown_as: Shown,
+    ) {
+        let mut watched = self.shared.watched();
+        watched.retain(|w| w.address != address);
+        watched.push(Watched {
+            address,
+            expected,
+            mask,
+            name,
+            meaning,
+            shown_as,
+        });
+    }
+
+    /// Stops watching `address` (before this host changes it through a
+    /// path that does not go through [`Control::write_reg`]).
+    pub fn forget_register(&self, address: u32) {
+        self.shared.watched().retain(|w| w.address != address);
+    }
+
+    /// Reads back every watched register now: `Err(ControlInterference)`
+    /// naming the ones someone else changed, `Err(ControlLost)` if control
+    /// is gone, else `Ok`. Call it when frames stop arriving, to tell a
+    /// stalled camera from one someone else stopped or redirected.
+    pub fn check_interference(&self) -> Result<()> {
+        self.shared.check_control()?;
+        let changes = self.shared.interference()?;
+        if !changes.is_empty() {
+            self.shared.set_lost(Lost::Interference(changes));
+        }
+        self.check()
     }
 
     /// Reads `buf.len()` bytes of device memory, in as many READMEM
@@ -456,7 +642,7 @@ impl Drop for Control {
             t.thread().unpark();
             let _ = t.join();
         }
-        if self.shared.lost().is_none() {
+        if !matches!(self.shared.lost(), Some(Lost::Control(_))) {
             // Give control back so another application can connect at once.
             let _ = self.shared.channel().transact(Command::WriteReg {
                 writes: vec![RegisterWrite {
@@ -499,15 +685,25 @@ fn heartbeat_loop(shared: &Shared) {
             }) => {
                 let ccp = values.first().copied().unwrap_or(0);
                 if ccp & shared.privilege == 0 {
-                    shared.set_lost(format!(
-                        "the camera's control channel privilege register reads {ccp:#x}: another host took control or our heartbeat expired"
-                    ));
+                    shared.set_lost(Lost::Control(format!(
+                        "the camera's control channel privilege register reads {ccp:#x}: another host took control, our heartbeat expired, or someone forging our address released it"
+                    )));
                     return;
                 }
             }
             Ok(_) => {}
             Err(e) => {
-                shared.set_lost(format!("heartbeat failed: {e}"));
+                shared.set_lost(Lost::Control(format!("heartbeat failed: {e}")));
+                return;
+            }
+        }
+        match shared.interference() {
+            Ok(changes) if !changes.is_empty() => {
+                shared.set_lost(Lost::Interference(changes));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                shared.set_lost(Lost::Control(format!("heartbeat failed: {e}")));
                 return;
             }
         }
@@ -559,5 +755,43 @@ impl ResendSender {
                 source,
             })?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linerate_wire::Status;
+
+    fn ack(status: Status, id: u16, ack: Ack) -> Vec<u8> {
+        AckRepr {
+            status,
+            ack_id: id,
+            ack,
+        }
+        .to_vec()
+        .expect("ack emits")
+    }
+
+    #[test]
+    fn only_successful_writes_we_never_sent_are_unrequested() {
+        let mut issued = [0u64; 1024];
+        issued[0] |= 1 << 5;
+        let write = |status, id| ack(status, id, Ack::WriteReg { index: 1 });
+        assert_eq!(unrequested_write(&write(Status::SUCCESS, 5), &issued), None);
+        assert_eq!(
+            unrequested_write(&write(Status::SUCCESS, 0x7a11), &issued),
+            Some(Interference::UnrequestedWrite {
+                ack: "WRITEREG_ACK",
+                request_id: 0x7a11
+            })
+        );
+        assert_eq!(
+            unrequested_write(&write(Status::ACCESS_DENIED, 0x7a11), &issued),
+            None
+        );
+        let read = ack(Status::SUCCESS, 9, Ack::ReadReg { values: vec![2] });
+        assert_eq!(unrequested_write(&read, &issued), None);
+        assert_eq!(unrequested_write(&[0x42, 0], &issued), None);
     }
 }

@@ -54,6 +54,17 @@ pub enum Error {
         /// Why (heartbeat refused or unanswered).
         reason: String,
     },
+    /// Registers this host set were changed by someone else while it held
+    /// control: another program on this host, or a host forging its address
+    /// (GVCP has no authentication). Reported instead of a bare timeout when
+    /// the stream stops or the heartbeat notices.
+    #[error("control interference on camera {device}: {} (not written by this program: another program on this host, or a host forging its address; see docs/security.md)", changes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    ControlInterference {
+        /// The camera.
+        device: SocketAddrV4,
+        /// What changed.
+        changes: Vec<Interference>,
+    },
     /// Discovery found no interface to broadcast on.
     #[error("no network interface is up and able to broadcast, so discovery has nowhere to ask (bring an interface up, or give the camera's IP address)")]
     NoBroadcastInterface,
@@ -98,3 +109,81 @@ pub enum Error {
 
 /// Result alias of this crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// One sign that someone else is controlling the camera with this host's
+/// identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Interference {
+    /// A register this host set reads otherwise.
+    Register(RegisterChange),
+    /// The camera acknowledged a write this host never sent: someone sent
+    /// it with this host's address and control port (the camera answers
+    /// the port a command came from).
+    UnrequestedWrite {
+        /// The ack (`WRITEREG_ACK` or `WRITEMEM_ACK`).
+        ack: &'static str,
+        /// Its request id, which this host never used.
+        request_id: u16,
+    },
+}
+
+impl std::fmt::Display for Interference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Interference::Register(c) => c.fmt(f),
+            Interference::UnrequestedWrite { ack, request_id } => write!(
+                f,
+                "the camera acknowledged a write this program never sent ({ack}, request id {request_id})"
+            ),
+        }
+    }
+}
+
+/// A camera register that no longer holds what this host set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegisterChange {
+    /// The register or feature name (e.g. `SCDA0`, `AcquisitionStatus`).
+    pub name: &'static str,
+    /// What the change means for the stream.
+    pub meaning: &'static str,
+    /// The value this host set (or, for a status, expects).
+    pub expected: u32,
+    /// The value read back.
+    pub found: u32,
+    /// How to print the values.
+    pub shown_as: Shown,
+}
+
+/// How a register value reads best.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// An IPv4 address (SCDA).
+    Ipv4,
+    /// A plain number (ports, sizes, flags).
+    Decimal,
+    /// Bits (CCP).
+    Hex,
+}
+
+impl Shown {
+    fn show(self, v: u32) -> String {
+        match self {
+            Shown::Ipv4 => std::net::Ipv4Addr::from(v).to_string(),
+            Shown::Decimal => v.to_string(),
+            Shown::Hex => format!("{v:#x}"),
+        }
+    }
+}
+
+impl std::fmt::Display for RegisterChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} reads {}, expected {}: {}",
+            self.name,
+            self.shown_as.show(self.found),
+            self.shown_as.show(self.expected),
+            self.meaning
+        )
+    }
+}

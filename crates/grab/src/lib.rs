@@ -21,6 +21,7 @@ pub mod control;
 pub mod discovery;
 pub mod error;
 pub mod features;
+pub mod force_ip;
 pub mod receive;
 pub mod save;
 pub mod stream;
@@ -28,7 +29,7 @@ pub mod verify;
 
 pub use camera::{Camera, DeviceInfo, StreamOptions};
 pub use control::{Control, ControlConfig};
-pub use error::{Error, Result};
+pub use error::{Error, Interference, RegisterChange, Result, Shown};
 pub use features::{ApplyError, FeatureSession, Setting};
 /// The GenICam layer [`FeatureSession`] returns (feature descriptions,
 /// values, the XML document), re-exported so front ends need one dependency.

@@ -86,11 +86,14 @@ pub fn find_ipv4_interface(spec: &str) -> Result<Ipv4Interface> {
         })
 }
 
-/// A UDP socket bound to `iface`'s address (port chosen by the kernel) and
-/// to its device, allowed to broadcast: a datagram to 255.255.255.255 from
-/// it leaves through `iface`, whatever the routing table says.
+/// A UDP socket tied to `iface`'s device (port chosen by the kernel),
+/// allowed to broadcast: a datagram to 255.255.255.255 from it leaves
+/// through `iface`, whatever the routing table says. It is bound to the
+/// wildcard address, not `iface`'s, so that it also receives answers
+/// broadcast back on that device (a device on another subnet cannot
+/// unicast to us); the device binding keeps other interfaces' traffic out.
 pub fn broadcast_socket(iface: &Ipv4Interface) -> Result<UdpSocket> {
-    let local = SocketAddrV4::new(iface.address, 0);
+    let local = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0);
     let err = |op| {
         move |source| Error::Socket {
             op,

@@ -185,7 +185,7 @@ fn gvcp_exchange() -> Vec<(bool, Vec<u8>, Expected)> {
                     mac: MacAddr([0x02, 0, 0, 0, 0, 1]),
                     ip: Ipv4Addr::from(DEVICE),
                     subnet_mask: Ipv4Addr::new(255, 255, 0, 0),
-                    gateway: Ipv4Addr::UNSPECIFIED,
+                    gateway: Ipv4Addr::new(169, 254, 0, 254),
                 }),
                 10,
             ),
@@ -195,15 +195,31 @@ fn gvcp_exchange() -> Vec<(bool, Vec<u8>, Expected)> {
     let mut out = Vec::new();
     for (cmd, ack) in pairs {
         let code = cmd.command.code();
+        let mut fields = vec![
+            ("gvcp.cmd.command", format!("{code}")),
+            ("gvcp.cmd.req_id", cmd.request_id.to_string()),
+        ];
+        if let Command::ForceIp(f) = &cmd.command {
+            let m = f.mac.0;
+            fields.extend([
+                (
+                    "gvcp.cmd.forceip.macaddress",
+                    format!(
+                        "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
+                        m[0], m[1], m[2], m[3], m[4], m[5]
+                    ),
+                ),
+                ("gvcp.cmd.forceip.ip", f.ip.to_string()),
+                ("gvcp.cmd.forceip.subnetmask", f.subnet_mask.to_string()),
+                ("gvcp.cmd.forceip.defaultgateway", f.gateway.to_string()),
+            ]);
+        }
         out.push((
             true,
             cmd.to_vec().expect("command emits"),
             Expected {
                 proto: "gvcp",
-                fields: vec![
-                    ("gvcp.cmd.command", format!("{code}")),
-                    ("gvcp.cmd.req_id", cmd.request_id.to_string()),
-                ],
+                fields,
             },
         ));
         if let Some(ack) = ack {

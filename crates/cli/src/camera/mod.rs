@@ -93,22 +93,37 @@ pub struct CameraArgs {
     json: bool,
 }
 
-fn identity(args: &CameraArgs) -> Result<DeviceIdentity> {
-    let iface = interface::find(args.bind).with_context(|| {
+/// Where the camera answers: the `--bind` address at start, or the address
+/// a FORCEIP moved it to (with the serial it started with, and the mask and
+/// gateway the FORCEIP gave).
+#[derive(Debug, Clone)]
+struct Address {
+    ip: Ipv4Addr,
+    serial: Option<String>,
+    forced: Option<(Ipv4Addr, Ipv4Addr)>,
+}
+
+fn identity(args: &CameraArgs, at: &Address) -> Result<DeviceIdentity> {
+    let iface = interface::find(at.ip).with_context(|| {
         format!(
             "no local interface has address {} (give --bind one of this host's IPv4 addresses)",
-            args.bind
+            at.ip
         )
     })?;
-    let o = args.bind.octets();
+    let o = at.ip.octets();
+    let (subnet, gateway) = at
+        .forced
+        .unwrap_or((iface.netmask, DeviceIdentity::default().gateway));
     Ok(DeviceIdentity {
-        serial: args
+        serial: at
             .serial
             .clone()
+            .or_else(|| args.serial.clone())
             .unwrap_or_else(|| format!("LR{:03}{:03}", o[2], o[3])),
         mac: iface.mac,
-        ip: args.bind,
-        subnet: iface.netmask,
+        ip: at.ip,
+        subnet,
+        gateway,
         ..DeviceIdentity::default()
     })
 }
@@ -210,20 +225,52 @@ fn dispatch(event: &DeviceEvent, device: &Device, now: Duration, tx: &mpsc::Send
             eprintln!("camera: {controller} lost control ({reason:?})");
             return;
         }
-        DeviceEvent::StreamConfigChanged => return,
+        // The serve loop moves the sockets (see `run`).
+        DeviceEvent::StreamConfigChanged | DeviceEvent::AddressForced { .. } => return,
     };
     // A closed channel means the stream thread ended; the main loop notices.
     let _ = tx.send(cmd);
 }
 
 /// Runs `linerate camera` until SIGINT or SIGTERM.
+///
+/// A FORCEIP addressed to the camera's MAC (and not refused: nobody holds
+/// control) changes what it reports at once; it then moves its sockets to
+/// the new address as soon as one of this host's interfaces has that
+/// address (the emulator does not change interface addresses itself),
+/// like a camera restarting its network stack: counters restart there.
 pub fn run(args: CameraArgs) -> Result<()> {
-    let identity = identity(&args)?;
-    let mut device =
-        Device::new(identity.clone(), config(&args)?).context("building the camera")?;
-    let sockets = ControlSockets::bind(args.bind, args.port)?;
+    let stop = crate::stop_signal::on_sigint_or_sigterm()?;
+    let mut at = Address {
+        ip: args.bind,
+        serial: None,
+        forced: None,
+    };
+    while let Some(next) = serve(&args, &at, &stop)? {
+        eprintln!(
+            "camera: FORCEIP: now answering at {}:{} (mask {}, gateway {})",
+            next.ip,
+            args.port,
+            next.forced.map_or(Ipv4Addr::UNSPECIFIED, |f| f.0),
+            next.forced.map_or(Ipv4Addr::UNSPECIFIED, |f| f.1),
+        );
+        at = next;
+    }
+    Ok(())
+}
+
+/// Serves at `at` until a signal (`None`) or until a FORCEIP moved the
+/// camera to an address this host has (`Some`: serve again there).
+fn serve(
+    args: &CameraArgs,
+    at: &Address,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<Option<Address>> {
+    let identity = identity(args, at)?;
+    let mut device = Device::new(identity.clone(), config(args)?).context("building the camera")?;
+    let sockets = ControlSockets::bind(at.ip, args.port)?;
     let stream_socket = UdpEndpoint::bind(
-        SocketAddrV4::new(args.bind, args.stream_port),
+        SocketAddrV4::new(at.ip, args.stream_port),
         &UdpOptions {
             send_buffer: Some(16 << 20),
             ..UdpOptions::default()
@@ -232,13 +279,11 @@ pub fn run(args: CameraArgs) -> Result<()> {
     .with_context(|| {
         format!(
             "binding the stream socket at {}:{}",
-            args.bind, args.stream_port
+            at.ip, args.stream_port
         )
     })?;
     let source_port = stream_socket.local_addr().port();
     device.set_source_port(source_port);
-
-    let stop = crate::stop_signal::on_sigint_or_sigterm()?;
 
     let epoch = Instant::now();
     let counters = Arc::new(StreamCounters::default());
@@ -270,7 +315,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
 
     // How stream datagrams leave through the bound interface (decided
     // again per destination when a stream starts).
-    let egress = match linerate_io::netdev::Link::owning(args.bind) {
+    let egress = match linerate_io::netdev::Link::owning(at.ip) {
         Ok(link) => GsoEgress::of_interface(&link.name),
         Err(e) => GsoEgress {
             interface: None,
@@ -282,7 +327,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
     eprintln!(
         "camera: serial {} at {}:{} (stream source port {source_port}), MAC {}; UDP send: {}; Ctrl-C to stop",
         identity.serial,
-        args.bind,
+        at.ip,
         args.port,
         identity.mac,
         streamer::describe_egress(&egress, args.no_gso)
@@ -292,6 +337,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
     let mut last_frames = 0u64;
     let mut last_bytes = 0u64;
     let mut runs_seen = 0u64;
+    let mut moving: Option<Address> = None;
     while !stop.load(Ordering::Relaxed) {
         let now = epoch.elapsed();
         let wait = device
@@ -300,7 +346,14 @@ pub fn run(args: CameraArgs) -> Result<()> {
             .min(Duration::from_millis(100));
         if let Some((n, from)) = sockets.recv(&mut buf, wait)? {
             device.set_counters(snapshot(&counters));
+            let foreign_before = device.access_denied().controller_ip_other_port;
             let result = device.handle(&buf[..n], from, epoch.elapsed());
+            if foreign_before == 0 && device.access_denied().controller_ip_other_port == 1 {
+                eprintln!(
+                    "camera: refused a command from {from}: the controlling host's address on \
+                     another UDP port (a second program there, or a forgery); counting the rest"
+                );
+            }
             if let Some(reply) = &result.reply {
                 if let Err(e) = sockets.send(&reply.datagram, reply.to) {
                     eprintln!("camera: {e:#}");
@@ -308,7 +361,33 @@ pub fn run(args: CameraArgs) -> Result<()> {
             }
             for e in &result.events {
                 dispatch(e, &device, epoch.elapsed(), &tx);
+                if let DeviceEvent::AddressForced {
+                    ip,
+                    subnet_mask,
+                    gateway,
+                } = *e
+                {
+                    if interface::find(ip).is_none() {
+                        eprintln!(
+                            "camera: FORCEIP to {ip}/{subnet_mask}: discovery reports it now; \
+                             still answering at {} until an interface of this host has {ip}",
+                            at.ip
+                        );
+                    }
+                    moving = Some(Address {
+                        ip,
+                        serial: Some(identity.serial.clone()),
+                        forced: Some((subnet_mask, gateway)),
+                    });
+                }
             }
+        }
+        // Move once the forced address exists here (at once, or when added).
+        if moving
+            .as_ref()
+            .is_some_and(|m| m.ip != at.ip && interface::find(m.ip).is_some())
+        {
+            break;
         }
         for e in device.poll(epoch.elapsed()) {
             dispatch(&e, &device, epoch.elapsed(), &tx);
@@ -348,6 +427,9 @@ pub fn run(args: CameraArgs) -> Result<()> {
     }
     let _ = tx.send(StreamCommand::Shutdown);
     let send_thread_cpu = stream_thread.join().ok().flatten();
+    if let Some(next) = moving.filter(|m| m.ip != at.ip && !stop.load(Ordering::Relaxed)) {
+        return Ok(Some(next));
+    }
     let c = snapshot(&counters);
     let seconds = epoch.elapsed().as_secs_f64();
     let send_thread_cpu = send_thread_cpu.map(|t| t.usage(Duration::from_secs_f64(seconds)));
@@ -357,6 +439,7 @@ pub fn run(args: CameraArgs) -> Result<()> {
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     let shown = stream_egress.as_ref().unwrap_or(&egress);
+    let denied = device.access_denied();
     let udp_send = serde_json::json!({
         "interface": shown.interface,
         "driver": shown.driver,
@@ -387,13 +470,24 @@ pub fn run(args: CameraArgs) -> Result<()> {
                 "zerocopy_copied": counters.zerocopy_copied.load(Ordering::Relaxed),
                 "send_thread_cpu": send_thread_cpu,
                 "udp_send": udp_send,
+                // Commands refused for want of control; from the controller's
+                // IP on another port they are a second program or forgeries.
+                "gvcp_access_denied": {
+                    "controller_ip_other_port": denied.controller_ip_other_port,
+                    "other_hosts": denied.other_hosts,
+                },
             })
         );
     } else {
         eprintln!(
-            "camera: stopped after {seconds:.1} s: {} frames sent, {} skipped, {} packets resent",
-            c.frames_sent, c.frames_skipped, c.packets_resent
+            "camera: stopped after {seconds:.1} s: {} frames sent, {} skipped, {} packets resent; \
+             GVCP commands refused: {} from the controller's IP on another port, {} from other hosts",
+            c.frames_sent,
+            c.frames_skipped,
+            c.packets_resent,
+            denied.controller_ip_other_port,
+            denied.other_hosts
         );
     }
-    Ok(())
+    Ok(None)
 }

@@ -67,14 +67,20 @@ pub fn run(args: DiscoverArgs) -> Result<()> {
         }
         for f in found.values().filter(|f| !f.reachable()) {
             if let Some(i) = &f.interface {
+                let suggested = linerate_grab::force_ip::suggest_address(i, f.ack.current_ip);
                 eprintln!(
                     "warning: {} ({}) answered on {} but its address is not on that interface's subnet {}/{}: \
-                     this host cannot control it until the device gets an address in that subnet",
+                     this host cannot control it until the device gets an address in that subnet; \
+                     give it one (check first that no one uses it) with:\n  \
+                     linerate force-ip {} {suggested} --mask {} --interface {}",
                     f.ack.current_ip,
                     f.ack.mac,
                     i.name,
                     i.address,
-                    i.prefix_len()
+                    i.prefix_len(),
+                    f.ack.mac,
+                    i.netmask,
+                    i.name
                 );
             }
         }
@@ -90,6 +96,14 @@ fn json(f: &Found) -> serde_json::Value {
         "interface": f.interface.as_ref().map(|i| i.name.clone()),
         "interface_ip": f.interface.as_ref().map(|i| i.address.to_string()),
         "reachable": f.reachable(),
+        // For a device this host cannot reach: the command that fixes it.
+        "force_ip_command": f.interface.as_ref().filter(|_| !f.reachable()).map(|i| format!(
+            "linerate force-ip {} {} --mask {} --interface {}",
+            f.ack.mac,
+            linerate_grab::force_ip::suggest_address(i, f.ack.current_ip),
+            i.netmask,
+            i.name
+        )),
         "mac": f.ack.mac.to_string(),
         "vendor": f.ack.manufacturer.to_string_lossy(),
         "model": f.ack.model.to_string_lossy(),

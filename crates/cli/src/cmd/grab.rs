@@ -523,7 +523,19 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
             Ok(Some(b)) => b,
             Ok(None) => continue,
             Err(e) => {
-                error = Some(e);
+                // Frames stopped: if someone else stopped or redirected the
+                // stream, say so instead of "no frame within ...".
+                let stalled_or_interfered = matches!(
+                    e.downcast_ref::<linerate_grab::Error>(),
+                    Some(
+                        linerate_grab::Error::Timeout(_)
+                            | linerate_grab::Error::ControlInterference { .. }
+                    )
+                );
+                error = Some(match camera.check_interference() {
+                    Err(found) if stalled_or_interfered => anyhow::Error::new(found),
+                    _ => e,
+                });
                 break;
             }
         };

@@ -6,6 +6,7 @@ pub mod docs;
 pub mod doctor;
 pub mod fade;
 pub mod features;
+pub mod force_ip;
 pub mod grab;
 pub mod noise;
 pub mod serve;

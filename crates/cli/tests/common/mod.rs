@@ -49,6 +49,47 @@ pub fn start_camera(bed: &Testbed, extra: &[&str]) -> Child {
     cmd.spawn().expect("start camera")
 }
 
+/// Starts `linerate camera --bind ip` on the "cam" host, as [`start_camera`].
+pub fn start_camera_at(bed: &Testbed, ip: &str, extra: &[&str]) -> Child {
+    let mut cmd = bed
+        .command("cam", env!("CARGO_BIN_EXE_linerate"))
+        .expect("command")
+        .into_command()
+        .expect("command");
+    cmd.args(["camera", "--bind", ip, "--stats-interval", "0", "--json"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().expect("start camera")
+}
+
+/// A child process killed when dropped, so a failing test leaves nothing
+/// running; [`KillOnDrop::take`] hands it back for a clean stop.
+pub struct KillOnDrop(Option<Child>);
+
+impl KillOnDrop {
+    pub fn new(child: Child) -> KillOnDrop {
+        KillOnDrop(Some(child))
+    }
+
+    pub fn id(&self) -> u32 {
+        self.0.as_ref().map_or(0, Child::id)
+    }
+
+    pub fn take(mut self) -> Child {
+        self.0.take().expect("child taken once")
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// Stops the camera with SIGTERM and returns its JSON counters.
 pub fn stop_camera(mut child: Child) -> serde_json::Value {
     // SAFETY: SIGTERM to our own child.

@@ -342,6 +342,13 @@ impl Memory {
         }
     }
 
+    /// Sets the current IP configuration registers (FORCEIP).
+    pub fn set_current_ip(&mut self, ip: u32, subnet: u32, gateway: u32) {
+        put_word(&mut self.identity, bs::CURRENT_IP, ip);
+        put_word(&mut self.identity, bs::CURRENT_SUBNET, subnet);
+        put_word(&mut self.identity, bs::CURRENT_GATEWAY, gateway);
+    }
+
     /// The 248 bytes the discovery ack mirrors (bootstrap 0x0000..0x00f8).
     pub fn discovery_bytes(&self) -> &[u8] {
         &self.identity[..0xf8]

@@ -23,7 +23,7 @@ mod server;
 pub use config::{DeviceConfig, DeviceError, DeviceIdentity, HEARTBEAT_TIMEOUT_MIN_MS};
 pub use memory::{AcquisitionMode, TRANSFER_SIZE_MAX, TRANSFER_SIZE_MIN};
 pub use privilege::{ControlLossReason, Privilege};
-pub use server::{Counters, Device, DeviceEvent, HandleResult, Reply, StreamConfig};
+pub use server::{AccessDenied, Counters, Device, DeviceEvent, HandleResult, Reply, StreamConfig};
 
 /// The GenICam XML describing [`registers`], served at
 /// [`registers::device::XML_BASE`] and named by the first URL register, so a

@@ -189,6 +189,9 @@ pub mod device {
     /// Image data bytes per payload record on the TCP transport; 0 follows
     /// SCPS (the UDP packetisation), else 512..=16 MiB.
     pub const LINERATE_TRANSFER_SIZE: u32 = 0x0001_0050;
+    /// 1 while an acquisition runs, else 0 (read-only): lets a host see
+    /// that someone else stopped the acquisition it started.
+    pub const ACQUISITION_STATUS: u32 = 0x0001_0054;
     /// Frames sent since start (read-only counter).
     pub const FRAMES_SENT: u32 = 0x0001_0080;
     /// Frames skipped because the link was saturated (read-only counter).

@@ -78,6 +78,19 @@ pub enum DeviceEvent {
     StreamConfigChanged,
     /// Resend these stream packets (no ack is sent for a resend request).
     PacketResend(PacketResend),
+    /// A FORCEIP addressed to this device's MAC changed its IP
+    /// configuration: the bootstrap registers and discovery now report it,
+    /// and the I/O layer should answer on the new address. The ack (if
+    /// asked for) is in the same [`HandleResult`] and must leave from the
+    /// new address when the I/O layer can.
+    AddressForced {
+        /// The new address.
+        ip: Ipv4Addr,
+        /// The new subnet mask.
+        subnet_mask: Ipv4Addr,
+        /// The new default gateway.
+        gateway: Ipv4Addr,
+    },
 }
 
 /// What [`Device::handle`] produced for one datagram.
@@ -149,13 +162,30 @@ pub struct StreamConfig {
     pub transfer_size: u32,
 }
 
+/// Commands refused with `ACCESS_DENIED`, by who sent them. GVCP has no
+/// authentication: a command that claims the controlling application's IP
+/// address but comes from another UDP port is either a second program on
+/// that host or a forgery (a sweep of source ports looking for the
+/// controller's), so it is counted apart from other hosts' attempts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AccessDenied {
+    /// From the controlling application's IP address, another UDP port.
+    pub controller_ip_other_port: u64,
+    /// From any other address.
+    pub other_hosts: u64,
+}
+
 /// The emulated camera's GVCP side: register map, privilege and heartbeat.
 #[derive(Debug, Clone)]
 pub struct Device {
     identity: DeviceIdentity,
+    /// The address configuration the device started with, restored by a
+    /// FORCEIP to 0.0.0.0 (the standard's "restart IP configuration").
+    boot_address: (Ipv4Addr, Ipv4Addr, Ipv4Addr),
     memory: Memory,
     control: ControlChannel,
     acquiring: bool,
+    denied: AccessDenied,
     /// Caller time at which the timestamp counter was last reset.
     timestamp_epoch: Duration,
 }
@@ -243,10 +273,12 @@ impl Device {
         let url = first_url(XML_FILE_NAME, xml.len());
         let memory = Memory::new(&layout, &config, xml, &url);
         Ok(Device {
+            boot_address: (identity.ip, identity.subnet, identity.gateway),
             identity,
             memory,
             control: ControlChannel::default(),
             acquiring: false,
+            denied: AccessDenied::default(),
             timestamp_epoch: Duration::ZERO,
         })
     }
@@ -306,6 +338,11 @@ impl Device {
     /// The privilege the primary application holds, if any.
     pub fn privilege(&self) -> Option<Privilege> {
         self.control.controller().map(|c| c.privilege)
+    }
+
+    /// Commands refused so far for want of privilege, by sender.
+    pub fn access_denied(&self) -> AccessDenied {
+        self.denied
     }
 
     /// Acquisition is running (started by the host, not yet stopped).
@@ -376,8 +413,9 @@ impl Device {
         TICK_FREQUENCY
     }
 
-    /// The identity the device was built with (the user-defined name may
-    /// since have been rewritten; [`Device::discovery_ack`] has the live one).
+    /// The device's identity: as built, with the address configuration a
+    /// FORCEIP may since have changed (the user-defined name may have been
+    /// rewritten too; [`Device::discovery_ack`] has the live one).
     pub fn identity(&self) -> &DeviceIdentity {
         &self.identity
     }
@@ -460,11 +498,20 @@ impl Device {
                     (s, a, from)
                 }
                 Ok(command) => {
-                    let to = match command.command {
+                    let forced = matches!(command.command, Command::ForceIp(_));
+                    let mut to = match command.command {
                         Command::Discovery => self.discovery_destination(from, command.flags),
                         _ => from,
                     };
                     let (s, a) = self.execute(command.command, from, now, events)?;
+                    if forced {
+                        // Answered like discovery, from the new address: by
+                        // broadcast when the sender is not on its subnet.
+                        to = self.discovery_destination(from, command.flags);
+                    }
+                    if s == Status::ACCESS_DENIED {
+                        self.count_denied(from);
+                    }
                     (s, a, to)
                 }
             },
@@ -514,16 +561,32 @@ impl Device {
                     // Addressed to another device on the segment.
                     return None;
                 }
-                let already = force.ip == self.identity.ip
-                    && force.subnet_mask == self.identity.subnet
-                    && force.gateway == self.identity.gateway;
-                // The I/O layer owns the address; only a no-op FORCEIP succeeds.
-                let status = if already {
-                    Status::SUCCESS
+                // Moving a camera from under the host that controls it
+                // would end that host's session: refused while controlled.
+                if self.control.controller().is_some() {
+                    return Some((Status::ACCESS_DENIED, Ack::Bye));
+                }
+                let (ip, subnet_mask, gateway) = if force.ip.is_unspecified() {
+                    self.boot_address
                 } else {
-                    Status::NOT_IMPLEMENTED
+                    (force.ip, force.subnet_mask, force.gateway)
                 };
-                (status, Ack::Bye)
+                let mask = u32::from(subnet_mask);
+                let valid_mask = mask != 0 && mask.leading_ones() + mask.trailing_zeros() == 32;
+                if ip.is_broadcast() || ip.is_multicast() || ip.is_loopback() || !valid_mask {
+                    return Some((Status::INVALID_PARAMETER, Ack::Bye));
+                }
+                self.identity.ip = ip;
+                self.identity.subnet = subnet_mask;
+                self.identity.gateway = gateway;
+                self.memory
+                    .set_current_ip(ip.into(), subnet_mask.into(), gateway.into());
+                events.push(DeviceEvent::AddressForced {
+                    ip,
+                    subnet_mask,
+                    gateway,
+                });
+                (Status::SUCCESS, Ack::Bye)
             }
             Command::ReadReg { addresses } => {
                 if !self.control.may_read(from) {
@@ -612,12 +675,28 @@ impl Device {
         })
     }
 
+    fn count_denied(&mut self, from: SocketAddrV4) {
+        let same_ip = self
+            .control
+            .controller()
+            .is_some_and(|c| c.addr.ip() == from.ip());
+        let counter = if same_ip {
+            &mut self.denied.controller_ip_other_port
+        } else {
+            &mut self.denied.other_hosts
+        };
+        *counter = counter.saturating_add(1);
+    }
+
     fn read_word(&self, address: u32) -> Result<u32, Status> {
         if address % 4 != 0 {
             return Err(Status::BAD_ALIGNMENT);
         }
         if address == bs::CONTROL_CHANNEL_PRIVILEGE {
             return Ok(self.control.ccp_value());
+        }
+        if address == dev::ACQUISITION_STATUS {
+            return Ok(u32::from(self.acquiring));
         }
         self.memory.read(address)
     }
@@ -636,9 +715,13 @@ impl Device {
         if address == bs::CONTROL_CHANNEL_PRIVILEGE {
             return self.write_ccp(value, from, now, events);
         }
-        // Every other write needs control (no switchover, no exceptions).
+        // Every other write needs control (no switchover, no exceptions):
+        // the controlling application's IP address *and* UDP port.
         if !self.control.is_controller(from) {
             return Err(Status::ACCESS_DENIED);
+        }
+        if address == dev::ACQUISITION_STATUS {
+            return Err(Status::WRITE_PROTECT);
         }
         if address == bs::TIMESTAMP_CONTROL {
             // Reset (bit 0) happens before latch (bit 1) when both are set.

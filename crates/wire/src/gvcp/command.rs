@@ -116,27 +116,45 @@ pub struct ForceIp {
     pub gateway: core::net::Ipv4Addr,
 }
 
+/// Byte offsets in the FORCEIP payload (after the 8-byte header): each
+/// value is right-aligned in a 16-byte field, as in the bootstrap registers.
+mod force_ip_field {
+    use core::ops::Range;
+    /// Device MAC address (after 2 reserved bytes).
+    pub const MAC: Range<usize> = 2..8;
+    /// New IPv4 address (last 4 bytes of bytes 8..24).
+    pub const IP: usize = 20;
+    /// New subnet mask (last 4 bytes of bytes 24..40).
+    pub const SUBNET_MASK: usize = 36;
+    /// New default gateway (last 4 bytes of bytes 40..56).
+    pub const GATEWAY: usize = 52;
+    /// Payload length.
+    pub const LEN: usize = 56;
+}
+
 impl ForceIp {
-    const LEN: usize = 56;
+    const LEN: usize = force_ip_field::LEN;
 
     fn parse(p: &[u8]) -> Result<Self> {
+        use force_ip_field as f;
         ensure_len("GVCP forceip", p, Self::LEN)?;
         let mut mac = [0u8; 6];
-        mac.copy_from_slice(&p[2..8]);
+        mac.copy_from_slice(&p[f::MAC]);
         Ok(ForceIp {
             mac: crate::ethernet::MacAddr(mac),
-            ip: be_u32(p, 20).into(),
-            subnet_mask: be_u32(p, 36).into(),
-            gateway: be_u32(p, 52).into(),
+            ip: be_u32(p, f::IP).into(),
+            subnet_mask: be_u32(p, f::SUBNET_MASK).into(),
+            gateway: be_u32(p, f::GATEWAY).into(),
         })
     }
 
     fn emit(&self, p: &mut [u8]) {
+        use force_ip_field as f;
         p[..Self::LEN].fill(0);
-        p[2..8].copy_from_slice(&self.mac.0);
-        put_u32(p, 20, self.ip.into());
-        put_u32(p, 36, self.subnet_mask.into());
-        put_u32(p, 52, self.gateway.into());
+        p[f::MAC].copy_from_slice(&self.mac.0);
+        put_u32(p, f::IP, self.ip.into());
+        put_u32(p, f::SUBNET_MASK, self.subnet_mask.into());
+        put_u32(p, f::GATEWAY, self.gateway.into());
     }
 }
 
