@@ -9,6 +9,7 @@ mod arg_range;
 mod camera;
 mod cmd;
 mod console;
+mod interface_arg;
 mod stop_signal;
 mod usage;
 

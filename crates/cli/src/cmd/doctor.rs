@@ -36,8 +36,10 @@ Examples:
   linerate doctor --camera 169.254.0.2 --gbit-per-s 4.3 --cpu 1
   linerate doctor --interface eth1 --json")]
 pub struct DoctorArgs {
-    /// The interface the stream arrives on.
-    #[arg(long, short = 'i', value_name = "IF", conflicts_with = "camera")]
+    /// The interface the stream arrives on, by name (eth1) or by one of its
+    /// IPv4 addresses.
+    #[arg(long, short = 'i', value_name = "IF", conflicts_with = "camera",
+          value_parser = crate::interface_arg::name)]
     pub interface: Option<String>,
     /// Check the interface that routes to this camera (or board) address.
     #[arg(long, value_name = "IP")]

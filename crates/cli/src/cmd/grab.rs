@@ -94,8 +94,9 @@ pub struct GrabArgs {
     /// Print one JSON object with the results instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Local IPv4 address facing the camera (default: from the routing table).
-    #[arg(long)]
+    /// The local interface facing the camera, by name (eth1) or by one of
+    /// its IPv4 addresses (default: from the routing table).
+    #[arg(long, value_parser = crate::interface_arg::ipv4_address)]
     pub interface: Option<Ipv4Addr>,
     /// Frame buffers lent to the stream, 2..=4096 [default: 16, fewer when
     /// 16 frames exceed --buffer-memory]. Given explicitly, buffers ×

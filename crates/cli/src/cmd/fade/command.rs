@@ -19,8 +19,9 @@ use super::{mac_text, parse_mac, Version};
 /// Arguments of `linerate fade command`.
 #[derive(Debug, Args)]
 pub struct CommandArgs {
-    /// Interface the board is reached through.
-    #[arg(long, value_name = "IF")]
+    /// Interface the board is reached through, by name (eth1) or by one of its IPv4
+    /// addresses.
+    #[arg(long, value_name = "IF", value_parser = crate::interface_arg::name)]
     interface: String,
     /// MAC address of the board.
     #[arg(long = "feb", value_name = "MAC", value_parser = parse_mac)]

@@ -43,8 +43,9 @@ const DEFAULT_RING_SLOTS: usize = 256;
 /// Arguments of `linerate fade feb`.
 #[derive(Debug, Args)]
 pub struct FebArgs {
-    /// Interface to send and receive on.
-    #[arg(long, value_name = "IF")]
+    /// Interface to send and receive on, by name (eth1) or by one of its IPv4
+    /// addresses.
+    #[arg(long, value_name = "IF", value_parser = crate::interface_arg::name)]
     interface: String,
     /// FADE wire version: 1 (1024-byte packets, sets of 32) or 10g
     /// (FADE-10G: 8192-byte packets in jumbo frames, a window of 16,

@@ -53,8 +53,9 @@ const FAREWELLS: u32 = 3;
 /// Arguments of `linerate fade recv`.
 #[derive(Debug, Args)]
 pub struct RecvArgs {
-    /// Interface the boards are reached through.
-    #[arg(long, value_name = "IF")]
+    /// Interface the boards are reached through, by name (eth1) or by one of its IPv4
+    /// addresses.
+    #[arg(long, value_name = "IF", value_parser = crate::interface_arg::name)]
     interface: String,
     /// MAC address of a board (repeat for several boards).
     #[arg(long = "feb", value_name = "MAC", required = true, value_parser = parse_mac)]
