@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod arg_range;
@@ -156,6 +156,16 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Pins the whole command to `cpu` (`--cpu`), before it starts any thread,
+/// so every thread it starts inherits the CPU.
+fn pin_process(cpu: Option<usize>) -> Result<()> {
+    if let Some(c) = cpu {
+        linerate_io::sched::pin_current_thread(c)
+            .with_context(|| format!("running on CPU {c} (--cpu)"))?;
+    }
+    Ok(())
 }
 
 /// The whole cause chain on one line, each cause once: a library error

@@ -702,3 +702,36 @@ fn a_closed_stdout_ends_quietly_with_status_141() {
         );
     }
 }
+
+/// Issue 22: `--cpu` on the long-running commands that had none. `serve
+/// --cpu N` puts every thread of the server on CPU N, as `taskset` would.
+#[test]
+fn cpu_pins_every_thread_of_a_long_running_command() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpu = (cpus - 1).to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["serve", "--bind", "127.0.0.1", "--port", "0", "--cpu", &cpu])
+        .args(["--duration", "3", "--fps", "10", "--frame-size", "1024"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start serve");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", child.id())).expect("task list");
+    let mut seen = 0;
+    for t in tasks.flatten() {
+        let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+        if let Some(list) = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        {
+            assert_eq!(list.trim(), cpu, "thread {:?}", t.file_name());
+            seen += 1;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(seen >= 1, "no thread of serve was found");
+    let o = linerate(&["watch", "--connect", "127.0.0.1:1", "--cpu", "4096"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -91,6 +91,10 @@ pub struct CameraArgs {
     /// On exit, print the counters as one JSON object on stdout.
     #[arg(long)]
     json: bool,
+    /// Run on this CPU only, as `taskset -c N` would (every thread of the
+    /// command): 0..=4095, 0 is the first CPU, and it must be online.
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
+    cpu: Option<usize>,
 }
 
 /// Where the camera answers: the `--bind` address at start, or the address
@@ -240,6 +244,7 @@ fn dispatch(event: &DeviceEvent, device: &Device, now: Duration, tx: &mpsc::Send
 /// address (the emulator does not change interface addresses itself),
 /// like a camera restarting its network stack: counters restart there.
 pub fn run(args: CameraArgs) -> Result<()> {
+    crate::pin_process(args.cpu)?;
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
     let mut at = Address {
         ip: args.bind,

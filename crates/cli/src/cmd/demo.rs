@@ -63,6 +63,12 @@ pub struct DemoArgs {
     /// Print one JSON object instead of progress and a table.
     #[arg(long)]
     json: bool,
+    /// The CPU of the host side's receive thread and (on the bench) its
+    /// receive processing: 0..=4095, 0 is the first CPU, and it must be
+    /// online. The camera runs on another CPU. Default: CPU 1 when there
+    /// are two or more.
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
+    cpu: Option<usize>,
 }
 
 /// The camera process, killed on drop.
@@ -110,7 +116,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         // gets a GVCP port no one holds and the host a stream port the
         // kernel picks, so demos run side by side.
         let (_camera, gvcp) = spawn_loopback_camera(&exe, ip)?;
-        let mut grab_args = grab_args(&args, ip, None)?;
+        let mut grab_args = grab_args(&args, ip, args.cpu)?;
         grab_args.camera = gvcp.to_string();
         grab_args.stream_port = 0;
         (grab::grab(&grab_args, !args.json)?, "loopback")
@@ -120,7 +126,13 @@ pub fn run(args: DemoArgs) -> Result<()> {
             .hosts(["camera", "host"])
             .link("camera", "host")
             .mtu(args.mtu);
-        let host_cpu = (cpus > 1).then_some(1);
+        let host_cpu = args.cpu.or((cpus > 1).then_some(1));
+        // The camera keeps off the host's CPU when there is another.
+        let camera_cpu = if host_cpu == Some(0) && cpus > 1 {
+            1
+        } else {
+            0
+        };
         if let Some(cpu) = host_cpu {
             builder = builder.rps("host", &[cpu]);
         }
@@ -134,7 +146,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         let bed = builder.build().context("building the demo test bench")?;
         let cam_ip = bed.addr("camera")?;
         crate::console::say(format_args!(
-            "demo: bench {name}: camera {cam_ip} (CPU 0) -> host {} (CPU {}), MTU {}, {}% loss; {}",
+            "demo: bench {name}: camera {cam_ip} (CPU {camera_cpu}) -> host {} (CPU {}), MTU {}, {}% loss; {}",
             bed.addr("host")?,
             host_cpu.map_or("any".into(), |c| c.to_string()),
             args.mtu,
@@ -142,7 +154,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             stream_summary(&args),
         ));
         let mut cmd = bed.command("camera", &exe)?;
-        cmd.cpu(0);
+        cmd.cpu(camera_cpu);
         let mut cmd = cmd.into_command()?;
         cmd.args([
             "camera",

@@ -123,6 +123,10 @@ pub struct ServeArgs {
     /// Print the final report as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Run on this CPU only, as `taskset -c N` would (every thread of the
+    /// command): 0..=4095, 0 is the first CPU, and it must be online.
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
+    pub cpu: Option<usize>,
 }
 
 /// One client's outcome, as reported at the end.
@@ -586,6 +590,7 @@ fn client_report(r: &mut ClientReport, end: &'static str, c: &ClientCounters, s:
 
 /// Runs `linerate serve`.
 pub fn run(args: ServeArgs) -> Result<()> {
+    crate::pin_process(args.cpu)?;
     if !(args.fps > 0.0 && args.fps <= 100_000.0) {
         bail!("--fps {} must be above 0 and at most 100000", args.fps);
     }

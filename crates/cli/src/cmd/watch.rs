@@ -57,6 +57,10 @@ pub struct WatchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Run on this CPU only, as `taskset -c N` would (every thread of the
+    /// command): 0..=4095, 0 is the first CPU, and it must be online.
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
+    pub cpu: Option<usize>,
 }
 
 /// What one client saw.
@@ -125,6 +129,7 @@ fn now_ns() -> u64 {
 
 /// Runs `linerate watch`; fails (exit 1) unless every client is complete.
 pub fn run(args: WatchArgs) -> Result<()> {
+    crate::pin_process(args.cpu)?;
     if !(args.duration > 0.0 && args.duration.is_finite()) {
         bail!(
             "--duration {} must be a positive number of seconds",

@@ -149,6 +149,10 @@ pub struct FebArgs {
     /// Print the board's counters as one JSON object when it exits.
     #[arg(long)]
     json: bool,
+    /// Run on this CPU only, as `taskset -c N` would (every thread of the
+    /// command): 0..=4095, 0 is the first CPU, and it must be online.
+    #[arg(long, value_parser = crate::arg_range::online_cpu())]
+    cpu: Option<usize>,
 }
 
 /// Runs the emulated board until its stream (--bytes, --duration) is
@@ -157,6 +161,7 @@ pub struct FebArgs {
 /// Without a limit a board never exits on a command: RESET returns it to
 /// waiting for START, and commands from other hosts are ignored.
 pub fn run(args: FebArgs) -> Result<()> {
+    crate::pin_process(args.cpu)?;
     match args.version {
         Version::V1 => run_version::<V1>(args),
         Version::TenG => run_version::<TenG>(args),
