@@ -402,7 +402,7 @@ fn discover_lists_our_camera_and_aravis_fake_camera() {
     // Aravis's fake camera has no FORCEIP: force-ip says it neither
     // acknowledged nor moved, instead of claiming success.
     let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let fake_mac = listed
+    let fake_mac = listed["devices"]
         .as_array()
         .and_then(|l| l.iter().find(|d| d["serial"] == "FAKE42"))
         .and_then(|d| d["mac"].as_str())
@@ -440,7 +440,7 @@ fn discover_lists_our_camera_and_aravis_fake_camera() {
         String::from_utf8_lossy(&out.stderr)
     );
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let list = list.as_array().expect("array");
+    let list = list["devices"].as_array().expect("array");
     let cam_ip = bed.addr("cam").expect("addr").to_string();
     let ours = list
         .iter()
@@ -516,7 +516,8 @@ fn discover_asks_every_interface_not_only_the_default_route() {
 
     let find = |json: &str| -> serde_json::Value {
         let list: serde_json::Value = serde_json::from_str(json).expect("JSON");
-        list.as_array()
+        list["devices"]
+            .as_array()
             .expect("array")
             .iter()
             .find(|d| d["ip"] == cam_ip.as_str())
@@ -592,7 +593,7 @@ fn discover_asks_every_interface_not_only_the_default_route() {
     stop_camera(camera);
     assert!(ok && table_ok, "{err} {warnings}");
     let list: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-    let far = list
+    let far = list["devices"]
         .as_array()
         .expect("array")
         .iter()
@@ -898,7 +899,7 @@ fn force_ip_brings_a_camera_from_another_subnet_onto_the_hosts() {
     let (ok, out, _) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
     assert!(ok, "{out}");
     let list: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-    let dev = list
+    let dev = list["devices"]
         .as_array()
         .expect("array")
         .iter()

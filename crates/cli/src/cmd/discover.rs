@@ -25,7 +25,8 @@ pub struct DiscoverArgs {
     /// How long to wait for answers, in milliseconds, 1..=60000.
     #[arg(long, default_value_t = 500, value_parser = crate::arg_range::u64_in(1..=60_000))]
     wait_ms: u64,
-    /// Print one JSON array instead of a table.
+    /// Print one JSON object (`devices`: one entry per device) instead of
+    /// a table.
     #[arg(long)]
     json: bool,
 }
@@ -38,7 +39,20 @@ pub fn run(args: DiscoverArgs) -> Result<()> {
         .context("GigE Vision discovery")?;
     if args.json {
         let list: Vec<_> = found.values().map(json).collect();
-        println!("{}", serde_json::Value::Array(list));
+        let scope_text = match &scope {
+            Scope::AllInterfaces => "every interface".to_owned(),
+            Scope::Interface(i) => format!("{} ({})", i.name, i.address),
+            Scope::Unicast { target, .. } => target.to_string(),
+        };
+        println!(
+            "{}",
+            serde_json::json!({
+                "ok": true,
+                "scope": scope_text,
+                "wait_ms": args.wait_ms,
+                "devices": list,
+            })
+        );
     } else if found.is_empty() {
         let where_ = match &scope {
             Scope::AllInterfaces => "on any interface".to_owned(),
