@@ -8,6 +8,30 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Set once a command has printed its JSON result, so that `main` does not
+/// print a second object for an error that follows it.
+static JSON_PRINTED: AtomicBool = AtomicBool::new(false);
+
+/// Records that the command printed its JSON object (see [`json_println`]).
+pub fn mark_json_printed() {
+    JSON_PRINTED.store(true, Ordering::Relaxed);
+}
+
+/// Whether the command printed its JSON object.
+pub fn json_printed() -> bool {
+    JSON_PRINTED.load(Ordering::Relaxed)
+}
+
+/// `println!` for a command's JSON result: prints it and records that it
+/// was printed, so a failure after it adds no second object.
+#[macro_export]
+macro_rules! json_println {
+    ($($arg:tt)*) => {{
+        println!($($arg)*);
+        $crate::console::mark_json_printed();
+    }};
+}
+
 /// Set by `-q`: no start-up lines and no progress.
 static QUIET: AtomicBool = AtomicBool::new(false);
 

@@ -110,7 +110,30 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
+    // With --json, a failure is an object on stdout too ({"ok": false,
+    // "error": ...}), unless the command printed its own report already.
+    let json_wanted = std::env::args_os().any(|a| a == "--json");
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(e) => {
+            let help = matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp
+                    | clap::error::ErrorKind::DisplayVersion
+                    | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            );
+            if json_wanted && !help {
+                let rendered = e.to_string();
+                let first = rendered.lines().next().unwrap_or_default();
+                let text = first.trim_start_matches("error: ");
+                println!("{}", serde_json::json!({"ok": false, "error": text}));
+            }
+            e.exit()
+        }
+    };
     console::set_quiet(cli.quiet);
     // Warnings from the libraries (a receive buffer capped by rmem_max, a
     // receive thread that could not be pinned) go to stderr; -v/-q or
@@ -149,6 +172,12 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
+            if json_wanted && !console::json_printed() {
+                println!(
+                    "{}",
+                    serde_json::json!({"ok": false, "error": error_chain(&e)})
+                );
+            }
             // A run a signal ended exits as a shell reports the signal (130, 143).
             match e.downcast_ref::<stop_signal::Interrupted>() {
                 Some(i) => ExitCode::from(i.exit_status()),

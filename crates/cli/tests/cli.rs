@@ -207,15 +207,17 @@ fn decode_accepts_aravis_vectors_and_refuses_invalid_ones() {
         &vectors("invalid/hand_made.hex"),
     ]);
     assert!(!out.status.success());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    // One object for the whole command, one entry per packet.
+    let report = json(&out);
+    assert_eq!(report["ok"], false, "{report}");
+    let lines = report["packets"].as_array().expect("packets");
     assert!(lines.len() >= 10);
     assert!(lines
         .iter()
         .all(|l| l["ok"] == false && l["error"].is_string()));
+    assert!(lines.iter().all(|l| l["proto"].as_str().is_some_and(|p| p
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()))));
 }
 
 #[test]
@@ -734,4 +736,52 @@ fn cpu_pins_every_thread_of_a_long_running_command() {
     assert!(seen >= 1, "no thread of serve was found");
     let o = linerate(&["watch", "--connect", "127.0.0.1:1", "--cpu", "4096"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// Issue 22: with --json, every failure is one JSON object on stdout with
+/// `ok: false` and an `error` naming the cause (an argument refused while
+/// parsing, a failure at run time, a command that prints its own report).
+#[test]
+fn every_failure_with_json_is_one_object_with_an_error() {
+    for args in [
+        &[
+            "watch",
+            "--connect",
+            "127.0.0.1:1",
+            "--duration",
+            "5x",
+            "--json",
+        ][..],
+        &["discover", "--interface", "no-such-if0", "--json"],
+        &[
+            "fade",
+            "recv",
+            "--interface",
+            "lo",
+            "--feb",
+            "02:00:00:00:00:01",
+            "--json",
+        ],
+        &["decode", "--json"],
+        &["grab", "999.1.1.1", "--json"],
+    ] {
+        let o = linerate(args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let text = String::from_utf8_lossy(&o.stdout);
+        let mut objects =
+            serde_json::Deserializer::from_str(&text).into_iter::<serde_json::Value>();
+        let v = objects
+            .next()
+            .unwrap_or_else(|| panic!("{args:?}: no JSON on stdout"))
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {text}"));
+        assert!(
+            objects.next().is_none(),
+            "{args:?}: more than one object: {text}"
+        );
+        assert_eq!(v["ok"], false, "{args:?}: {v}");
+        assert!(
+            v["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{args:?}: {v}"
+        );
+    }
 }

@@ -453,7 +453,7 @@ fn serve(
         "decided_for": if stream_egress.is_some() { "stream destination" } else { "bound interface" },
     });
     if args.json {
-        println!(
+        crate::json_println!(
             "{}",
             serde_json::json!({
                 "serial": identity.serial,

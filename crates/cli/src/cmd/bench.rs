@@ -144,7 +144,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         write_out(&report, dir)?;
     }
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        crate::json_println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", report.markdown());
     }

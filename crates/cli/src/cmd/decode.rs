@@ -111,26 +111,40 @@ pub fn run(args: DecodeArgs) -> Result<()> {
         bail!("nothing to decode: give hex packets or --file");
     }
     let mut failures = 0usize;
+    let mut packets = Vec::new();
     for (proto, hex) in items {
         let bytes = parse_hex(&hex)?;
         let result = describe(proto, &bytes);
         failures += usize::from(result.is_err());
+        let name = proto
+            .to_possible_value()
+            .map_or_else(|| format!("{proto:?}"), |v| v.get_name().to_owned());
         if args.json {
-            let v = match &result {
+            packets.push(match &result {
                 Ok(d) => {
-                    serde_json::json!({"proto": format!("{proto:?}"), "len": bytes.len(), "ok": true, "decoded": d})
+                    serde_json::json!({"proto": name, "len": bytes.len(), "ok": true, "decoded": d})
                 }
                 Err(e) => {
-                    serde_json::json!({"proto": format!("{proto:?}"), "len": bytes.len(), "ok": false, "error": e})
+                    serde_json::json!({"proto": name, "len": bytes.len(), "ok": false, "error": e})
                 }
-            };
-            println!("{v}");
+            });
         } else {
             match result {
                 Ok(d) => println!("{proto:?} ({} bytes): {d}", bytes.len()),
                 Err(e) => println!("{proto:?} ({} bytes): ERROR {e}", bytes.len()),
             }
         }
+    }
+    if args.json {
+        crate::json_println!(
+            "{}",
+            serde_json::json!({
+                "ok": failures == 0,
+                "failures": failures,
+                "error": (failures > 0).then(|| format!("{failures} packet(s) did not decode")),
+                "packets": packets,
+            })
+        );
     }
     if failures > 0 {
         bail!("{failures} packet(s) did not decode");

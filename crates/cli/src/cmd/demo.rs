@@ -302,7 +302,7 @@ fn print(args: &DemoArgs, r: &GrabReport, mode: &str) -> Result<()> {
         let mut v = serde_json::to_value(r)?;
         v["mode"] = mode.into();
         v["loss_percent"] = args.loss.into();
-        println!("{v}");
+        crate::json_println!("{v}");
         return Ok(());
     }
     let lost = r.frames_incomplete;

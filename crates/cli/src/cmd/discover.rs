@@ -44,7 +44,7 @@ pub fn run(args: DiscoverArgs) -> Result<()> {
             Scope::Interface(i) => format!("{} ({})", i.name, i.address),
             Scope::Unicast { target, .. } => target.to_string(),
         };
-        println!(
+        crate::json_println!(
             "{}",
             serde_json::json!({
                 "ok": true,

@@ -84,7 +84,7 @@ pub struct DoctorReport {
 pub fn run(args: DoctorArgs) -> Result<()> {
     let report = diagnose(&args)?;
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        crate::json_println!("{}", serde_json::to_string(&report)?);
     } else {
         print_table(&report);
     }

@@ -105,7 +105,7 @@ fn local_address(text: &str) -> Result<Ipv4Addr> {
 fn with_json_errors(json: bool, body: impl FnOnce() -> Result<()>) -> Result<()> {
     match body() {
         Err(e) if json => {
-            println!(
+            crate::json_println!(
                 "{}",
                 json!({ "ok": false, "error": crate::error_chain(&e) })
             );
@@ -239,7 +239,7 @@ pub fn features(args: FeaturesArgs) -> Result<()> {
                 .iter()
                 .map(|f| feature_json(f, category_of.get(f.name.as_str()).map(String::as_str)))
                 .collect();
-            println!(
+            crate::json_println!(
                 "{}",
                 json!({
                     "ok": true,
@@ -404,7 +404,7 @@ pub fn get(args: GetArgs) -> Result<()> {
                 .iter()
                 .map(|(name, value)| json!({ "name": name, "value": value_json(value) }))
                 .collect();
-            println!(
+            crate::json_println!(
                 "{}",
                 json!({ "ok": true, "device": device_json(&session), "features": features })
             );
@@ -463,7 +463,7 @@ pub fn set(args: SetArgs) -> Result<()> {
                     Some(v) => json!({ "name": s.name, "value": value_json(v) }),
                 })
                 .collect();
-            println!(
+            crate::json_println!(
                 "{}",
                 json!({ "ok": true, "device": device_json(&session), "applied": list })
             );
@@ -522,7 +522,7 @@ pub fn xml(args: XmlArgs) -> Result<()> {
                     .with_context(|| format!("--out {}: writing", path.display()))?;
                 if json {
                     report["out"] = path.display().to_string().into();
-                    println!("{report}");
+                    crate::json_println!("{report}");
                 } else {
                     eprintln!(
                         "wrote {} bytes of GenICam XML to {}, from {source}",
@@ -533,7 +533,7 @@ pub fn xml(args: XmlArgs) -> Result<()> {
             }
             None if json => {
                 report["xml"] = document.text.as_str().into();
-                println!("{report}");
+                crate::json_println!("{report}");
             }
             None => {
                 eprintln!("GenICam XML from {source}");

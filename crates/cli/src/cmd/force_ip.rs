@@ -55,7 +55,7 @@ pub fn run(args: ForceIpArgs) -> Result<()> {
     let result = force(&args, &mut printed);
     if let Err(e) = &result {
         if args.json && !printed {
-            println!(
+            crate::json_println!(
                 "{}",
                 serde_json::json!({ "error": format!("{e:#}"), "ok": false })
             );
@@ -135,7 +135,7 @@ fn force(args: &ForceIpArgs, printed: &mut bool) -> Result<()> {
         )),
     };
     if args.json {
-        println!(
+        crate::json_println!(
             "{}",
             serde_json::json!({
                 "mac": args.mac.to_string(),

@@ -370,7 +370,7 @@ pub fn run(args: GrabArgs) -> Result<()> {
     let report = match grab(&args, !json) {
         Ok(r) => r,
         Err(e) if json => {
-            println!(
+            crate::json_println!(
                 "{}",
                 serde_json::json!({ "error": format!("{e:#}"), "ok": false })
             );
@@ -379,7 +379,7 @@ pub fn run(args: GrabArgs) -> Result<()> {
         Err(e) => return Err(e),
     };
     if json {
-        println!("{}", serde_json::to_string(&report)?);
+        crate::json_println!("{}", serde_json::to_string(&report)?);
     } else {
         print_summary(&report);
     }

@@ -174,7 +174,7 @@ pub fn run(args: NoiseArgs) -> Result<()> {
         if let Some(i) = interrupted {
             v["error"] = i.to_string().into();
         }
-        println!("{v}");
+        crate::json_println!("{v}");
     }
     if let Some(i) = interrupted {
         return Err(anyhow::Error::new(i).context(format!(

@@ -646,7 +646,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let json = args.json;
     let report = serve(&args)?;
     if json {
-        println!("{}", serde_json::to_string(&report)?);
+        crate::json_println!("{}", serde_json::to_string(&report)?);
     } else {
         print_report(&report);
     }

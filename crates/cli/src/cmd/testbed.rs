@@ -339,7 +339,7 @@ fn up(a: UpArgs) -> Result<()> {
     let bed = Testbed::build(&spec).with_context(|| format!("building bed {:?}", spec.name))?;
     let info = bed.leak();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
+        crate::json_println!("{}", serde_json::to_string_pretty(&info)?);
     } else {
         print_bed(&info);
         if let Some(r) = spec.rate {
@@ -434,7 +434,7 @@ fn status(a: StatusArgs) -> Result<()> {
         });
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        crate::json_println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     if out.is_empty() {
@@ -507,7 +507,7 @@ fn loss(a: LossCmdArgs) -> Result<()> {
         });
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&all)?);
+        crate::json_println!("{}", serde_json::to_string_pretty(&all)?);
     } else {
         for hl in &all {
             if hl.rules.is_empty() {

@@ -142,7 +142,7 @@ pub fn run(args: WatchArgs) -> Result<()> {
     let interrupt = crate::stop_signal::Interrupt::install()?;
     let report = watch(&args, &interrupt)?;
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        crate::json_println!("{}", serde_json::to_string(&report)?);
     } else {
         println!(
             "{}/{} clients complete, {} frames verified, {} missing, {:.1} Mbit/s in total",

@@ -349,7 +349,7 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
         // Frames from the host the board's socket had no room for: ACKs
         // lost on the board's side, which only retransmission repairs.
         let kernel = sock.kernel_counts();
-        println!(
+        crate::json_println!(
             "{}",
             serde_json::json!({
                 "version": W::NAME,

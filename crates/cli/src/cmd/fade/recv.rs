@@ -364,7 +364,7 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
         value["fair_late_rounds"] = f.late_rounds().into();
     }
     if args.json {
-        println!("{value}");
+        crate::json_println!("{value}");
     } else {
         print_text(&reports, &value);
     }
