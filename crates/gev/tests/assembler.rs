@@ -966,3 +966,36 @@ proptest! {
         prop_assert!(a.poll_frame().is_none());
     }
 }
+
+#[test]
+fn a_restarted_device_with_small_frames_is_followed_too() {
+    // Three packets a block: the window follows consecutive blocks.
+    let data = source(50, 10);
+    let mut a = assembler(4096);
+    for p in &block(9000, false, &data) {
+        a.on_packet(p, 0);
+    }
+    assert!(a.poll_frame().expect("block 9000").is_complete());
+    let mut complete = Vec::new();
+    for id in 1..=10u64 {
+        for p in &block(id, false, &data) {
+            a.on_packet(p, id * MS);
+        }
+        while let Some(f) = a.poll_frame() {
+            if f.is_complete() {
+                complete.push(f.block_id);
+            }
+        }
+    }
+    assert_eq!(a.counters().block_id_resyncs, 1);
+    // Blocks 1 to 5 (15 packets) are dropped; block 6's leader is the
+    // 16th packet in a row and starts it: 6 to 10 complete.
+    assert_eq!(complete, [6, 7, 8, 9, 10]);
+    // Random far ids never add up to a resync.
+    for id in [20_000u64, 40_000, 60_000, 30_000, 50_000, 10_000] {
+        for p in &block(id, false, &data) {
+            a.on_packet(p, 20 * MS);
+        }
+    }
+    assert_eq!(a.counters().block_id_resyncs, 1);
+}

@@ -121,7 +121,7 @@ pub struct Config {
     /// stray or forged packet with a random block id cannot start a
     /// phantom frame, evict a real one or trigger resend requests. A device
     /// that really jumps farther (restarted ids, a long outage) is followed
-    /// after `RESYNC_PACKETS` of its packets in a row.
+    /// after `RESYNC_PACKETS` of its packets in a row with no frame in flight.
     pub max_blocks_ahead: u64,
 }
 

@@ -46,9 +46,9 @@ pub struct Counters {
     /// or the reverse): ignored.
     pub packets_wrong_id_form: u64,
     /// Times the block-id window moved to a block outside it because
-    /// `RESYNC_PACKETS` packets of that block came in a row (the device
-    /// restarted its ids or skipped far ahead); the frames then in flight
-    /// are delivered as flushed.
+    /// `RESYNC_PACKETS` packets of it (and the blocks just before it) came
+    /// in a row with no frame in flight: the device restarted its ids or
+    /// skipped far ahead.
     pub block_id_resyncs: u64,
     /// Datagrams that are not valid GVSP (short, bad format, block id 0, ...).
     pub packets_malformed: u64,

@@ -37,7 +37,8 @@
 //! the other id form (extended or standard) than the stream's are ignored
 //! and counted. A device whose ids really jump out of the window (it
 //! restarted) is followed once no frame is in flight and
-//! [`RESYNC_PACKETS`] of its packets came in a row.
+//! [`RESYNC_PACKETS`] of its packets (of one block or consecutive ones)
+//! came in a row.
 
 mod config;
 mod counters;
@@ -53,10 +54,12 @@ pub use config::{Config, ConfigError, ResendConfig};
 pub use counters::Counters;
 use frame::{BlockKey, Frame};
 
-/// Packets of one block outside the block-id window, in a row and with no
-/// frame in flight, after which the window moves to that block: the device
-/// restarted its ids or skipped far ahead. Its first packets, dropped
-/// meanwhile, are requested again like any other gap.
+/// Packets outside the block-id window, in a row, of one block or of
+/// consecutive blocks (small frames have few packets each), after which,
+/// with no frame in flight, the window moves to their block: the device
+/// restarted its ids or skipped far ahead. A stream does that; stray or
+/// random ids do not. The block's first packets, dropped meanwhile, are
+/// requested again like any other gap.
 pub const RESYNC_PACKETS: u32 = 16;
 /// Recently finished blocks remembered, so their late packets are ignored.
 const FINISHED_MEMORY: usize = 32;
@@ -316,6 +319,18 @@ impl Data<'_> {
             Data::Copy(b) => b.len(),
             Data::InPlace { len, .. } => *len,
         }
+    }
+}
+
+/// The block after `key` (ids skip 0; standard ids wrap at 65535).
+fn next_block(key: BlockKey) -> BlockKey {
+    BlockKey {
+        extended: key.extended,
+        block_id: if key.extended {
+            key.block_id.wrapping_add(1).max(1)
+        } else {
+            key.block_id % STANDARD_IDS + 1
+        },
     }
 }
 
@@ -587,14 +602,7 @@ impl Assembler {
             return out.len();
         }
         // The next block, in a buffer set aside until it arrives.
-        let next = BlockKey {
-            extended: newest.extended,
-            block_id: if newest.extended {
-                newest.block_id.wrapping_add(1).max(1)
-            } else {
-                newest.block_id % STANDARD_IDS + 1
-            },
-        };
+        let next = next_block(newest);
         if self.find(next).is_some() {
             return out.len();
         }
@@ -732,10 +740,11 @@ impl Assembler {
     }
 
     /// Counts a packet of `key`, outside the window; true when it is the
-    /// [`RESYNC_PACKETS`]th of that block in a row and no frame is in flight.
+    /// [`RESYNC_PACKETS`]th in a row of that block or the blocks just before
+    /// it, and no frame is in flight.
     fn note_outsider(&mut self, key: BlockKey) -> bool {
         let count = match self.outsider {
-            Some((k, n)) if k == key => n.saturating_add(1),
+            Some((k, n)) if k == key || next_block(k) == key => n.saturating_add(1),
             _ => 1,
         };
         self.outsider = Some((key, count));
