@@ -999,3 +999,26 @@ fn a_restarted_device_with_small_frames_is_followed_too() {
     }
     assert_eq!(a.counters().block_id_resyncs, 1);
 }
+
+#[test]
+fn a_forged_frame_that_completes_first_is_complete_but_the_cameras_copies_are_counted() {
+    // The limit: every packet forged before any genuine one.
+    let data = source(1050, 11);
+    let mut a = assembler(4096);
+    for p in &forged(12, &data) {
+        a.on_packet(p, 0);
+    }
+    let f = a.poll_frame().expect("forged frame");
+    assert!(f.is_complete());
+    assert_ne!(f.data(), &data[..]);
+    let pk = block(12, false, &data);
+    for p in &pk {
+        assert_eq!(a.on_packet(p, MS), Placement::Ignored(IgnoreReason::Late));
+    }
+    // The camera's copies are the hint; a late resend answer is not.
+    assert_eq!(a.counters().packets_after_complete, pk.len() as u64);
+    let p = plan(12, false, data.len());
+    a.on_packet(&packet(&p, &data, 3, Status::PACKET_RESEND), 2 * MS);
+    assert_eq!(a.counters().packets_after_complete, pk.len() as u64);
+    assert_eq!(a.counters().packets_late, pk.len() as u64 + 1);
+}

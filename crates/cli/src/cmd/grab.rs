@@ -218,6 +218,10 @@ pub struct GrabReport {
     /// Packets with the id form (standard or extended) the stream did not
     /// negotiate: ignored.
     pub packets_wrong_id_form: u64,
+    /// First transmissions of packets for frames already delivered
+    /// complete: rare on a LAN, and what the camera's packets look like
+    /// when a forger's copies completed a frame first (a hint, not proof).
+    pub packets_after_complete: u64,
     /// Packets ignored (malformed, late, out of bounds, foreign source).
     pub packets_ignored: u64,
     /// Resend requests sent.
@@ -833,6 +837,7 @@ fn report(
         packets_conflict: a.packets_conflict,
         packets_out_of_window: a.packets_out_of_window,
         packets_wrong_id_form: a.packets_wrong_id_form,
+        packets_after_complete: a.packets_after_complete,
         packets_ignored: a.packets_ignored + r.foreign,
         resend_requests: a.resend_requests,
         bytes,

@@ -38,6 +38,13 @@ pub struct Counters {
     pub packets_ignored: u64,
     /// Packets for blocks already delivered, dropped or too old.
     pub packets_late: u64,
+    /// Of the late packets, first transmissions (not resends) for a block
+    /// that was delivered complete: a packet the frame already had came
+    /// again. On a LAN that is rare (an original overtaken by its own
+    /// resend); it is also what the camera's packets look like after a
+    /// forger's copies completed the frame first, the one forgery the
+    /// assembler cannot turn into a conflict. A hint, not proof.
+    pub packets_after_complete: u64,
     /// Packets of a new block whose id is too far ahead of the newest block
     /// (more than `Config::max_blocks_ahead`) or behind it (more than
     /// `max_frames_in_flight`): no buffer, no resend request.

@@ -368,6 +368,8 @@ pub struct Assembler {
     allocated: usize,
     delivered: VecDeque<DeliveredFrame>,
     finished: [Option<BlockKey>; FINISHED_MEMORY],
+    /// Whether each remembered block was delivered complete.
+    finished_complete: [bool; FINISHED_MEMORY],
     finished_at: usize,
     newest: Option<BlockKey>,
     /// Layout of the newest block when it finished, for predicting the next.
@@ -401,6 +403,7 @@ impl Assembler {
             allocated: 0,
             delivered: VecDeque::with_capacity(config.buffer_count),
             finished: [None; FINISHED_MEMORY],
+            finished_complete: [false; FINISHED_MEMORY],
             finished_at: 0,
             newest: None,
             last_layout: None,
@@ -854,11 +857,22 @@ impl Assembler {
     }
 
     /// The slot assembling `key`, starting one if the block is new.
-    fn slot_for(&mut self, key: BlockKey, now_ns: u64) -> Result<usize, IgnoreReason> {
+    /// `resent`: the packet answers a resend request.
+    fn slot_for(
+        &mut self,
+        key: BlockKey,
+        resent: bool,
+        now_ns: u64,
+    ) -> Result<usize, IgnoreReason> {
         if let Some(i) = self.find(key) {
             return Ok(i);
         }
-        if self.finished.contains(&Some(key)) {
+        if let Some(at) = self.finished.iter().position(|k| *k == Some(key)) {
+            // A first transmission for a block that completed: a second
+            // copy of a packet it already had (see the counter's docs).
+            if !resent && self.finished_complete.get(at).copied().unwrap_or(false) {
+                self.counters.packets_after_complete += 1;
+            }
             return Err(IgnoreReason::Late);
         }
         let newer = match self.position(key) {
@@ -898,7 +912,7 @@ impl Assembler {
             }
             None => {
                 self.counters.underruns += 1;
-                self.remember_finished(key);
+                self.remember_finished(key, false);
                 return Err(IgnoreReason::NoBuffer);
             }
         };
@@ -919,9 +933,12 @@ impl Assembler {
         Ok(i)
     }
 
-    fn remember_finished(&mut self, key: BlockKey) {
+    fn remember_finished(&mut self, key: BlockKey, complete: bool) {
         if let Some(slot) = self.finished.get_mut(self.finished_at) {
             *slot = Some(key);
+        }
+        if let Some(slot) = self.finished_complete.get_mut(self.finished_at) {
+            *slot = complete;
         }
         self.finished_at = (self.finished_at + 1) % FINISHED_MEMORY;
     }
@@ -973,7 +990,7 @@ impl Assembler {
             c.frames_incomplete += 1;
             c.packets_missing += missing_packets;
         }
-        self.remember_finished(key);
+        self.remember_finished(key, complete);
         self.delivered.push_back(frame);
     }
 
@@ -1011,7 +1028,7 @@ impl Assembler {
         now_ns: u64,
     ) -> Placement {
         let cap = self.config.max_payload_size;
-        let i = match self.slot_for(key, now_ns) {
+        let i = match self.slot_for(key, resent, now_ns) {
             Ok(i) => i,
             Err(r) => return self.ignore(r),
         };
@@ -1055,7 +1072,7 @@ impl Assembler {
             return self.ignore(IgnoreReason::OutOfBounds);
         }
         let cap = self.config.max_payload_size;
-        let i = match self.slot_for(key, now_ns) {
+        let i = match self.slot_for(key, resent, now_ns) {
             Ok(i) => i,
             Err(r) => return self.ignore(r),
         };
@@ -1101,7 +1118,7 @@ impl Assembler {
         if packet_id >= self.max_packet_id {
             return Some(self.ignore(IgnoreReason::OutOfBounds));
         }
-        let i = match self.slot_for(key, now_ns) {
+        let i = match self.slot_for(key, resent, now_ns) {
             Ok(i) => i,
             Err(r) => return Some(self.ignore(r)),
         };
@@ -1245,7 +1262,7 @@ impl Assembler {
         if payload.len() > self.config.max_payload_size {
             return self.ignore(IgnoreReason::OutOfBounds);
         }
-        let i = match self.slot_for(key, now_ns) {
+        let i = match self.slot_for(key, false, now_ns) {
             Ok(i) => i,
             Err(r) => return self.ignore(r),
         };
