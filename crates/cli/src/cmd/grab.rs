@@ -219,8 +219,9 @@ pub struct GrabReport {
     /// negotiate: ignored.
     pub packets_wrong_id_form: u64,
     /// First transmissions of packets for frames already delivered
-    /// complete: rare on a LAN, and what the camera's packets look like
-    /// when a forger's copies completed a frame first (a hint, not proof).
+    /// complete: what the camera's packets look like when a forger's
+    /// copies completed a frame first, but also originals overtaken by
+    /// their own resends on a loaded host (a hint, not proof).
     pub packets_after_complete: u64,
     /// Packets ignored (malformed, late, out of bounds, foreign source).
     pub packets_ignored: u64,

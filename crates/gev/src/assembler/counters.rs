@@ -40,10 +40,11 @@ pub struct Counters {
     pub packets_late: u64,
     /// Of the late packets, first transmissions (not resends) for a block
     /// that was delivered complete: a packet the frame already had came
-    /// again. On a LAN that is rare (an original overtaken by its own
-    /// resend); it is also what the camera's packets look like after a
-    /// forger's copies completed the frame first, the one forgery the
-    /// assembler cannot turn into a conflict. A hint, not proof.
+    /// again. It is what the camera's packets look like after a forger's
+    /// copies completed the frame first, the one forgery the assembler
+    /// cannot turn into a conflict; but an original overtaken by its own
+    /// resend (common when the sender or receiver is loaded) counts too.
+    /// A hint, not proof.
     pub packets_after_complete: u64,
     /// Packets of a new block whose id is too far ahead of the newest block
     /// (more than `Config::max_blocks_ahead`) or behind it (more than
