@@ -1386,7 +1386,7 @@ fn gvsp_forged_as_the_camera_is_detected_or_ignored() {
         frames,
         "phantom or lost frames: {v}"
     );
-    // Before, the same flood caused 36 to 79 requests for phantom blocks;
+    // Before, the same flood caused 9 to 17 requests for phantom blocks;
     // a busy receiver may still ask for a few genuine packets it took
     // too long to read.
     assert!(
