@@ -10,7 +10,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use linerate_testbed::{LossRule, Testbed};
+use linerate_wire::gvsp::{HeaderRepr, PacketFormat};
+use linerate_wire::Status;
 use serde_json::Value;
+
+mod common;
 
 /// Port the host receives the stream on, so loss rules can select it.
 const STREAM_PORT: u16 = 50_100;
@@ -1153,6 +1157,282 @@ fn json_grab_without_a_camera_prints_one_object_with_the_error() {
     assert!(error.contains(&ip), "{v}");
 }
 
+/// The camera's stream source port in the forgery test, so the attacker
+/// can forge it.
+const CAMERA_STREAM_PORT: u16 = 50_200;
+
+/// A GVSP payload packet of `block_id`/`packet_id` carrying `data_len`
+/// bytes of 0xee, with standard or extended ids.
+fn forged_payload(block_id: u64, packet_id: u32, data_len: usize, extended: bool) -> Vec<u8> {
+    let header = HeaderRepr {
+        status: Status::SUCCESS,
+        block_id,
+        packet_id,
+        format: PacketFormat::Payload,
+        extended,
+        flags: 0,
+    };
+    let mut p = vec![0xeeu8; header.buffer_len() + data_len];
+    header.emit(&mut p).expect("GVSP header");
+    p
+}
+
+/// Runs grab (`args`) while `attack(stop)` runs in the attacker's
+/// namespace, from when `after_datagrams` datagrams (GVCP included) have
+/// reached grab's namespace until grab ends and sets `stop`;
+/// returns grab's report and what the attack returned.
+fn grab_under_attack<T: Send + 'static>(
+    bed: &Testbed,
+    args: &[&str],
+    after_datagrams: u64,
+    attack: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+) -> (Value, T) {
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let port = STREAM_PORT.to_string();
+    let child = in_ns(bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args(["grab", &ip, "--json", "--stream-port", &port])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("linerate grab");
+    std::thread::sleep(Duration::from_millis(50));
+    let before = udp_in_datagrams(child.id());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while udp_in_datagrams(child.id()).saturating_sub(before) < after_datagrams {
+        assert!(Instant::now() < deadline, "no stream after 30 s");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let attacker = bed
+        .spawn_in("atk", None, move || attack(&flag))
+        .expect("attacker");
+    let out = wait_at_most(child, Duration::from_secs(60));
+    stop.store(true, Ordering::Relaxed);
+    let sent = attacker.join().expect("attacker thread");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let v: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+        panic!(
+            "grab printed no JSON ({e}): {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    eprintln!("grab under attack: {v}");
+    (v, sent)
+}
+
+/// A raw socket in the attacker's namespace sending `payload` as UDP from
+/// `from` to `to`.
+fn forge(sock: &socket2::Socket, from: SocketAddrV4, to: SocketAddrV4, payload: &[u8]) {
+    let packet = common::spoof::udp_packet(from, to, payload);
+    sock.send_to(&packet, &std::net::SocketAddr::V4(to).into())
+        .expect("spoofed send");
+}
+
+fn raw_socket() -> socket2::Socket {
+    socket2::Socket::new(
+        socket2::Domain::IPV4,
+        socket2::Type::RAW,
+        Some(socket2::Protocol::from(libc::IPPROTO_RAW)),
+    )
+    .expect("raw socket")
+}
+
+/// Starts a fresh `linerate camera` (block ids from 1) streaming from
+/// CAMERA_STREAM_PORT and runs grab (`args`, 60 frames at 100 fps) while
+/// the attacker forges, with the camera's address, the blocks 20 to 40 ms
+/// ahead of the one on the wire, one payload packet id after the other,
+/// so the forged copies come first. (Three blocks ahead at most: more
+/// forged blocks in flight than grab's frame slots would evict genuine
+/// frames, a limit docs/security.md states.) Returns grab's report.
+fn grab_with_forged_next_blocks(bed: &Testbed, args: &[&str]) -> Value {
+    let port = CAMERA_STREAM_PORT.to_string();
+    let _cam = linerate_camera_with(bed, &["--stream-port", &port]);
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("cam"), CAMERA_STREAM_PORT);
+    let pc = SocketAddrV4::new(bed.addr("pc").expect("pc"), STREAM_PORT);
+    let (v, rounds) = grab_under_attack(bed, args, 40, move |stop| {
+        let sock = raw_socket();
+        let start = Instant::now();
+        let mut rounds = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            // The camera sends block k about (k - 1) × 10 ms after the first.
+            let on_wire = 1 + start.elapsed().as_millis() as u64 / 10;
+            let packet_id = (rounds % 39) as u32 + 1;
+            // 307200 bytes: 38 packets of 7964 and a last one of 4568.
+            let len = if packet_id == 39 { 4568 } else { 7964 };
+            for block in on_wire + 2..=(on_wire + 4).min(60) {
+                forge(
+                    &sock,
+                    cam,
+                    pc,
+                    &forged_payload(block, packet_id, len, false),
+                );
+            }
+            rounds += 1;
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        rounds
+    });
+    assert!(rounds > 10, "the attack barely ran: {rounds} rounds");
+    v
+}
+
+/// GVSP forged by a third host with the camera's address and stream
+/// source port. (1) Payload packets of the next blocks, arriving before
+/// the camera's: the genuine packets arrive as duplicates with other
+/// bytes, so each such frame is a conflict, never complete (with
+/// --verify nothing corrupt passes; with --save and no --verify only good
+/// frames are saved), and the run is not ok. (2) Payload packets with
+/// block ids far ahead of the stream and with extended ids the stream did
+/// not negotiate: ignored and counted, no phantom frame, no resend
+/// request, every genuine frame complete.
+#[test]
+fn gvsp_forged_as_the_camera_is_detected_or_ignored() {
+    let _s = serial();
+    let bed = bed("grabforge", &["cam", "pc", "atk"]);
+    // 640x480 Mono8 in 8000-byte packets: 7964 data bytes, 39 packets.
+    let frames = 60u64;
+    let base = [
+        "--frames",
+        "60",
+        "--width",
+        "640",
+        "--height",
+        "480",
+        "--fps",
+        "100",
+        "--packet-size",
+        "8000",
+    ];
+    let verify = [&base[..], &["--verify"]].concat();
+    let v = grab_with_forged_next_blocks(&bed, &verify);
+    assert_eq!(
+        n(&v, "frames_completed") + n(&v, "frames_incomplete"),
+        frames,
+        "{v}"
+    );
+    assert_eq!(
+        n(&v, "frames_corrupt"),
+        0,
+        "a forged frame passed as complete: {v}"
+    );
+    assert!(
+        n(&v, "frames_conflict") >= 10,
+        "conflicts not detected: {v}"
+    );
+    assert!(n(&v, "packets_conflict") >= n(&v, "frames_conflict"), "{v}");
+    assert_eq!(v["ok"], false, "a run with conflicts passed as ok: {v}");
+
+    let dir = std::env::temp_dir().join(format!("linerate-forge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("save directory");
+    let dir_arg = dir.to_string_lossy().to_string();
+    let save = [&base[..], &["--save", &dir_arg]].concat();
+    let v = grab_with_forged_next_blocks(&bed, &save);
+    let saved = std::fs::read_dir(&dir).expect("save directory").count() as u64;
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        n(&v, "frames_conflict") >= 10,
+        "conflicts not detected: {v}"
+    );
+    assert_eq!(
+        saved,
+        n(&v, "frames_completed"),
+        "a conflicting frame was saved: {v}"
+    );
+    assert_eq!(
+        v["ok"], false,
+        "a run with conflicts passed as ok without --verify: {v}"
+    );
+
+    // Far-ahead block ids and the wrong id form, once the stream runs.
+    let port = CAMERA_STREAM_PORT.to_string();
+    let _cam = linerate_camera_with(&bed, &["--stream-port", &port]);
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("cam"), CAMERA_STREAM_PORT);
+    let pc = SocketAddrV4::new(bed.addr("pc").expect("pc"), STREAM_PORT);
+    let (v, (far, wrong_form)) = grab_under_attack(&bed, &verify, 500, move |_stop| {
+        let sock = raw_socket();
+        let (mut far, mut wrong_form) = (0u64, 0u64);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        // 2000 packets in about 50 ms, well before grab ends.
+        for i in 0..2000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let packet_id = (x >> 32) as u32 % 39 + 1;
+            if i % 4 == 3 {
+                forge(&sock, cam, pc, &forged_payload(x | 1, packet_id, 100, true));
+                wrong_form += 1;
+            } else {
+                let block = 1000 + x % 64_000;
+                forge(
+                    &sock,
+                    cam,
+                    pc,
+                    &forged_payload(block, packet_id, 100, false),
+                );
+                far += 1;
+            }
+            if i % 100 == 99 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        (far, wrong_form)
+    });
+    accounted(&v, frames);
+    assert_eq!(
+        n(&v, "frames_completed"),
+        frames,
+        "phantom or lost frames: {v}"
+    );
+    // Before, the same flood caused 9 to 17 requests for phantom blocks;
+    // a busy receiver may still ask for a few genuine packets it took
+    // too long to read.
+    assert!(
+        n(&v, "resend_requests") <= 5,
+        "forged blocks caused resend requests: {v}"
+    );
+    assert_eq!(n(&v, "packets_missing"), 0, "{v}");
+    assert_eq!(n(&v, "packets_out_of_window"), far, "{v}");
+    assert_eq!(n(&v, "packets_wrong_id_form"), wrong_form, "{v}");
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+/// A 1-frame grab reports no rate (its time is the camera starting), and
+/// the report tells linerate's own CPU from the machine's.
+#[test]
+fn a_one_frame_grab_reports_no_rate_and_labels_its_cpu_figures() {
+    let _s = serial();
+    let bed = bed("grabone", &["cam", "pc"]);
+    let _cam = linerate_camera(&bed);
+    let small = ["--width", "64", "--height", "32", "--fps", "50"];
+    let (out, v) = grab(&bed, &[&["--frames", "1"][..], &small].concat());
+    assert!(out.status.success(), "{v}");
+    assert!(v["gbit_per_s"].is_null(), "{v}");
+    assert!(
+        v["process_cpu_seconds"].as_f64().is_some_and(|s| s >= 0.0),
+        "{v}"
+    );
+    let (_, v) = grab(&bed, &[&["--frames", "20"][..], &small].concat());
+    assert!(v["gbit_per_s"].as_f64().is_some_and(|g| g > 0.0), "{v}");
+
+    let ip = bed.addr("cam").expect("cam address").to_string();
+    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args(["grab", &ip, "--frames", "1"])
+        .args(small)
+        .output()
+        .expect("linerate grab");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("throughput    n/a"), "{text}");
+    assert!(text.contains("process       linerate "), "{text}");
+    assert!(
+        text.contains("machine       all processes: busiest core"),
+        "{text}"
+    );
+}
+
 /// One rule for `--frames` and `--duration` (docs/cli.md): 0 frames is no
 /// frame limit, --duration is always obeyed, and whichever limit comes
 /// first ends the run, with a start-up line on stderr and the report.
@@ -1194,38 +1474,4 @@ fn frames_0_runs_until_the_duration_and_the_first_limit_ends_the_run() {
     assert!(out.status.success(), "{v}");
     assert_eq!(n(&v, "frames_completed"), 3, "{v}");
     assert!(t0.elapsed() < Duration::from_secs(10), "{v}");
-}
-
-/// A 1-frame grab reports no rate (its time is the camera starting), and
-/// the report tells linerate's own CPU from the machine's.
-#[test]
-fn a_one_frame_grab_reports_no_rate_and_labels_its_cpu_figures() {
-    let _s = serial();
-    let bed = bed("grabone", &["cam", "pc"]);
-    let _cam = linerate_camera(&bed);
-    let small = ["--width", "64", "--height", "32", "--fps", "50"];
-    let (out, v) = grab(&bed, &[&["--frames", "1"][..], &small].concat());
-    assert!(out.status.success(), "{v}");
-    assert!(v["gbit_per_s"].is_null(), "{v}");
-    assert!(
-        v["process_cpu_seconds"].as_f64().is_some_and(|s| s >= 0.0),
-        "{v}"
-    );
-    let (_, v) = grab(&bed, &[&["--frames", "20"][..], &small].concat());
-    assert!(v["gbit_per_s"].as_f64().is_some_and(|g| g > 0.0), "{v}");
-
-    let ip = bed.addr("cam").expect("cam address").to_string();
-    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
-        .args(["grab", &ip, "--frames", "1"])
-        .args(small)
-        .output()
-        .expect("linerate grab");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("throughput    n/a"), "{text}");
-    assert!(text.contains("process       linerate "), "{text}");
-    assert!(
-        text.contains("machine       all processes: busiest core"),
-        "{text}"
-    );
 }

@@ -1,7 +1,7 @@
 //! Frame assembler and resend planner, fed with packets exactly as our camera sends them.
 
 use linerate_gev::assembler::{
-    Assembler, Config, FrameStatus, IgnoreReason, Placement, ResendRequest,
+    Assembler, Config, FrameStatus, IgnoreReason, Placement, ResendRequest, RESYNC_PACKETS,
 };
 use linerate_gev::block_plan::BlockPlan;
 use linerate_wire::gvsp::{
@@ -474,6 +474,10 @@ proptest! {
         let mut c = config(4096);
         c.max_frames_in_flight = 64;
         c.buffer_count = 64;
+        // Junk may come first: let it start frames anywhere, in the
+        // stream's id form, so block 7 is never outside the window.
+        c.max_blocks_ahead = u64::MAX;
+        c.extended_ids = Some(false);
         let mut a = Assembler::new(c).expect("valid");
         let split = at.index(junk.len() + 1);
         for j in &junk[..split] {
@@ -669,4 +673,352 @@ fn an_unanswered_tail_request_is_made_again_in_full_and_answers_give_budget_back
     let f = a.poll_frame().expect("delivered");
     assert!(f.is_complete());
     assert_eq!(f.data(), &data[..]);
+}
+
+/// `packets` of the block with every data byte flipped: what a forger
+/// sending the same ids with other content produces.
+fn forged(block_id: u64, data: &[u8]) -> Vec<Vec<u8>> {
+    let other: Vec<u8> = data.iter().map(|b| b ^ 0x5a).collect();
+    block(block_id, false, &other)
+}
+
+#[test]
+fn a_forged_payload_placed_first_makes_the_frame_a_conflict_never_complete() {
+    let data = source(1050, 2);
+    let mut a = assembler(4096);
+    let fake = forged(3, &data);
+    assert!(matches!(
+        a.on_packet(&fake[2], 0),
+        Placement::Payload { block_id: 3, .. }
+    ));
+    let pk = block(3, false, &data);
+    a.on_packet(&pk[0], 1);
+    a.on_packet(&pk[1], 2);
+    assert_eq!(
+        a.on_packet(&pk[2], 3),
+        Placement::Conflict {
+            block_id: 3,
+            packet_id: 2
+        }
+    );
+    let f = a.poll_frame().expect("delivered at once");
+    assert_eq!((f.block_id, f.status), (3, FrameStatus::Conflict));
+    assert!(!f.is_complete());
+    // The rest of the block is late: nothing completes it afterwards.
+    for p in &pk[3..] {
+        assert_eq!(a.on_packet(p, 4), Placement::Ignored(IgnoreReason::Late));
+    }
+    assert!(a.poll_frame().is_none());
+    let c = a.counters();
+    assert_eq!((c.frames_conflict, c.packets_conflict), (1, 1));
+    assert_eq!((c.frames_completed, c.frames_incomplete), (0, 1));
+    assert_eq!(a.poll_transmit(1_000 * MS), None);
+}
+
+#[test]
+fn a_forged_duplicate_after_the_genuine_packet_is_a_conflict_too() {
+    let data = source(1050, 3);
+    let mut a = assembler(4096);
+    let pk = block(4, false, &data);
+    for p in &pk[..5] {
+        a.on_packet(p, 0);
+    }
+    assert!(matches!(
+        a.on_packet(&forged(4, &data)[3], 1),
+        Placement::Conflict { block_id: 4, .. }
+    ));
+    assert_eq!(
+        a.poll_frame().map(|f| f.status),
+        Some(FrameStatus::Conflict)
+    );
+}
+
+#[test]
+fn an_identical_duplicate_is_only_a_duplicate() {
+    let data = source(1050, 4);
+    let mut a = assembler(4096);
+    let pk = block(5, false, &data);
+    for p in &pk[..4] {
+        a.on_packet(p, 0);
+    }
+    for p in &pk[..4] {
+        assert!(matches!(a.on_packet(p, 1), Placement::Duplicate { .. }));
+    }
+    for p in &pk[4..] {
+        a.on_packet(p, 2);
+    }
+    let f = a.poll_frame().expect("complete");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+    assert_eq!(a.counters().packets_duplicate, 4);
+    assert_eq!(a.counters().packets_conflict, 0);
+}
+
+#[test]
+fn a_different_leader_or_trailer_is_a_conflict() {
+    let data = source(1050, 5);
+    let pk = block(6, false, &data);
+    let other = block(6, false, &source(2000, 5));
+    // Leader: another image size.
+    let mut a = assembler(4096);
+    a.on_packet(&pk[0], 0);
+    assert!(matches!(
+        a.on_packet(&other[0], 1),
+        Placement::Conflict { packet_id: 0, .. }
+    ));
+    // Trailer: another packet id.
+    let mut a = assembler(4096);
+    a.on_packet(&pk[1], 0);
+    a.on_packet(&pk[pk.len() - 1], 0);
+    assert!(matches!(
+        a.on_packet(&other[other.len() - 1], 1),
+        Placement::Conflict { .. }
+    ));
+    assert_eq!(
+        a.poll_frame().map(|f| f.status),
+        Some(FrameStatus::Conflict)
+    );
+}
+
+#[test]
+fn far_block_ids_get_no_buffer_and_no_resend_request() {
+    let data = source(1050, 6);
+    let mut a = assembler(4096);
+    for p in &block(10, false, &data) {
+        a.on_packet(p, 0);
+    }
+    let done = a.poll_frame().expect("complete");
+    assert!(done.is_complete());
+    a.recycle(done);
+    let free = a.free_buffer_count();
+    // 64 ahead is the default bound; 65 ahead, far ahead and far behind
+    // (older than the frames that can be in flight) are outside.
+    for far in [75u64, 1000, 40_000, 65_000, 5] {
+        let pk = block(far, false, &data);
+        for p in &pk[1..4] {
+            assert_eq!(
+                a.on_packet(p, MS),
+                Placement::Ignored(IgnoreReason::OutOfWindow),
+                "block {far}"
+            );
+        }
+    }
+    assert_eq!(a.counters().packets_out_of_window, 15);
+    assert_eq!(a.free_buffer_count(), free, "a far block took a buffer");
+    assert_eq!(a.poll_transmit(50 * MS), None);
+    assert!(a.poll_frame().is_none(), "a phantom frame was delivered");
+    // Within the window, new blocks still start (74 is 64 ahead).
+    for p in &block(74, false, &data) {
+        a.on_packet(p, 60 * MS);
+    }
+    assert!(a.poll_frame().expect("block 74").is_complete());
+    assert_eq!(a.counters().block_id_resyncs, 0);
+}
+
+#[test]
+fn packets_of_the_other_id_form_are_ignored_and_counted() {
+    let data = source(1050, 7);
+    // The form the stream negotiated.
+    let mut c = config(4096);
+    c.extended_ids = Some(false);
+    let mut a = Assembler::new(c).expect("valid");
+    for p in &block(9, true, &data) {
+        assert_eq!(
+            a.on_packet(p, 0),
+            Placement::Ignored(IgnoreReason::WrongIdForm)
+        );
+    }
+    for p in &block(9, false, &data) {
+        a.on_packet(p, 0);
+    }
+    assert!(a.poll_frame().expect("standard block").is_complete());
+    // Learned from the first block.
+    let mut a = assembler(4096);
+    for p in &block(1, true, &data) {
+        a.on_packet(p, 0);
+    }
+    assert!(a.poll_frame().expect("extended block").is_complete());
+    assert_eq!(
+        a.on_packet(&block(2, false, &data)[1], 0),
+        Placement::Ignored(IgnoreReason::WrongIdForm)
+    );
+    assert_eq!(a.counters().packets_wrong_id_form, 1);
+    assert!(a.poll_frame().is_none());
+}
+
+#[test]
+fn a_device_that_restarts_its_ids_is_followed_once_nothing_is_in_flight() {
+    let data = source(3000, 8);
+    let mut a = assembler(4096);
+    for p in &block(500, false, &data) {
+        a.on_packet(p, 0);
+    }
+    let done = a.poll_frame().expect("block 500");
+    a.recycle(done);
+    // Block 1 is far behind 500: the first 15 packets are ignored, the
+    // 16th moves the window, the rest fill the frame and the dropped ones
+    // are requested again.
+    let pk = block(1, false, &data);
+    for (i, p) in pk.iter().enumerate() {
+        let placed = a.on_packet(p, MS);
+        if i + 1 < RESYNC_PACKETS as usize {
+            assert_eq!(placed, Placement::Ignored(IgnoreReason::OutOfWindow));
+        } else {
+            assert!(!matches!(placed, Placement::Ignored(_)), "{i}: {placed:?}");
+        }
+    }
+    assert_eq!(a.counters().block_id_resyncs, 1);
+    let r = a
+        .poll_transmit(2 * MS)
+        .expect("the dropped packets are requested");
+    assert_eq!(
+        (r.block_id, r.first_packet_id, r.last_packet_id),
+        (1, 0, 14)
+    );
+    for id in 0..=14 {
+        let p = plan(1, false, data.len());
+        a.on_packet(&packet(&p, &data, id, Status::PACKET_RESEND), 3 * MS);
+    }
+    let f = a.poll_frame().expect("block 1");
+    assert!(f.is_complete());
+    assert_eq!(f.data(), &data[..]);
+}
+
+#[test]
+fn stray_packets_do_not_move_the_window_while_a_frame_is_in_flight() {
+    let data = source(3000, 9);
+    let mut a = assembler(4096);
+    let pk = block(20, false, &data);
+    a.on_packet(&pk[0], 0);
+    // Many packets of one far block while block 20 is in flight.
+    let far = block(30_000, false, &data);
+    for _ in 0..3 {
+        for p in &far[1..] {
+            a.on_packet(p, 0);
+        }
+    }
+    assert_eq!(a.counters().block_id_resyncs, 0);
+    for p in &pk[1..] {
+        a.on_packet(p, 0);
+    }
+    assert!(a.poll_frame().expect("block 20").is_complete());
+}
+
+proptest! {
+    /// Forged payload packets (same ids, other bytes) mixed anywhere into a
+    /// genuine block in any order. The frame ends at the first of: every
+    /// packet id present (complete), or an id arriving a second time with
+    /// other bytes (conflict). So it is a conflict whenever both copies of
+    /// an id arrive before it is complete, and it is complete with forged
+    /// bytes only when the forged copies of those ids came first and
+    /// nothing genuine for them arrived before the frame was done: the
+    /// limit docs/security.md states.
+    #[test]
+    fn forged_copies_are_conflicts_unless_they_complete_the_frame_first(
+        len in 1usize..1500,
+        seed in any::<u8>(),
+        shuffle in any::<proptest::sample::Index>(),
+        picks in proptest::collection::vec(
+            (any::<proptest::sample::Index>(), any::<proptest::sample::Index>()),
+            0..6,
+        ),
+    ) {
+        let data = source(len, seed);
+        let genuine = block(8, false, &data);
+        let fake = forged(8, &data);
+        let n = genuine.len();
+        // (genuine, packet id): the genuine block rotated, forged payload
+        // packets inserted anywhere.
+        let mut order: Vec<(bool, usize)> = (0..n).map(|id| (true, id)).collect();
+        order.rotate_left(shuffle.index(n));
+        for (at, id) in &picks {
+            let id = 1 + id.index(n - 2);
+            order.insert(at.index(order.len() + 1), (false, id));
+        }
+        // The model: which copy of each id is placed, and how it ends.
+        let mut placed: Vec<Option<bool>> = vec![None; n];
+        let mut expect = None;
+        for &(g, id) in &order {
+            match placed[id] {
+                Some(was) if was != g => {
+                    expect = Some(FrameStatus::Conflict);
+                    break;
+                }
+                Some(_) => {}
+                None => placed[id] = Some(g),
+            }
+            if placed.iter().all(|p| p.is_some()) {
+                expect = Some(FrameStatus::Complete);
+                break;
+            }
+        }
+        let mut a = assembler(4096);
+        for &(g, id) in &order {
+            a.on_packet(if g { &genuine[id] } else { &fake[id] }, 0);
+        }
+        a.flush();
+        let f = a.poll_frame().expect("delivered");
+        prop_assert_eq!(Some(f.status), expect);
+        if f.is_complete() {
+            let all_genuine = placed.iter().all(|p| *p == Some(true));
+            prop_assert_eq!(f.data() == &data[..], all_genuine);
+        }
+        prop_assert!(a.poll_frame().is_none());
+    }
+}
+
+#[test]
+fn a_restarted_device_with_small_frames_is_followed_too() {
+    // Three packets a block: the window follows consecutive blocks.
+    let data = source(50, 10);
+    let mut a = assembler(4096);
+    for p in &block(9000, false, &data) {
+        a.on_packet(p, 0);
+    }
+    assert!(a.poll_frame().expect("block 9000").is_complete());
+    let mut complete = Vec::new();
+    for id in 1..=10u64 {
+        for p in &block(id, false, &data) {
+            a.on_packet(p, id * MS);
+        }
+        while let Some(f) = a.poll_frame() {
+            if f.is_complete() {
+                complete.push(f.block_id);
+            }
+        }
+    }
+    assert_eq!(a.counters().block_id_resyncs, 1);
+    // Blocks 1 to 5 (15 packets) are dropped; block 6's leader is the
+    // 16th packet in a row and starts it: 6 to 10 complete.
+    assert_eq!(complete, [6, 7, 8, 9, 10]);
+    // Random far ids never add up to a resync.
+    for id in [20_000u64, 40_000, 60_000, 30_000, 50_000, 10_000] {
+        for p in &block(id, false, &data) {
+            a.on_packet(p, 20 * MS);
+        }
+    }
+    assert_eq!(a.counters().block_id_resyncs, 1);
+}
+
+#[test]
+fn a_forged_frame_that_completes_first_is_complete_but_the_cameras_copies_are_counted() {
+    // The limit: every packet forged before any genuine one.
+    let data = source(1050, 11);
+    let mut a = assembler(4096);
+    for p in &forged(12, &data) {
+        a.on_packet(p, 0);
+    }
+    let f = a.poll_frame().expect("forged frame");
+    assert!(f.is_complete());
+    assert_ne!(f.data(), &data[..]);
+    let pk = block(12, false, &data);
+    for p in &pk {
+        assert_eq!(a.on_packet(p, MS), Placement::Ignored(IgnoreReason::Late));
+    }
+    // The camera's copies are the hint; a late resend answer is not.
+    assert_eq!(a.counters().packets_after_complete, pk.len() as u64);
+    let p = plan(12, false, data.len());
+    a.on_packet(&packet(&p, &data, 3, Status::PACKET_RESEND), 2 * MS);
+    assert_eq!(a.counters().packets_after_complete, pk.len() as u64);
+    assert_eq!(a.counters().packets_late, pk.len() as u64 + 1);
 }

@@ -319,6 +319,8 @@ impl Camera {
         // arrive: half the pool, so the other half serves the application.
         assembler.max_frames_in_flight = (options.max_buffers / 2).clamp(1, 32);
         assembler.data_per_packet = data_per_packet.filter(|&d| d > 0);
+        // Packets of the other id form are not this stream's: ignored.
+        assembler.extended_ids = Some(extended);
         let resend = match options.transport {
             Transport::Udp => Some(self.control.resend_sender()?),
             Transport::Tcp => {

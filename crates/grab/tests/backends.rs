@@ -1,13 +1,15 @@
 //! The `copy` and `mmsg` receive backends against real sockets on
 //! loopback: frames sent with packets lost, duplicated, reordered and
-//! spoofed must come out exact when complete, and incomplete (with the
+//! spoofed (from another address, or forged with the camera's own as a
+//! conflicting copy) must come out exact when complete, a conflict when
+//! forged, and incomplete (with the
 //! right missing ranges) otherwise. `mmsg` places data by prediction, so a
 //! wrong guess that went unnoticed would show up here as corrupt data.
 
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::time::Duration;
 
-use linerate_gev::assembler::{Assembler, Config, DeliveredFrame};
+use linerate_gev::assembler::{Assembler, Config, DeliveredFrame, FrameStatus};
 use linerate_grab::receive::{Backend, ReceiveConfig, Receiver};
 use linerate_wire::Status;
 use proptest::prelude::*;
@@ -23,6 +25,9 @@ struct Mangle {
     duplicate: Vec<bool>,
     swap: Vec<bool>,
     spoof: Vec<bool>,
+    /// After the genuine packet, a copy with other bytes from the camera's
+    /// own address (a forger with its address): a conflict.
+    forge: Vec<bool>,
 }
 
 fn mangle() -> impl Strategy<Value = Mangle> {
@@ -32,12 +37,14 @@ fn mangle() -> impl Strategy<Value = Mangle> {
         prop::collection::vec(prop::bool::weighted(0.05), n),
         prop::collection::vec(prop::bool::weighted(0.1), n),
         prop::collection::vec(prop::bool::weighted(0.05), n),
+        prop::collection::vec(prop::bool::weighted(0.02), n),
     )
-        .prop_map(|(drop, duplicate, swap, spoof)| Mangle {
+        .prop_map(|(drop, duplicate, swap, spoof, forge)| Mangle {
             drop,
             duplicate,
             swap,
             spoof,
+            forge,
         })
 }
 
@@ -47,6 +54,7 @@ struct Bench {
     camera: UdpSocket,
     spoofer: UdpSocket,
     to: SocketAddrV4,
+    conflicts: usize,
 }
 
 impl Bench {
@@ -70,6 +78,7 @@ impl Bench {
             camera,
             spoofer,
             to,
+            conflicts: 0,
         }
     }
 
@@ -101,6 +110,14 @@ impl Bench {
             self.camera.send_to(&bytes, self.to).expect("send");
             if m.duplicate[i] {
                 self.camera.send_to(&bytes, self.to).expect("send dup");
+            }
+            let payload = (1..p.packet_count() as usize - 1).contains(&i);
+            if m.forge[i] && payload {
+                let mut fake = bytes.clone();
+                for b in fake.iter_mut().skip(8) {
+                    *b = !*b;
+                }
+                self.camera.send_to(&fake, self.to).expect("forge");
             }
         }
         dropped
@@ -134,6 +151,10 @@ impl Bench {
         check(&frames, dropped);
         let n = frames.len();
         let c = frames.iter().filter(|f| f.is_complete()).count();
+        self.conflicts += frames
+            .iter()
+            .filter(|f| f.status == FrameStatus::Conflict)
+            .count();
         for f in frames {
             self.assembler.recycle(f);
         }
@@ -156,7 +177,7 @@ fn check(frames: &[DeliveredFrame], dropped: &[Vec<usize>]) {
             let last_payload = plan(f.block_id, false).packet_count() as usize - 2;
             let lost_payload = dropped[k].iter().any(|&i| (1..=last_payload).contains(&i));
             assert!(!lost_payload, "block {} complete despite loss", f.block_id);
-        } else {
+        } else if f.status != FrameStatus::Conflict {
             // Every byte outside the missing ranges is right.
             let mut pos = 0;
             for r in f
@@ -176,7 +197,8 @@ fn check(frames: &[DeliveredFrame], dropped: &[Vec<usize>]) {
     }
 }
 
-fn run(backend: Backend, mangles: &[Mangle]) -> (usize, usize) {
+/// (complete frames, foreign datagrams, conflict frames).
+fn run(backend: Backend, mangles: &[Mangle]) -> (usize, usize, usize) {
     let mut bench = Bench::new(backend);
     let mut dropped = Vec::new();
     let (mut delivered, mut complete) = (0, 0);
@@ -189,7 +211,11 @@ fn run(backend: Backend, mangles: &[Mangle]) -> (usize, usize) {
     let frames = bench.drain();
     (delivered, complete) = bench.settle(frames, &dropped, delivered, complete);
     assert_eq!(delivered, mangles.len(), "every frame accounted for");
-    (complete, bench.receiver.stats().foreign as usize)
+    (
+        complete,
+        bench.receiver.stats().foreign as usize,
+        bench.conflicts,
+    )
 }
 
 proptest! {
@@ -197,10 +223,12 @@ proptest! {
 
     #[test]
     fn mmsg_and_copy_agree_on_mangled_streams(mangles in prop::collection::vec(mangle(), 6)) {
-        let (mmsg, mmsg_foreign) = run(Backend::Mmsg, &mangles);
-        let (copy, copy_foreign) = run(Backend::Copy, &mangles);
+        let (mmsg, mmsg_foreign, mmsg_conflicts) = run(Backend::Mmsg, &mangles);
+        let (copy, copy_foreign, copy_conflicts) = run(Backend::Copy, &mangles);
         prop_assert_eq!(mmsg, copy);
         prop_assert_eq!(mmsg_foreign, copy_foreign);
+        // Forged copies after the genuine packet: the same conflicts on both.
+        prop_assert_eq!(mmsg_conflicts, copy_conflicts);
         let packets = plan(1, false).packet_count() as usize;
         let spoofed: usize = mangles
             .iter()
@@ -217,6 +245,7 @@ fn clean_stream_is_placed_without_copies() {
         duplicate: vec![false; 40],
         swap: vec![false; 40],
         spoof: vec![false; 40],
+        forge: vec![false; 40],
     };
     let mut bench = Bench::new(Backend::Mmsg);
     let dropped = vec![Vec::new(); 20];
@@ -237,4 +266,28 @@ fn clean_stream_is_placed_without_copies() {
         stats.placed_in_frame,
         20 * payload
     );
+}
+
+#[test]
+fn a_forged_copy_from_the_cameras_address_is_a_conflict_on_every_backend() {
+    let mut forge = vec![false; 40];
+    forge[5] = true;
+    let m = Mangle {
+        drop: vec![false; 40],
+        duplicate: vec![false; 40],
+        swap: vec![false; 40],
+        spoof: vec![false; 40],
+        forge,
+    };
+    let clean = Mangle {
+        forge: vec![false; 40],
+        ..m.clone()
+    };
+    for backend in [Backend::Mmsg, Backend::Copy] {
+        // A clean frame teaches mmsg the layout; the forged copy of the
+        // next frame's packet 5 then arrives while it is placed in place.
+        let (complete, foreign, conflicts) =
+            run(backend, &[clean.clone(), m.clone(), clean.clone()]);
+        assert_eq!((complete, foreign, conflicts), (2, 0, 1), "{backend:?}");
+    }
 }

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use linerate_gev::assembler::Config as AssemblerConfig;
+use linerate_gev::assembler::FrameStatus;
 use linerate_grab::receive::{Backend, Transport};
 use linerate_grab::stream::{Buffer, StreamStats};
 use linerate_grab::verify::{Pattern, Verifier};
@@ -201,6 +202,10 @@ pub struct GrabReport {
     pub frames_corrupt: u64,
     /// Complete frames that passed verification.
     pub frames_verified: u64,
+    /// Of the incomplete frames, those with a conflict: a packet arrived
+    /// twice with different bytes, so one copy was forged (or the camera is
+    /// broken). Never saved or counted good.
+    pub frames_conflict: u64,
     /// Blocks dropped for want of a free buffer.
     pub underruns: u64,
     /// Datagrams handed to the assembler.
@@ -211,6 +216,19 @@ pub struct GrabReport {
     pub packets_duplicate: u64,
     /// Retransmitted packets that filled a gap.
     pub packets_resent: u64,
+    /// Duplicates whose bytes differed from the copy already placed.
+    pub packets_conflict: u64,
+    /// Packets of new blocks far outside the expected block ids (stray or
+    /// forged): ignored, never given a buffer or a resend request.
+    pub packets_out_of_window: u64,
+    /// Packets with the id form (standard or extended) the stream did not
+    /// negotiate: ignored.
+    pub packets_wrong_id_form: u64,
+    /// First transmissions of packets for frames already delivered
+    /// complete: what the camera's packets look like when a forger's
+    /// copies completed a frame first, but also originals overtaken by
+    /// their own resends on a loaded host (a hint, not proof).
+    pub packets_after_complete: u64,
     /// Packets ignored (malformed, late, out of bounds, foreign source).
     pub packets_ignored: u64,
     /// Resend requests sent.
@@ -744,6 +762,7 @@ fn configure(camera: &mut Camera, args: &GrabArgs) -> Result<()> {
 struct Tally {
     completed: u64,
     incomplete: u64,
+    conflict: u64,
     corrupt: u64,
     verified: u64,
     incomplete_examples: Vec<IncompleteFrame>,
@@ -755,6 +774,9 @@ impl Tally {
     fn take(&mut self, buffer: &Buffer, verifier: Option<&mut Verifier>, save: Option<&Path>) {
         if !buffer.is_complete() {
             self.incomplete += 1;
+            if buffer.info().status == FrameStatus::Conflict {
+                self.conflict += 1;
+            }
             if self.incomplete_examples.len() < 16 {
                 self.incomplete_examples.push(IncompleteFrame {
                     block_id: buffer.info().block_id,
@@ -857,11 +879,16 @@ fn report(
         frames_incomplete: tally.incomplete,
         frames_corrupt: tally.corrupt,
         frames_verified: tally.verified,
+        frames_conflict: tally.conflict,
         underruns: a.underruns,
         packets_received: a.packets_received,
         packets_missing: a.packets_missing,
         packets_duplicate: a.packets_duplicate,
         packets_resent: a.packets_resent,
+        packets_conflict: a.packets_conflict,
+        packets_out_of_window: a.packets_out_of_window,
+        packets_wrong_id_form: a.packets_wrong_id_form,
+        packets_after_complete: a.packets_after_complete,
         packets_ignored: a.packets_ignored + r.foreign,
         resend_requests: a.resend_requests,
         bytes,
@@ -908,6 +935,8 @@ fn report(
         ok: all_asked
             && delivered > 0
             && tally.incomplete == 0
+            && tally.conflict == 0
+            && a.packets_conflict == 0
             && tally.corrupt == 0
             && a.underruns == 0,
     }
@@ -957,6 +986,12 @@ fn print_summary(r: &GrabReport) {
         "packets       {} received, {} missing, {} resent, {} duplicate, {} ignored; {} resend requests",
         r.packets_received, r.packets_missing, r.packets_resent, r.packets_duplicate, r.packets_ignored, r.resend_requests
     );
+    if r.packets_conflict + r.packets_out_of_window + r.packets_wrong_id_form > 0 {
+        println!(
+            "not the camera's? {} frames with conflicting duplicates ({} packets), {} packets of far block ids, {} of the wrong id form (see docs/security.md)",
+            r.frames_conflict, r.packets_conflict, r.packets_out_of_window, r.packets_wrong_id_form
+        );
+    }
     println!(
         "process       linerate {:.3} CPU-s (user + system, all threads; {:.1}% of a core)",
         r.process_cpu_seconds,

@@ -17,6 +17,9 @@ pub enum ConfigError {
     /// Payload packets carry at least one byte.
     #[error("data per packet must be at least 1 byte")]
     ZeroDataPerPacket,
+    /// New blocks must be allowed at least one ahead of the newest.
+    #[error("max_blocks_ahead must be at least 1")]
+    NoBlocksAhead,
     /// The request ratio must be a finite number in 0..=4.
     #[error("resend request ratio {0} is not within 0..=4")]
     BadRequestRatio(String),
@@ -109,13 +112,27 @@ pub struct Config {
     pub frame_retention_ns: u64,
     /// Resend planning.
     pub resend: ResendConfig,
+    /// The id form the stream negotiated (true: 64-bit extended ids);
+    /// packets of the other form are ignored and counted. `None` takes
+    /// the form of the first block seen.
+    pub extended_ids: Option<bool>,
+    /// How far ahead of the newest block a new block may start. Farther
+    /// ids are ignored and counted (no buffer, no resend request), so a
+    /// stray or forged packet with a random block id cannot start a
+    /// phantom frame, evict a real one or trigger resend requests. A device
+    /// that really jumps farther (restarted ids, a long outage) is followed
+    /// after `RESYNC_PACKETS` of its packets in a row with no frame in flight.
+    pub max_blocks_ahead: u64,
 }
 
 impl Config {
     /// Defaults for a device whose PayloadSize is `max_payload_size`:
     /// 4 frames in flight, 8 buffers, learned packet size, 100 ms retention
     /// (Aravis's value; measured from the last packet, so a slow frame is
-    /// not cut short) and [`ResendConfig::default`].
+    /// not cut short), [`ResendConfig::default`], the id form of the first
+    /// block, and new blocks at most 64 ahead of the newest: whole frames
+    /// lost in a row are rare beyond a few, and a random 16-bit id then
+    /// lands in the window once in a thousand.
     pub fn new(max_payload_size: usize) -> Config {
         Config {
             max_frames_in_flight: 4,
@@ -125,6 +142,8 @@ impl Config {
             min_data_per_packet: 256,
             frame_retention_ns: 100_000_000,
             resend: ResendConfig::default(),
+            extended_ids: None,
+            max_blocks_ahead: 64,
         }
     }
 
@@ -140,6 +159,9 @@ impl Config {
         }
         if self.data_per_packet == Some(0) || self.min_data_per_packet == 0 {
             return Err(ConfigError::ZeroDataPerPacket);
+        }
+        if self.max_blocks_ahead == 0 {
+            return Err(ConfigError::NoBlocksAhead);
         }
         let r = self.resend.request_ratio;
         if !(r.is_finite() && (0.0..=4.0).contains(&r)) {

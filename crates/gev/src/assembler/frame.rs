@@ -207,6 +207,16 @@ impl Frame {
         }
     }
 
+    /// The bytes of payload packet `id` where it was placed, if it was.
+    pub fn placed_payload(&self, id: u32) -> Option<&[u8]> {
+        if id == 0 || !self.is_received(id) {
+            return None;
+        }
+        let start = (id as usize - 1).checked_mul(self.dpp?)?;
+        let end = start.checked_add(self.payload_len(id))?;
+        self.buffer.get(start..end)
+    }
+
     /// Length of payload packet `id`, given it was placed.
     fn payload_len(&self, id: u32) -> usize {
         match self.short {

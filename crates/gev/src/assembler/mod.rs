@@ -24,6 +24,21 @@
 //!
 //! **Order.** Frames come out in the order they finish: a frame that
 //! completes while an older one still waits for resends is delivered first.
+//!
+//! **Forged and stray packets.** GVSP has no authentication, so a host that
+//! forges the device's address can inject packets. The assembler limits
+//! what they do: a packet that arrives again for a place already filled is
+//! compared with the placed copy (only duplicates are compared, so the
+//! normal path costs nothing), and if the bytes differ the frame is
+//! delivered at once as [`FrameStatus::Conflict`], never complete. A new
+//! block more than [`Config::max_blocks_ahead`] ahead of the newest one, or
+//! more than `max_frames_in_flight` behind it, is ignored and counted: it
+//! gets no buffer, evicts nothing and causes no resend request. Packets of
+//! the other id form (extended or standard) than the stream's are ignored
+//! and counted. A device whose ids really jump out of the window (it
+//! restarted) is followed once no frame is in flight and
+//! [`RESYNC_PACKETS`] of its packets (of one block or consecutive ones)
+//! came in a row.
 
 mod config;
 mod counters;
@@ -39,9 +54,13 @@ pub use config::{Config, ConfigError, ResendConfig};
 pub use counters::Counters;
 use frame::{BlockKey, Frame};
 
-/// Blocks this far behind the newest one are "late"; farther back means the
-/// device restarted its block ids, so they start new frames.
-const LATE_WINDOW: u64 = 1024;
+/// Packets outside the block-id window, in a row, of one block or of
+/// consecutive blocks (small frames have few packets each), after which,
+/// with no frame in flight, the window moves to their block: the device
+/// restarted its ids or skipped far ahead. A stream does that; stray or
+/// random ids do not. The block's first packets, dropped meanwhile, are
+/// requested again like any other gap.
+pub const RESYNC_PACKETS: u32 = 16;
 /// Recently finished blocks remembered, so their late packets are ignored.
 const FINISHED_MEMORY: usize = 32;
 /// The 16-bit block id space: 1..=65535 (0 is never valid).
@@ -74,7 +93,16 @@ pub enum Placement {
         /// Block id.
         block_id: u64,
     },
-    /// The packet was already placed; nothing copied.
+    /// The packet was already placed with different bytes (or a different
+    /// leader or trailer): the frame was delivered as
+    /// [`FrameStatus::Conflict`].
+    Conflict {
+        /// Block id.
+        block_id: u64,
+        /// Packet id.
+        packet_id: u32,
+    },
+    /// The packet was already placed, with the same bytes; nothing copied.
     Duplicate {
         /// Block id.
         block_id: u64,
@@ -109,6 +137,10 @@ pub enum IgnoreReason {
     Inconsistent,
     /// No frame buffer was free for a new block.
     NoBuffer,
+    /// A new block too far ahead of the newest one, or too far behind it.
+    OutOfWindow,
+    /// Extended ids on a standard-id stream, or the reverse.
+    WrongIdForm,
 }
 
 /// Why an incomplete frame was delivered.
@@ -122,6 +154,10 @@ pub enum FrameStatus {
     Evicted,
     /// [`Assembler::flush`] was called (end of acquisition).
     Flushed,
+    /// A packet arrived twice with different bytes: one copy is not the
+    /// device's (forged, or the device is broken), and which one cannot be
+    /// told, so the frame is never good, whatever else arrived.
+    Conflict,
 }
 
 /// A frame handed out by [`Assembler::poll_frame`].
@@ -286,6 +322,29 @@ impl Data<'_> {
     }
 }
 
+/// The block after `key` (ids skip 0; standard ids wrap at 65535).
+fn next_block(key: BlockKey) -> BlockKey {
+    BlockKey {
+        extended: key.extended,
+        block_id: if key.extended {
+            key.block_id.wrapping_add(1).max(1)
+        } else {
+            key.block_id % STANDARD_IDS + 1
+        },
+    }
+}
+
+/// Where a new block's id lies relative to the block-id window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// Ahead of the newest block, within `max_blocks_ahead`.
+    Ahead,
+    /// Behind the newest block, within `max_frames_in_flight`.
+    Behind,
+    /// Anywhere else.
+    Outside,
+}
+
 /// A resend request to send to the device (GVCP PACKETRESEND).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResendRequest {
@@ -309,6 +368,8 @@ pub struct Assembler {
     allocated: usize,
     delivered: VecDeque<DeliveredFrame>,
     finished: [Option<BlockKey>; FINISHED_MEMORY],
+    /// Whether each remembered block was delivered complete.
+    finished_complete: [bool; FINISHED_MEMORY],
     finished_at: usize,
     newest: Option<BlockKey>,
     /// Layout of the newest block when it finished, for predicting the next.
@@ -318,6 +379,9 @@ pub struct Assembler {
     spare: Option<(BlockKey, Vec<u8>)>,
     next_seq: u64,
     max_packet_id: u32,
+    /// The block outside the window seen last, and how many of its packets
+    /// came in a row (see [`RESYNC_PACKETS`]).
+    outsider: Option<(BlockKey, u32)>,
     counters: Counters,
 }
 
@@ -339,12 +403,14 @@ impl Assembler {
             allocated: 0,
             delivered: VecDeque::with_capacity(config.buffer_count),
             finished: [None; FINISHED_MEMORY],
+            finished_complete: [false; FINISHED_MEMORY],
             finished_at: 0,
             newest: None,
             last_layout: None,
             spare: None,
             next_seq: 0,
             max_packet_id,
+            outsider: None,
             counters: Counters::default(),
             config,
         })
@@ -376,6 +442,15 @@ impl Assembler {
         let status = packet.status();
         if key.block_id == 0 {
             return self.ignore(IgnoreReason::Malformed);
+        }
+        let form = self.config.extended_ids.or(self.newest.map(|k| k.extended));
+        if form.is_some_and(|extended| extended != key.extended) {
+            // A device that switched form (only when none was configured)
+            // is followed like one that restarted its ids.
+            if self.config.extended_ids.is_none() && self.note_outsider(key) {
+                self.resync();
+            }
+            return self.ignore(IgnoreReason::WrongIdForm);
         }
         if status.is_error() {
             return self.on_error(key, packet_id, status);
@@ -530,14 +605,7 @@ impl Assembler {
             return out.len();
         }
         // The next block, in a buffer set aside until it arrives.
-        let next = BlockKey {
-            extended: newest.extended,
-            block_id: if newest.extended {
-                newest.block_id.wrapping_add(1).max(1)
-            } else {
-                newest.block_id % STANDARD_IDS + 1
-            },
-        };
+        let next = next_block(newest);
         if self.find(next).is_some() {
             return out.len();
         }
@@ -665,6 +733,35 @@ impl Assembler {
         self.finished = [None; FINISHED_MEMORY];
         self.finished_at = 0;
         self.last_layout = None;
+        self.outsider = None;
+    }
+
+    /// Moves the window to a block outside it (see [`RESYNC_PACKETS`]).
+    fn resync(&mut self) {
+        self.restart();
+        self.counters.block_id_resyncs += 1;
+    }
+
+    /// Counts a packet of `key`, outside the window; true when it is the
+    /// [`RESYNC_PACKETS`]th in a row of that block or the blocks just before
+    /// it, and no frame is in flight.
+    fn note_outsider(&mut self, key: BlockKey) -> bool {
+        let count = match self.outsider {
+            Some((k, n)) if k == key || next_block(k) == key => n.saturating_add(1),
+            _ => 1,
+        };
+        self.outsider = Some((key, count));
+        count >= RESYNC_PACKETS && !self.frames.iter().any(|f| f.active)
+    }
+
+    /// Delivers slot `i` as a conflict: `packet_id` arrived again and differs.
+    fn conflict(&mut self, i: usize, key: BlockKey, packet_id: u32) -> Placement {
+        self.counters.packets_conflict += 1;
+        self.finish(i, FrameStatus::Conflict);
+        Placement::Conflict {
+            block_id: key.block_id,
+            packet_id,
+        }
     }
 
     fn ignore(&mut self, reason: IgnoreReason) -> Placement {
@@ -674,6 +771,8 @@ impl Assembler {
             IgnoreReason::Malformed => c.packets_malformed += 1,
             IgnoreReason::Late => c.packets_late += 1,
             IgnoreReason::OutOfBounds => c.packets_out_of_bounds += 1,
+            IgnoreReason::OutOfWindow => c.packets_out_of_window += 1,
+            IgnoreReason::WrongIdForm => c.packets_wrong_id_form += 1,
             IgnoreReason::Inconsistent | IgnoreReason::NoBuffer => {}
         }
         Placement::Ignored(reason)
@@ -722,32 +821,69 @@ impl Assembler {
         self.frames.iter().position(|f| f.active && f.key == key)
     }
 
-    /// True when `key` is ahead of the newest block seen (or the id space restarted).
-    fn is_newer(&self, key: BlockKey) -> bool {
+    /// Where a block not in flight and not finished lies relative to the
+    /// newest block: the window is `max_blocks_ahead` ahead of it and
+    /// `max_frames_in_flight` behind (older blocks may still be in flight;
+    /// anything older is done with).
+    fn position(&self, key: BlockKey) -> Position {
         let Some(newest) = self.newest else {
-            return true;
+            return Position::Ahead;
         };
         if newest.extended != key.extended {
-            return true;
+            return Position::Outside;
         }
-        let behind = if key.extended {
-            newest.block_id.wrapping_sub(key.block_id)
+        let (ahead, behind) = if key.extended {
+            (
+                key.block_id.wrapping_sub(newest.block_id),
+                newest.block_id.wrapping_sub(key.block_id),
+            )
         } else {
             // Ids 1..=65535 on a ring of 65535.
-            (newest.block_id + STANDARD_IDS - key.block_id % STANDARD_IDS) % STANDARD_IDS
+            let ring = |from: u64, to: u64| {
+                (to % STANDARD_IDS + STANDARD_IDS - from % STANDARD_IDS) % STANDARD_IDS
+            };
+            (
+                ring(newest.block_id, key.block_id),
+                ring(key.block_id, newest.block_id),
+            )
         };
-        behind > LATE_WINDOW
+        if (1..=self.config.max_blocks_ahead).contains(&ahead) {
+            Position::Ahead
+        } else if behind <= self.config.max_frames_in_flight as u64 {
+            Position::Behind
+        } else {
+            Position::Outside
+        }
     }
 
     /// The slot assembling `key`, starting one if the block is new.
-    fn slot_for(&mut self, key: BlockKey, now_ns: u64) -> Result<usize, IgnoreReason> {
+    /// `resent`: the packet answers a resend request.
+    fn slot_for(
+        &mut self,
+        key: BlockKey,
+        resent: bool,
+        now_ns: u64,
+    ) -> Result<usize, IgnoreReason> {
         if let Some(i) = self.find(key) {
             return Ok(i);
         }
-        if self.finished.contains(&Some(key)) {
+        if let Some(at) = self.finished.iter().position(|k| *k == Some(key)) {
+            // A first transmission for a block that completed: a second
+            // copy of a packet it already had (see the counter's docs).
+            if !resent && self.finished_complete.get(at).copied().unwrap_or(false) {
+                self.counters.packets_after_complete += 1;
+            }
             return Err(IgnoreReason::Late);
         }
-        let newer = self.is_newer(key);
+        let newer = match self.position(key) {
+            Position::Ahead => true,
+            Position::Behind => false,
+            Position::Outside if self.note_outsider(key) => {
+                self.resync();
+                true
+            }
+            Position::Outside => return Err(IgnoreReason::OutOfWindow),
+        };
         let free = self.frames.iter().position(|f| !f.active);
         if !newer && free.is_none() {
             return Err(IgnoreReason::Late);
@@ -776,7 +912,7 @@ impl Assembler {
             }
             None => {
                 self.counters.underruns += 1;
-                self.remember_finished(key);
+                self.remember_finished(key, false);
                 return Err(IgnoreReason::NoBuffer);
             }
         };
@@ -797,9 +933,12 @@ impl Assembler {
         Ok(i)
     }
 
-    fn remember_finished(&mut self, key: BlockKey) {
+    fn remember_finished(&mut self, key: BlockKey, complete: bool) {
         if let Some(slot) = self.finished.get_mut(self.finished_at) {
             *slot = Some(key);
+        }
+        if let Some(slot) = self.finished_complete.get_mut(self.finished_at) {
+            *slot = complete;
         }
         self.finished_at = (self.finished_at + 1) % FINISHED_MEMORY;
     }
@@ -814,7 +953,7 @@ impl Assembler {
         if self.newest == Some(f.key) {
             self.last_layout = Layout::of(f, cap);
         }
-        let complete = f.is_complete();
+        let complete = f.is_complete() && status != FrameStatus::Conflict;
         let status = if complete {
             FrameStatus::Complete
         } else {
@@ -844,13 +983,14 @@ impl Assembler {
             FrameStatus::Complete => c.frames_completed += 1,
             FrameStatus::TimedOut => c.frames_timed_out += 1,
             FrameStatus::Evicted => c.frames_evicted += 1,
+            FrameStatus::Conflict => c.frames_conflict += 1,
             FrameStatus::Flushed => {}
         }
         if !complete {
             c.frames_incomplete += 1;
             c.packets_missing += missing_packets;
         }
-        self.remember_finished(key);
+        self.remember_finished(key, complete);
         self.delivered.push_back(frame);
     }
 
@@ -888,7 +1028,7 @@ impl Assembler {
         now_ns: u64,
     ) -> Placement {
         let cap = self.config.max_payload_size;
-        let i = match self.slot_for(key, now_ns) {
+        let i = match self.slot_for(key, resent, now_ns) {
             Ok(i) => i,
             Err(r) => return self.ignore(r),
         };
@@ -896,8 +1036,11 @@ impl Assembler {
         let Some(f) = self.frames.get_mut(i) else {
             return self.ignore(IgnoreReason::NoBuffer);
         };
-        if f.leader.is_some() {
+        if let Some(placed) = f.leader {
             self.counters.packets_duplicate += 1;
+            if placed != leader {
+                return self.conflict(i, key, 0);
+            }
             return Placement::Duplicate {
                 block_id: key.block_id,
                 packet_id: 0,
@@ -929,7 +1072,7 @@ impl Assembler {
             return self.ignore(IgnoreReason::OutOfBounds);
         }
         let cap = self.config.max_payload_size;
-        let i = match self.slot_for(key, now_ns) {
+        let i = match self.slot_for(key, resent, now_ns) {
             Ok(i) => i,
             Err(r) => return self.ignore(r),
         };
@@ -937,16 +1080,16 @@ impl Assembler {
         let Some(f) = self.frames.get_mut(i) else {
             return self.ignore(IgnoreReason::NoBuffer);
         };
-        match f.trailer_id {
-            Some(t) if t == packet_id => {
-                self.counters.packets_duplicate += 1;
-                return Placement::Duplicate {
-                    block_id: key.block_id,
-                    packet_id,
-                };
+        if let Some(t) = f.trailer_id {
+            // A trailer again: the same one, or a contradiction.
+            self.counters.packets_duplicate += 1;
+            if t != packet_id || f.trailer != Some(trailer) {
+                return self.conflict(i, key, packet_id);
             }
-            Some(_) => return self.ignore(IgnoreReason::Inconsistent),
-            None => {}
+            return Placement::Duplicate {
+                block_id: key.block_id,
+                packet_id,
+            };
         }
         f.last_packet_ns = now_ns;
         if resent {
@@ -975,7 +1118,7 @@ impl Assembler {
         if packet_id >= self.max_packet_id {
             return Some(self.ignore(IgnoreReason::OutOfBounds));
         }
-        let i = match self.slot_for(key, now_ns) {
+        let i = match self.slot_for(key, resent, now_ns) {
             Ok(i) => i,
             Err(r) => return Some(self.ignore(r)),
         };
@@ -987,6 +1130,16 @@ impl Assembler {
         };
         if f.is_received(packet_id) {
             self.counters.packets_duplicate += 1;
+            let same = match data {
+                Data::Copy(bytes) => f.placed_payload(packet_id) == Some(bytes),
+                // Guessed slots are never filled ones, so the kernel wrote
+                // this over a slot an earlier packet of the same batch then
+                // filled: its bytes are gone and cannot be shown equal.
+                Data::InPlace { .. } => false,
+            };
+            if !same {
+                return Some(self.conflict(i, key, packet_id));
+            }
             return Some(Placement::Duplicate {
                 block_id: key.block_id,
                 packet_id,
@@ -1109,7 +1262,7 @@ impl Assembler {
         if payload.len() > self.config.max_payload_size {
             return self.ignore(IgnoreReason::OutOfBounds);
         }
-        let i = match self.slot_for(key, now_ns) {
+        let i = match self.slot_for(key, false, now_ns) {
             Ok(i) => i,
             Err(r) => return self.ignore(r),
         };
@@ -1118,6 +1271,13 @@ impl Assembler {
         };
         if f.leader.is_some() || f.highest.is_some() {
             self.counters.packets_duplicate += 1;
+            let same = f.leader == Some(leader)
+                && f.trailer == Some(trailer)
+                && f.bytes == payload.len()
+                && f.buffer.get(..payload.len()) == Some(payload);
+            if !same {
+                return self.conflict(i, key, packet_id);
+            }
             return Placement::Duplicate {
                 block_id: key.block_id,
                 packet_id,

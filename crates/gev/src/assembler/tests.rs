@@ -10,15 +10,41 @@ fn standard_ids_compare_on_the_ring() {
         block_id,
     };
     a.newest = Some(k(65535));
-    assert!(a.is_newer(k(1)));
-    assert!(!a.is_newer(k(65535)));
-    assert!(!a.is_newer(k(65000)));
+    assert_eq!(a.position(k(1)), Position::Ahead);
+    assert_eq!(a.position(k(64)), Position::Ahead);
+    assert_eq!(a.position(k(65)), Position::Outside);
+    assert_eq!(a.position(k(65535)), Position::Behind);
+    assert_eq!(a.position(k(65531)), Position::Behind);
+    assert_eq!(a.position(k(65530)), Position::Outside);
     a.newest = Some(k(1));
-    assert!(!a.is_newer(k(65535)));
-    assert!(a.is_newer(k(2)));
-    // Far behind means the device restarted its ids.
+    assert_eq!(a.position(k(65535)), Position::Behind);
+    assert_eq!(a.position(k(2)), Position::Ahead);
+    // Far behind or far ahead: outside the window.
     a.newest = Some(k(30000));
-    assert!(a.is_newer(k(1)));
+    assert_eq!(a.position(k(1)), Position::Outside);
+    assert_eq!(a.position(k(30065)), Position::Outside);
+    // The other id form is outside too.
+    assert_eq!(
+        a.position(BlockKey {
+            extended: true,
+            block_id: 30001
+        }),
+        Position::Outside
+    );
+}
+
+#[test]
+fn extended_ids_window_wraps_at_64_bits() {
+    let mut a = Assembler::new(Config::new(100)).expect("valid");
+    let k = |block_id| BlockKey {
+        extended: true,
+        block_id,
+    };
+    a.newest = Some(k(u64::MAX));
+    assert_eq!(a.position(k(63)), Position::Ahead);
+    assert_eq!(a.position(k(64)), Position::Outside);
+    assert_eq!(a.position(k(u64::MAX - 4)), Position::Behind);
+    assert_eq!(a.position(k(1 << 40)), Position::Outside);
 }
 
 #[test]
@@ -51,11 +77,12 @@ fn restart_lets_block_ids_begin_again() {
     };
     a.newest = Some(k(500));
     a.finished[0] = Some(k(1));
-    assert!(
-        !a.is_newer(k(1)),
-        "block 1 is 499 behind: late before the restart"
+    assert_eq!(
+        a.position(k(1)),
+        Position::Outside,
+        "block 1 is 499 behind: outside the window before the restart"
     );
     a.restart();
-    assert!(a.is_newer(k(1)));
+    assert_eq!(a.position(k(1)), Position::Ahead);
     assert!(!a.finished.contains(&Some(k(1))));
 }

@@ -174,26 +174,23 @@ impl MmsgReceiver {
             match (outcome, target) {
                 (Outcome::Skip, _) => {}
                 (Outcome::Placed { data_len }, Target::Guess(g)) => {
-                    let head = self.heads.get(i).map(|h| &h[..header_len(&g)]);
-                    let placed =
-                        head.and_then(|h| assembler.on_placed_payload(&g, h, data_len, now));
-                    if placed.is_some() {
-                        self.stats.placed_in_frame += 1;
-                    } else {
-                        // The layout moved under it: copy as a miss.
-                        let len = self.stage_guessed(i, &g, header_len(&g) + data_len);
-                        self.feed_staged(assembler, i, len, now);
-                    }
+                    self.settle_placed(assembler, i, &g, data_len, now);
                 }
                 (Outcome::Placed { .. }, Target::Staging) => {}
-                (Outcome::Staged { len }, _) => self.feed_staged(assembler, i, len, now),
+                (Outcome::Staged { len }, _) => {
+                    let key = self.staging.get(i).and_then(|s| payload_key(s.get(..len)?));
+                    self.settle_later_copy_first(assembler, i, key, now);
+                    self.feed_staged(assembler, i, len, now);
+                }
                 (Outcome::Train { len, segment }, _) => {
-                    let Some(staging) = self.staging.get(i) else {
-                        continue;
-                    };
                     for start in (0..len).step_by(segment.max(1)) {
                         let end = (start + segment).min(len);
-                        if let Some(d) = staging.get(start..end) {
+                        let key = self
+                            .staging
+                            .get(i)
+                            .and_then(|s| payload_key(s.get(start..end)?));
+                        self.settle_later_copy_first(assembler, i, key, now);
+                        if let Some(d) = self.staging.get(i).and_then(|s| s.get(start..end)) {
                             self.stats.copied += 1;
                             assembler.on_packet(d, now);
                         }
@@ -324,6 +321,61 @@ impl MmsgReceiver {
         total
     }
 
+    /// Records datagram `i`, which the kernel wrote into the slot of `g`.
+    fn settle_placed(
+        &mut self,
+        assembler: &mut Assembler,
+        i: usize,
+        g: &SlotGuess,
+        data_len: usize,
+        now: u64,
+    ) {
+        let head = self.heads.get(i).map(|h| &h[..header_len(g)]);
+        let placed = head.and_then(|h| assembler.on_placed_payload(g, h, data_len, now));
+        if placed.is_some() {
+            self.stats.placed_in_frame += 1;
+        } else {
+            // The layout moved under it: copy as a miss.
+            let len = self.stage_guessed(i, g, header_len(g) + data_len);
+            self.feed_staged(assembler, i, len, now);
+        }
+    }
+
+    /// Before a copied datagram of payload packet `key` (from position `i`
+    /// of the batch) is placed, records any later datagram of the batch
+    /// that the kernel already wrote into that packet's slot: placing the
+    /// copy first would overwrite those bytes unseen, and the assembler
+    /// could not compare the two (a forged copy and the camera's must be
+    /// told apart as a conflict). Rare: it takes the same packet twice in
+    /// one batch.
+    fn settle_later_copy_first(
+        &mut self,
+        assembler: &mut Assembler,
+        i: usize,
+        key: Option<(bool, u64, u32)>,
+        now: u64,
+    ) {
+        let Some((extended, block_id, packet_id)) = key else {
+            return;
+        };
+        let later = (i + 1..self.outcomes.len()).find(|&j| {
+            matches!(self.outcomes.get(j), Some(Outcome::Placed { .. }))
+                && matches!(self.targets.get(j), Some(Target::Guess(g))
+                    if g.extended == extended && g.block_id == block_id && g.packet_id == packet_id)
+        });
+        let Some(j) = later else {
+            return;
+        };
+        if let (Some(&Outcome::Placed { data_len }), Some(&Target::Guess(g))) =
+            (self.outcomes.get(j), self.targets.get(j))
+        {
+            self.settle_placed(assembler, j, &g, data_len, now);
+        }
+        if let Some(o) = self.outcomes.get_mut(j) {
+            *o = Outcome::Skip;
+        }
+    }
+
     fn feed_staged(&mut self, assembler: &mut Assembler, i: usize, len: usize, now: u64) {
         if let Some(d) = self.staging.get(i).and_then(|s| s.get(..len)) {
             if !matches!(self.targets.get(i), Some(Target::Guess(_))) {
@@ -332,6 +384,13 @@ impl MmsgReceiver {
             assembler.on_packet(d, now);
         }
     }
+}
+
+/// (extended, block id, packet id) of a GVSP payload packet.
+fn payload_key(datagram: &[u8]) -> Option<(bool, u64, u32)> {
+    let p = Packet::new_checked(datagram).ok()?;
+    (PacketFormat::from_code(p.format_code()) == Ok(PacketFormat::Payload))
+        .then(|| (p.is_extended(), p.block_id(), p.packet_id()))
 }
 
 pub(super) fn header_len(g: &SlotGuess) -> usize {

@@ -205,12 +205,15 @@ impl TrainPath {
             self.stage(len);
             staged = true;
         }
-        // Pass 2: in arrival order.
+        // Pass 2: in arrival order. After a miss every packet goes through
+        // the staging copy: a missed packet placed by copy may overwrite a
+        // slot the kernel filled for a later packet of the train (the same
+        // packet twice), whose bytes must still be compared with it.
         for i in 0..count {
             let start = i * segment;
             let end = (start + segment).min(len);
             let now = now_ns();
-            if hit.get(i).copied().unwrap_or(false) {
+            if !staged && hit.get(i).copied().unwrap_or(false) {
                 if let (Some(g), Some(head)) = (self.planned.get(i).copied(), self.heads.get(i)) {
                     if assembler
                         .on_placed_payload(&g, &head[..hl], end - start - hl, now)
