@@ -63,34 +63,7 @@ pub const WINDOW: u64 = v1::PACKETS_PER_SET as u64;
 /// Data bytes per FADE v1 packet.
 pub const PACKET_BYTES: u64 = v1::DATA_LEN as u64;
 
-/// Why the board refused a packet. None of these stop the board: a real
-/// FPGA just ignores what it cannot parse.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum BoardError {
-    /// The payload is not a packet of the board's FADE version.
-    #[error("not a FADE packet of this version: {0}")]
-    Wire(#[from] linerate_wire::Error),
-    /// A FADE-10G DATA packet reached the board, which only sends them.
-    #[error("board received a FADE-10G DATA packet (packet number {packet_number}); boards only send data")]
-    UnexpectedTenGData {
-        /// Its packet number.
-        packet_number: u32,
-    },
-    /// A FADE-10G command response reached the board, which only sends them.
-    #[error("board received a command response (code {code:#06x}); boards only send them")]
-    UnexpectedResponse {
-        /// The answered command's code.
-        code: u16,
-    },
-    /// A DATA packet reached the board, which only sends them.
-    #[error("board received a DATA packet (set {set}, packet {packet}); boards only send data")]
-    UnexpectedData {
-        /// Its set number.
-        set: u16,
-        /// Its packet number.
-        packet: u8,
-    },
-}
+pub use crate::error::BoardError;
 
 /// How a board chooses its inter-packet delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

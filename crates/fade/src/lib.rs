@@ -37,6 +37,7 @@
 pub mod adaptive_delay;
 pub mod board;
 pub mod command;
+pub mod error;
 pub mod fair;
 pub mod host;
 pub mod ring;

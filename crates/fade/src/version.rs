@@ -15,8 +15,7 @@
 use linerate_wire::fade::ten_g::{self, Command, CommandRepr, CommandResponse};
 use linerate_wire::fade::{pacing, v1, CONTROL_LEN};
 
-use crate::board::BoardError;
-use crate::window::StreamError;
+use crate::error::{BoardError, StreamError};
 
 /// What a board makes of one packet from the host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

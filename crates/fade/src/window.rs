@@ -37,37 +37,7 @@ use linerate_wire::fade::CONTROL_LEN;
 
 use crate::version::{TenG, Version, V1};
 
-/// A packet that proves the board and host disagree about the stream.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StreamError {
-    /// A packet from a set the board cannot be sending now (v1).
-    #[error("packet {packet} of set {set} is impossible: expected set {expected_set} (or the one before or after); did the board restart?")]
-    ImpossibleSet {
-        /// Its set number.
-        set: u16,
-        /// Its packet number.
-        packet: u8,
-        /// The set of the first missing packet.
-        expected_set: u16,
-    },
-    /// A packet number beyond the 32 packets of a set (v1).
-    #[error("packet number {packet} of set {set} is beyond the 32 packets of a set")]
-    PacketNumber {
-        /// Its set number.
-        set: u16,
-        /// Its packet number.
-        packet: u8,
-    },
-    /// A FADE-10G packet number outside the window of 16 (and the 32
-    /// before it, for late copies): impossible for a working board.
-    #[error("packet number {packet_number} is impossible: outside the window of 16 from packet {expected} (and the 32 before it); did the board restart?")]
-    OutOfWindow {
-        /// Its packet number.
-        packet_number: u32,
-        /// The first missing packet number.
-        expected: u32,
-    },
-}
+pub use crate::error::StreamError;
 
 /// What the caller must do with one received DATA payload.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,8 +16,9 @@ use std::time::Duration;
 
 use linerate_gev::assembler::{Assembler, SlotGuess};
 use linerate_io::scatter::{enable_udp_gro, ScatterBatch};
-use linerate_wire::gvsp::{Packet, PacketFormat, EXTENDED_HEADER_LEN, STANDARD_HEADER_LEN};
+use linerate_wire::gvsp::{Packet, PacketFormat, EXTENDED_HEADER_LEN};
 
+use super::guess::{header_confirms, header_len};
 use super::socket::StreamSocket;
 use super::train::TrainPath;
 use super::{ReceiveConfig, ReceiveStats};
@@ -391,24 +392,4 @@ fn payload_key(datagram: &[u8]) -> Option<(bool, u64, u32)> {
     let p = Packet::new_checked(datagram).ok()?;
     (PacketFormat::from_code(p.format_code()) == Ok(PacketFormat::Payload))
         .then(|| (p.is_extended(), p.block_id(), p.packet_id()))
-}
-
-pub(super) fn header_len(g: &SlotGuess) -> usize {
-    if g.extended {
-        EXTENDED_HEADER_LEN
-    } else {
-        STANDARD_HEADER_LEN
-    }
-}
-
-/// True when `head` is the header of payload packet `g.packet_id` of block `g.block_id`.
-pub(super) fn header_confirms(head: &[u8], g: &SlotGuess) -> bool {
-    let Ok(p) = Packet::new_checked(head) else {
-        return false;
-    };
-    p.is_extended() == g.extended
-        && p.block_id() == g.block_id
-        && p.packet_id() == g.packet_id
-        && !p.status().is_error()
-        && PacketFormat::from_code(p.format_code()) == Ok(PacketFormat::Payload)
 }

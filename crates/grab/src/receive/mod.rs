@@ -17,6 +17,7 @@
 //! cannot touch a frame.
 
 mod copy;
+mod guess;
 mod mmsg;
 mod ring;
 mod socket;

@@ -28,6 +28,7 @@ use linerate_io::tcp::recv::{StreamConnection, StreamListener, MAX_PARTS};
 use linerate_wire::gvsp::{Packet, PacketFormat, EXTENDED_HEADER_LEN, STANDARD_HEADER_LEN};
 use linerate_wire::gvsp_tcp::{RecordHeader, RecordKind, HEADER_LEN};
 
+use super::guess::gvsp_header_len;
 use super::{ReceiveConfig, ReceiveStats};
 use crate::clock::now_ns;
 use crate::error::{Error, Result};
@@ -679,14 +680,6 @@ impl TcpReceiver {
         self.stats.copied += 1;
         assembler.on_packet(&self.staging, now);
         1
-    }
-}
-
-fn gvsp_header_len(extended: bool) -> usize {
-    if extended {
-        EXTENDED_HEADER_LEN
-    } else {
-        STANDARD_HEADER_LEN
     }
 }
 

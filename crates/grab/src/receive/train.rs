@@ -20,7 +20,7 @@ use linerate_gev::assembler::{Assembler, SlotGuess};
 use linerate_io::scatter::ScatterMsg;
 use linerate_wire::gvsp::EXTENDED_HEADER_LEN;
 
-use super::mmsg::{header_confirms, header_len};
+use super::guess::{header_confirms, header_len};
 use super::socket::StreamSocket;
 use super::ReceiveStats;
 use crate::clock::now_ns;
