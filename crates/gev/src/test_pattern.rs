@@ -120,7 +120,7 @@ pub fn fill(frame_number: u64, frame: &mut [u8]) -> Result<(), PatternError> {
 #[derive(Debug)]
 pub struct Generator {
     len: usize,
-    crc_by_phase: Vec<Option<u32>>,
+    crcs: PhaseCrcs,
 }
 
 impl Generator {
@@ -131,7 +131,7 @@ impl Generator {
         }
         Ok(Generator {
             len,
-            crc_by_phase: vec![None; 251],
+            crcs: PhaseCrcs::new(len),
         })
     }
 
@@ -161,20 +161,8 @@ impl Generator {
         if !pixels_valid {
             fill_pixels(frame_number, frame);
         }
-        let phase = (frame_number % 251) as usize;
-        let crc = match self.crc_by_phase.get(phase).copied().flatten() {
-            Some(c) => c,
-            None => {
-                let c = crc32fast::hash(&frame[STAMP_LEN..]);
-                if let Some(slot) = self.crc_by_phase.get_mut(phase) {
-                    *slot = Some(c);
-                }
-                c
-            }
-        };
-        frame[..4].copy_from_slice(MAGIC);
-        frame[4..12].copy_from_slice(&frame_number.to_be_bytes());
-        frame[12..16].copy_from_slice(&crc.to_be_bytes());
+        let crc = self.crcs.get(frame_number);
+        frame[..STAMP_LEN].copy_from_slice(&stamp_bytes(frame_number, crc));
         Ok(())
     }
 }
@@ -200,7 +188,7 @@ pub const STRIP_SPAN: usize = 251 * 512;
 pub struct PatternStrip {
     len: usize,
     strip: Vec<u8>,
-    crc_by_phase: Vec<Option<u32>>,
+    crcs: PhaseCrcs,
 }
 
 impl PatternStrip {
@@ -213,7 +201,7 @@ impl PatternStrip {
         Ok(PatternStrip {
             len,
             strip,
-            crc_by_phase: vec![None; 251],
+            crcs: PhaseCrcs::new(len),
         })
     }
 
@@ -230,48 +218,7 @@ impl PatternStrip {
     /// The 16-byte stamp of frame `frame_number`: magic, number and the CRC
     /// of its pixels.
     pub fn stamp(&mut self, frame_number: u64) -> [u8; STAMP_LEN] {
-        let phase = (frame_number % 251) as usize;
-        let crc = match self.crc_by_phase.get(phase).copied().flatten() {
-            Some(c) => c,
-            None => {
-                let c = self.pixel_crc(frame_number);
-                if let Some(slot) = self.crc_by_phase.get_mut(phase) {
-                    *slot = Some(c);
-                }
-                c
-            }
-        };
-        let mut s = [0u8; STAMP_LEN];
-        s[..4].copy_from_slice(MAGIC);
-        s[4..12].copy_from_slice(&frame_number.to_be_bytes());
-        s[12..16].copy_from_slice(&crc.to_be_bytes());
-        s
-    }
-
-    /// CRC-32 of frame `frame_number`'s pixel bytes (offset 16 to the end),
-    /// from the CRC of one period doubled and combined.
-    fn pixel_crc(&self, frame_number: u64) -> u32 {
-        let pixels = self.len - STAMP_LEN;
-        let entry = (STAMP_LEN + (frame_number % 251) as usize) % 251;
-        let mut periods = pixels / 251;
-        // Whole periods, all entered at the same phase, in any order.
-        let mut acc = crc32fast::Hasher::new();
-        let mut run = crc32fast::Hasher::new();
-        run.update(&self.strip[entry..entry + 251]);
-        while periods > 0 {
-            if periods & 1 == 1 {
-                acc.combine(&run);
-            }
-            periods >>= 1;
-            if periods > 0 {
-                let same = run.clone();
-                run.combine(&same);
-            }
-        }
-        let mut rest = crc32fast::Hasher::new();
-        rest.update(&self.strip[entry..entry + pixels % 251]);
-        acc.combine(&rest);
-        acc.finalize()
+        stamp_bytes(frame_number, self.crcs.get(frame_number))
     }
 
     /// Frame `frame_number`'s bytes in `range`, pixels only: bytes below
@@ -311,16 +258,88 @@ impl<'a> Iterator for PixelSlices<'a> {
     }
 }
 
+/// The CRC-32 of a frame's pixels for each of the 251 phases, for frames of
+/// one length. Each is computed once, by combining the CRC of one period
+/// with itself (a logarithmic number of steps), so no frame is ever read
+/// to stamp it.
+#[derive(Debug, Clone)]
+struct PhaseCrcs {
+    /// Pixel bytes per frame (the length less the stamp).
+    pixels: usize,
+    cache: Vec<Option<u32>>,
+}
+
+impl PhaseCrcs {
+    /// For frames of `len` bytes, stamp included.
+    fn new(len: usize) -> PhaseCrcs {
+        PhaseCrcs {
+            pixels: len.saturating_sub(STAMP_LEN),
+            cache: vec![None; 251],
+        }
+    }
+
+    /// The CRC of frame `frame_number`'s pixels.
+    fn get(&mut self, frame_number: u64) -> u32 {
+        let phase = (frame_number % 251) as usize;
+        if let Some(c) = self.cache.get(phase).copied().flatten() {
+            return c;
+        }
+        let c = pixel_crc(self.pixels, phase);
+        if let Some(slot) = self.cache.get_mut(phase) {
+            *slot = Some(c);
+        }
+        c
+    }
+}
+
+/// CRC-32 of `pixels` pattern bytes from offset 16 of a frame of phase
+/// `phase`: whole periods (all entered at the same point, so in any order)
+/// by doubling, then the rest.
+fn pixel_crc(pixels: usize, phase: usize) -> u32 {
+    let c = cycle();
+    let entry = (STAMP_LEN + phase) % 251;
+    // `n` bytes of the sequence from `entry`, wrapping round the period.
+    let run = |n: usize| {
+        let mut h = crc32fast::Hasher::new();
+        let first = n.min(251 - entry);
+        h.update(&c[entry..entry + first]);
+        h.update(&c[..n - first]);
+        h
+    };
+    let mut acc = crc32fast::Hasher::new();
+    let mut doubled = run(251);
+    let mut periods = pixels / 251;
+    while periods > 0 {
+        if periods & 1 == 1 {
+            acc.combine(&doubled);
+        }
+        periods >>= 1;
+        if periods > 0 {
+            let same = doubled.clone();
+            doubled.combine(&same);
+        }
+    }
+    acc.combine(&run(pixels % 251));
+    acc.finalize()
+}
+
 /// Rewrites only the stamp, for a sender that reuses pixel buffers.
 pub fn stamp(frame_number: u64, frame: &mut [u8]) -> Result<(), PatternError> {
     if frame.len() < STAMP_LEN {
         return Err(PatternError::TooShort(frame.len()));
     }
     let crc = crc32fast::hash(&frame[STAMP_LEN..]);
-    frame[..4].copy_from_slice(MAGIC);
-    frame[4..12].copy_from_slice(&frame_number.to_be_bytes());
-    frame[12..16].copy_from_slice(&crc.to_be_bytes());
+    frame[..STAMP_LEN].copy_from_slice(&stamp_bytes(frame_number, crc));
     Ok(())
+}
+
+/// The 16-byte stamp of frame `frame_number` whose pixels have CRC `crc`.
+fn stamp_bytes(frame_number: u64, crc: u32) -> [u8; STAMP_LEN] {
+    let mut s = [0u8; STAMP_LEN];
+    s[..4].copy_from_slice(MAGIC);
+    s[4..12].copy_from_slice(&frame_number.to_be_bytes());
+    s[12..16].copy_from_slice(&crc.to_be_bytes());
+    s
 }
 
 /// Checks the stamp and CRC of `frame`; returns its frame number.
