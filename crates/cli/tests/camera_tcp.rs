@@ -463,34 +463,9 @@ fn a_thousand_fps_with_a_slow_reader_skips_frames_in_sync() {
 fn zerocopy_sends_verify_and_report_their_completions() {
     let bed = bed("ctcpzc");
     let camera = start_camera(&bed, &["--tcp-zerocopy"]);
-    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
-    let pc = bed.addr("pc").expect("addr");
-    let frames = bed
-        .run_in("pc", None, move || {
-            std::thread::sleep(Duration::from_millis(300));
-            let mut host = Client::new(cam);
-            let listener = TcpListener::bind(SocketAddrV4::new(pc, 0)).expect("listen");
-            configure(
-                &mut host,
-                pc,
-                &listener,
-                &[
-                    (dev::LINERATE_TRANSFER_SIZE, 1 << 20),
-                    (dev::ACQUISITION_FRAME_RATE, 200f32.to_bits()),
-                    (dev::ACQUISITION_START, 1),
-                ],
-            );
-            let mut s = accept(&listener);
-            // More frames than the 16-slot ring: slots are reused while the
-            // kernel may still hold earlier sends.
-            let frames: Vec<Frame> = (0..40)
-                .map(|_| next_frame(&mut s, 1 << 20).expect("a frame"))
-                .collect();
-            host.write(&[(dev::ACQUISITION_STOP, 1)]);
-            drain_to_eof(&mut s);
-            frames
-        })
-        .expect("run in pc");
+    // More frames than the 16 slots: slots are reused while the kernel may
+    // still hold earlier sends.
+    let frames = stream_frames(&bed, &[], 1 << 20, 200.0, 40, test_pattern::verify_pixels);
     let c = stop_camera(camera);
     assert_in_order(&frames);
     let sends = c["zerocopy_sends"].as_u64().unwrap_or(0);
@@ -506,37 +481,46 @@ fn zerocopy_sends_verify_and_report_their_completions() {
 fn the_gradient_pattern_streams_drawn_frames() {
     let bed = bed("ctcpgrad");
     let camera = start_camera(&bed, &[]);
-    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
-    let pc = bed.addr("pc").expect("addr");
-    let frames = bed
-        .run_in("pc", None, move || {
-            std::thread::sleep(Duration::from_millis(300));
-            let mut host = Client::new(cam);
-            let listener = TcpListener::bind(SocketAddrV4::new(pc, 0)).expect("listen");
-            configure(
-                &mut host,
-                pc,
-                &listener,
-                &[
-                    (dev::TEST_PATTERN, 1),
-                    (dev::LINERATE_TRANSFER_SIZE, 63_000),
-                    (dev::ACQUISITION_FRAME_RATE, 100f32.to_bits()),
-                    (dev::ACQUISITION_START, 1),
-                ],
-            );
-            let mut s = accept(&listener);
-            // More frames than the ring's slots: every one drawn anew.
-            let frames: Vec<Frame> = (0..20)
-                .map(|_| next_frame_checked(&mut s, 63_000, gradient_frame))
-                .map(|f| f.expect("a frame"))
-                .collect();
-            host.write(&[(dev::ACQUISITION_STOP, 1)]);
-            drain_to_eof(&mut s);
-            frames
-        })
-        .expect("run in pc");
+    // More frames than the ring's slots: every one drawn anew.
+    let test_pattern = [(dev::TEST_PATTERN, 1)];
+    let frames = stream_frames(&bed, &test_pattern, 63_000, 100.0, 20, gradient_frame);
     stop_camera(camera);
     assert_in_order(&frames);
+}
+
+/// Takes control of the bed's camera, streams `count` frames over TCP in
+/// `transfer`-byte records at `fps` after writing `registers`, checks each
+/// with `check`, stops and reads the stream to its clean end.
+fn stream_frames(
+    bed: &Testbed,
+    registers: &[(u32, u32)],
+    transfer: usize,
+    fps: f32,
+    count: usize,
+    check: fn(&[u8]) -> Result<u64, test_pattern::PatternError>,
+) -> Vec<Frame> {
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let pc = bed.addr("pc").expect("addr");
+    let mut writes = registers.to_vec();
+    writes.extend_from_slice(&[
+        (dev::LINERATE_TRANSFER_SIZE, transfer as u32),
+        (dev::ACQUISITION_FRAME_RATE, fps.to_bits()),
+        (dev::ACQUISITION_START, 1),
+    ]);
+    bed.run_in("pc", None, move || {
+        std::thread::sleep(Duration::from_millis(300));
+        let mut host = Client::new(cam);
+        let listener = TcpListener::bind(SocketAddrV4::new(pc, 0)).expect("listen");
+        configure(&mut host, pc, &listener, &writes);
+        let mut s = accept(&listener);
+        let frames: Vec<Frame> = (0..count)
+            .map(|_| next_frame_checked(&mut s, transfer, check).expect("a frame"))
+            .collect();
+        host.write(&[(dev::ACQUISITION_STOP, 1)]);
+        drain_to_eof(&mut s);
+        frames
+    })
+    .expect("run in pc")
 }
 
 /// A gradient frame: stamped and whole, but not the verifiable pattern.
