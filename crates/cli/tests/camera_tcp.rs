@@ -137,7 +137,18 @@ struct Frame {
 /// Reads records up to the end of the next whole block, checking that
 /// packets come in order, every payload but the last carries exactly
 /// `transfer` bytes, and the test pattern verifies. `None` at end of stream.
+/// Reads the next whole block, checks its layout and its test pattern, byte
+/// by byte against the formula (docs/test-pattern.md).
 fn next_frame(s: &mut TcpStream, transfer: usize) -> Option<Frame> {
+    next_frame_checked(s, transfer, test_pattern::verify_pixels)
+}
+
+/// Like [`next_frame`], with `check` for the frame's content.
+fn next_frame_checked(
+    s: &mut TcpStream,
+    transfer: usize,
+    check: fn(&[u8]) -> Result<u64, test_pattern::PatternError>,
+) -> Option<Frame> {
     // Skip to a leader (the stream starts with one; after a reconnect the
     // rest of a broken block never arrives).
     let leader = loop {
@@ -178,7 +189,7 @@ fn next_frame(s: &mut TcpStream, transfer: usize) -> Option<Frame> {
         (t.block_id, t.packet_id),
         (leader.block_id, payloads as u32 + 1)
     );
-    let frame_number = test_pattern::verify(&frame).expect("frame verifies");
+    let frame_number = check(&frame).expect("frame verifies");
     Some(Frame {
         block_id: leader.block_id,
         frame_number,
@@ -421,7 +432,9 @@ fn a_thousand_fps_with_a_slow_reader_skips_frames_in_sync() {
             let mut skipped_early = 0;
             let t = Instant::now();
             while t.elapsed() < Duration::from_millis(1500) {
-                frames.push(next_frame(&mut s, 1 << 20).expect("a frame"));
+                // The CRC only: checking every pixel would slow this host further.
+                let frame = next_frame_checked(&mut s, 1 << 20, test_pattern::verify);
+                frames.push(frame.expect("a frame"));
                 // A slow host: 20 ms per frame, 50 frames/s of 1000.
                 std::thread::sleep(Duration::from_millis(20));
                 if frames.len() == 10 {
@@ -450,34 +463,9 @@ fn a_thousand_fps_with_a_slow_reader_skips_frames_in_sync() {
 fn zerocopy_sends_verify_and_report_their_completions() {
     let bed = bed("ctcpzc");
     let camera = start_camera(&bed, &["--tcp-zerocopy"]);
-    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
-    let pc = bed.addr("pc").expect("addr");
-    let frames = bed
-        .run_in("pc", None, move || {
-            std::thread::sleep(Duration::from_millis(300));
-            let mut host = Client::new(cam);
-            let listener = TcpListener::bind(SocketAddrV4::new(pc, 0)).expect("listen");
-            configure(
-                &mut host,
-                pc,
-                &listener,
-                &[
-                    (dev::LINERATE_TRANSFER_SIZE, 1 << 20),
-                    (dev::ACQUISITION_FRAME_RATE, 200f32.to_bits()),
-                    (dev::ACQUISITION_START, 1),
-                ],
-            );
-            let mut s = accept(&listener);
-            // More frames than the 16-slot ring: slots are reused while the
-            // kernel may still hold earlier sends.
-            let frames: Vec<Frame> = (0..40)
-                .map(|_| next_frame(&mut s, 1 << 20).expect("a frame"))
-                .collect();
-            host.write(&[(dev::ACQUISITION_STOP, 1)]);
-            drain_to_eof(&mut s);
-            frames
-        })
-        .expect("run in pc");
+    // More frames than the 16 slots: slots are reused while the kernel may
+    // still hold earlier sends.
+    let frames = stream_frames(&bed, &[], 1 << 20, 200.0, 40, test_pattern::verify_pixels);
     let c = stop_camera(camera);
     assert_in_order(&frames);
     let sends = c["zerocopy_sends"].as_u64().unwrap_or(0);
@@ -487,6 +475,64 @@ fn zerocopy_sends_verify_and_report_their_completions() {
         c["zerocopy_copied"].as_u64().is_some_and(|n| n <= sends),
         "{c}"
     );
+}
+
+#[test]
+fn the_gradient_pattern_streams_drawn_frames() {
+    let bed = bed("ctcpgrad");
+    let camera = start_camera(&bed, &[]);
+    // More frames than the ring's slots: every one drawn anew.
+    let test_pattern = [(dev::TEST_PATTERN, 1)];
+    let frames = stream_frames(&bed, &test_pattern, 63_000, 100.0, 20, gradient_frame);
+    stop_camera(camera);
+    assert_in_order(&frames);
+}
+
+/// Takes control of the bed's camera, streams `count` frames over TCP in
+/// `transfer`-byte records at `fps` after writing `registers`, checks each
+/// with `check`, stops and reads the stream to its clean end.
+fn stream_frames(
+    bed: &Testbed,
+    registers: &[(u32, u32)],
+    transfer: usize,
+    fps: f32,
+    count: usize,
+    check: fn(&[u8]) -> Result<u64, test_pattern::PatternError>,
+) -> Vec<Frame> {
+    let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
+    let pc = bed.addr("pc").expect("addr");
+    let mut writes = registers.to_vec();
+    writes.extend_from_slice(&[
+        (dev::LINERATE_TRANSFER_SIZE, transfer as u32),
+        (dev::ACQUISITION_FRAME_RATE, fps.to_bits()),
+        (dev::ACQUISITION_START, 1),
+    ]);
+    bed.run_in("pc", None, move || {
+        std::thread::sleep(Duration::from_millis(300));
+        let mut host = Client::new(cam);
+        let listener = TcpListener::bind(SocketAddrV4::new(pc, 0)).expect("listen");
+        configure(&mut host, pc, &listener, &writes);
+        let mut s = accept(&listener);
+        let frames: Vec<Frame> = (0..count)
+            .map(|_| next_frame_checked(&mut s, transfer, check).expect("a frame"))
+            .collect();
+        host.write(&[(dev::ACQUISITION_STOP, 1)]);
+        drain_to_eof(&mut s);
+        frames
+    })
+    .expect("run in pc")
+}
+
+/// A gradient frame: stamped and whole, but not the verifiable pattern.
+fn gradient_frame(frame: &[u8]) -> Result<u64, test_pattern::PatternError> {
+    let n = test_pattern::verify(frame)?;
+    assert!(
+        test_pattern::verify_pixels(frame).is_err(),
+        "frame {n} carries the fast pattern, not the gradient"
+    );
+    // Line 1 is line 0 moved by one pixel.
+    assert_eq!(frame[1024 + 20], frame[21], "frame {n}");
+    Ok(n)
 }
 
 /// CPU seconds (user + system) a process has used, from /proc/<pid>/stat.

@@ -120,7 +120,7 @@ pub fn fill(frame_number: u64, frame: &mut [u8]) -> Result<(), PatternError> {
 #[derive(Debug)]
 pub struct Generator {
     len: usize,
-    crc_by_phase: Vec<Option<u32>>,
+    crcs: PhaseCrcs,
 }
 
 impl Generator {
@@ -131,7 +131,7 @@ impl Generator {
         }
         Ok(Generator {
             len,
-            crc_by_phase: vec![None; 251],
+            crcs: PhaseCrcs::new(len),
         })
     }
 
@@ -161,22 +161,166 @@ impl Generator {
         if !pixels_valid {
             fill_pixels(frame_number, frame);
         }
-        let phase = (frame_number % 251) as usize;
-        let crc = match self.crc_by_phase.get(phase).copied().flatten() {
-            Some(c) => c,
-            None => {
-                let c = crc32fast::hash(&frame[STAMP_LEN..]);
-                if let Some(slot) = self.crc_by_phase.get_mut(phase) {
-                    *slot = Some(c);
-                }
-                c
-            }
-        };
-        frame[..4].copy_from_slice(MAGIC);
-        frame[4..12].copy_from_slice(&frame_number.to_be_bytes());
-        frame[12..16].copy_from_slice(&crc.to_be_bytes());
+        let crc = self.crcs.get(frame_number);
+        frame[..STAMP_LEN].copy_from_slice(&stamp_bytes(frame_number, crc));
         Ok(())
     }
+}
+
+/// Pattern bytes one [`PatternStrip`] slice carries at most: 512 periods
+/// (125.5 KiB), about what iperf3 writes per call, so the strip stays in a
+/// core's L2 cache.
+pub const STRIP_SPAN: usize = 251 * 512;
+
+/// Every pattern frame of one length, served from one small buffer instead
+/// of being drawn.
+///
+/// Pixel byte `i` of frame `n` is `(i + n) mod 251`, so any run of a frame's
+/// pixels is a run of the one periodic sequence `j mod 251`, entered at
+/// `(i + n) mod 251`. A sender that gathers its sends (iovecs) can thus send
+/// the pixels of every frame from one strip of [`STRIP_SPAN`] + 250 bytes
+/// that stays in cache, the way iperf3 sends one buffer over and over; only
+/// the 16-byte stamp differs from frame to frame. The bytes on the wire are
+/// exactly those [`fill`] writes. The CRC of a phase is combined from the
+/// CRC of one period (a logarithmic number of steps), so no frame is ever
+/// read to stamp it.
+#[derive(Debug)]
+pub struct PatternStrip {
+    len: usize,
+    strip: Vec<u8>,
+    crcs: PhaseCrcs,
+}
+
+impl PatternStrip {
+    /// The strip for frames of `len` bytes (stamp included).
+    pub fn new(len: usize) -> Result<PatternStrip, PatternError> {
+        if len < STAMP_LEN {
+            return Err(PatternError::TooShort(len));
+        }
+        let strip = (0..STRIP_SPAN + 250).map(|j| (j % 251) as u8).collect();
+        Ok(PatternStrip {
+            len,
+            strip,
+            crcs: PhaseCrcs::new(len),
+        })
+    }
+
+    /// Frame length, stamp included.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: frames hold at least the stamp.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The 16-byte stamp of frame `frame_number`: magic, number and the CRC
+    /// of its pixels.
+    pub fn stamp(&mut self, frame_number: u64) -> [u8; STAMP_LEN] {
+        stamp_bytes(frame_number, self.crcs.get(frame_number))
+    }
+
+    /// Frame `frame_number`'s bytes in `range`, pixels only: bytes below
+    /// [`STAMP_LEN`] (the stamp's) and past the frame's end are left out.
+    /// Yields slices of the strip, each at most [`STRIP_SPAN`] long, that
+    /// laid end to end are those bytes.
+    pub fn pixels(&self, frame_number: u64, range: std::ops::Range<usize>) -> PixelSlices<'_> {
+        PixelSlices {
+            strip: &self.strip,
+            shift: (frame_number % 251) as usize,
+            at: range.start.max(STAMP_LEN),
+            end: range.end.min(self.len),
+        }
+    }
+}
+
+/// The slices [`PatternStrip::pixels`] yields.
+#[derive(Debug, Clone)]
+pub struct PixelSlices<'a> {
+    strip: &'a [u8],
+    shift: usize,
+    at: usize,
+    end: usize,
+}
+
+impl<'a> Iterator for PixelSlices<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.at >= self.end {
+            return None;
+        }
+        let entry = (self.at + self.shift) % 251;
+        let n = (self.end - self.at).min(STRIP_SPAN);
+        self.at += n;
+        self.strip.get(entry..entry + n)
+    }
+}
+
+/// The CRC-32 of a frame's pixels for each of the 251 phases, for frames of
+/// one length. Each is computed once, by combining the CRC of one period
+/// with itself (a logarithmic number of steps), so no frame is ever read
+/// to stamp it.
+#[derive(Debug, Clone)]
+struct PhaseCrcs {
+    /// Pixel bytes per frame (the length less the stamp).
+    pixels: usize,
+    cache: Vec<Option<u32>>,
+}
+
+impl PhaseCrcs {
+    /// For frames of `len` bytes, stamp included.
+    fn new(len: usize) -> PhaseCrcs {
+        PhaseCrcs {
+            pixels: len.saturating_sub(STAMP_LEN),
+            cache: vec![None; 251],
+        }
+    }
+
+    /// The CRC of frame `frame_number`'s pixels.
+    fn get(&mut self, frame_number: u64) -> u32 {
+        let phase = (frame_number % 251) as usize;
+        if let Some(c) = self.cache.get(phase).copied().flatten() {
+            return c;
+        }
+        let c = pixel_crc(self.pixels, phase);
+        if let Some(slot) = self.cache.get_mut(phase) {
+            *slot = Some(c);
+        }
+        c
+    }
+}
+
+/// CRC-32 of `pixels` pattern bytes from offset 16 of a frame of phase
+/// `phase`: whole periods (all entered at the same point, so in any order)
+/// by doubling, then the rest.
+fn pixel_crc(pixels: usize, phase: usize) -> u32 {
+    let c = cycle();
+    let entry = (STAMP_LEN + phase) % 251;
+    // `n` bytes of the sequence from `entry`, wrapping round the period.
+    let run = |n: usize| {
+        let mut h = crc32fast::Hasher::new();
+        let first = n.min(251 - entry);
+        h.update(&c[entry..entry + first]);
+        h.update(&c[..n - first]);
+        h
+    };
+    let mut acc = crc32fast::Hasher::new();
+    let mut doubled = run(251);
+    let mut periods = pixels / 251;
+    while periods > 0 {
+        if periods & 1 == 1 {
+            acc.combine(&doubled);
+        }
+        periods >>= 1;
+        if periods > 0 {
+            let same = doubled.clone();
+            doubled.combine(&same);
+        }
+    }
+    acc.combine(&run(pixels % 251));
+    acc.finalize()
 }
 
 /// Rewrites only the stamp, for a sender that reuses pixel buffers.
@@ -185,10 +329,17 @@ pub fn stamp(frame_number: u64, frame: &mut [u8]) -> Result<(), PatternError> {
         return Err(PatternError::TooShort(frame.len()));
     }
     let crc = crc32fast::hash(&frame[STAMP_LEN..]);
-    frame[..4].copy_from_slice(MAGIC);
-    frame[4..12].copy_from_slice(&frame_number.to_be_bytes());
-    frame[12..16].copy_from_slice(&crc.to_be_bytes());
+    frame[..STAMP_LEN].copy_from_slice(&stamp_bytes(frame_number, crc));
     Ok(())
+}
+
+/// The 16-byte stamp of frame `frame_number` whose pixels have CRC `crc`.
+fn stamp_bytes(frame_number: u64, crc: u32) -> [u8; STAMP_LEN] {
+    let mut s = [0u8; STAMP_LEN];
+    s[..4].copy_from_slice(MAGIC);
+    s[4..12].copy_from_slice(&frame_number.to_be_bytes());
+    s[12..16].copy_from_slice(&crc.to_be_bytes());
+    s
 }
 
 /// Checks the stamp and CRC of `frame`; returns its frame number.
@@ -274,6 +425,62 @@ mod tests {
         assert_eq!(verify_pixels(&f), Ok(4));
         assert!(g.write(5, &mut [0u8; 10], false).is_err());
         assert!(Generator::new(3).is_err());
+    }
+
+    /// Frame `n` of `len` bytes as a gathering sender puts it on the wire:
+    /// the stamp, then the strip's slices for every record of `record` bytes.
+    fn from_strip(strip: &mut PatternStrip, n: u64, record: usize) -> Vec<u8> {
+        let len = strip.len();
+        let stamp = strip.stamp(n);
+        let mut out = Vec::with_capacity(len);
+        let mut at = 0;
+        while at < len {
+            let r = at..(at + record).min(len);
+            out.extend_from_slice(&stamp[r.start.min(STAMP_LEN)..r.end.min(STAMP_LEN)]);
+            for s in strip.pixels(n, r.clone()) {
+                assert!(s.len() <= STRIP_SPAN);
+                out.extend_from_slice(s);
+            }
+            at = r.end;
+        }
+        out
+    }
+
+    #[test]
+    fn strip_frames_are_the_drawn_frames_byte_for_byte() {
+        let long = 3 * STRIP_SPAN + 1000;
+        for len in [16, 17, 266, 267, 5000, 4096, long] {
+            let mut strip = PatternStrip::new(len).expect("long enough");
+            for n in [0u64, 1, 235, 250, 251, 252, 1000] {
+                let mut drawn = vec![0u8; len];
+                fill(n, &mut drawn).expect("fills");
+                for record in [1, 7, 16, 17, 1000, 8000, STRIP_SPAN + 3, len] {
+                    let sent = from_strip(&mut strip, n, record);
+                    assert!(sent == drawn, "len {len} frame {n} record {record}");
+                }
+                assert_eq!(verify_pixels(&drawn), Ok(n));
+            }
+        }
+        assert!(PatternStrip::new(15).is_err());
+    }
+
+    #[test]
+    fn strip_stamps_vary_per_frame_and_ranges_are_clipped() {
+        let mut strip = PatternStrip::new(4096).expect("long enough");
+        assert_ne!(strip.stamp(3)[12..], strip.stamp(4)[12..], "CRC per phase");
+        assert_eq!(strip.stamp(3)[12..], strip.stamp(3 + 251)[12..]);
+        assert_ne!(strip.stamp(3)[4..12], strip.stamp(3 + 251)[4..12]);
+        // The stamp's bytes and bytes past the end are not pixels.
+        assert_eq!(strip.pixels(0, 0..16).count(), 0);
+        assert_eq!(
+            strip.pixels(0, 4000..9000).map(<[u8]>::len).sum::<usize>(),
+            96
+        );
+        assert_eq!(
+            strip.pixels(0, 10..20).next(),
+            Some(&[16u8, 17, 18, 19][..])
+        );
+        assert_eq!(strip.pixels(5, 16..18).next(), Some(&[21u8, 22][..]));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use linerate_gev::block_plan::BlockPlan;
 use linerate_gev::frame_clock::{FrameClock, Tick};
 use linerate_gev::frame_ring::{FrameRing, ResendItem};
-use linerate_gev::test_pattern::{self, Generator};
+use linerate_gev::test_pattern::{self, Generator, PatternStrip};
 use linerate_io::netdev::GsoEgress;
 use linerate_io::tcp::send::{TcpSendOptions, Waiting};
 use linerate_io::udp::{GsoPolicy, UdpEndpoint};
@@ -26,7 +26,7 @@ use linerate_wire::gvsp::{
 };
 use linerate_wire::{PixelFormat, Status};
 
-use super::tcp_stream::{BlockOutcome, TcpLink};
+use super::tcp_stream::{BlockOutcome, FrameBytes, TcpLink};
 
 /// Packets prepared per send call (one sendmmsg, or a few GSO super-datagrams).
 const BATCH: usize = 256;
@@ -176,6 +176,8 @@ pub struct Streamer {
     next_block_id: u64,
     settings: Option<StreamSettings>,
     generator: Option<Generator>,
+    /// Test-pattern frames over TCP are gathered from this strip, never drawn.
+    strip: Option<PatternStrip>,
     sent_in_run: u64,
     last_destination: Option<SocketAddrV4>,
     /// When send errors were last written to stderr (they are counted
@@ -230,6 +232,7 @@ impl Streamer {
             next_block_id: 1,
             settings: None,
             generator: None,
+            strip: None,
             sent_in_run: 0,
             last_destination: None,
             last_error_report: None,
@@ -343,6 +346,12 @@ impl Streamer {
         self.slot_phase.fill(None);
         self.last_destination = Some(s.destination);
         self.on_tcp = matches!(s.transport, Transport::Tcp { .. });
+        // Over TCP nothing is resent, so pattern frames need no frame memory.
+        self.strip = if self.on_tcp && !s.gradient {
+            PatternStrip::new(len).ok()
+        } else {
+            None
+        };
         if !self.on_tcp {
             self.decide_egress(s.destination);
         }
@@ -481,7 +490,6 @@ impl Streamer {
         let generator = self.generator.as_mut()?;
         let len = generator.len();
         let frame_number = self.frame_number;
-        let block_id = self.next_block_id;
         let (slot, data) = self.ring.claim(len);
         let phase = (frame_number % 251, len);
         if s.gradient {
@@ -502,6 +510,22 @@ impl Streamer {
                 *p = Some(phase);
             }
         }
+        let plan = self.take_block(s, data_per_packet, len)?;
+        self.ring.commit(slot, plan);
+        let count = self.ring.slot(slot).map_or(0, |(p, _)| p.packet_count());
+        Some((slot, count))
+    }
+
+    /// Plans the block of the next frame, `len` bytes (with the SCPS packet
+    /// size, or `data_per_packet` bytes per packet on TCP), and takes its
+    /// block id and frame number.
+    fn take_block(
+        &mut self,
+        s: &StreamSettings,
+        data_per_packet: Option<usize>,
+        len: usize,
+    ) -> Option<BlockPlan> {
+        let block_id = self.next_block_id;
         let leader = LeaderRepr {
             flags: 0,
             payload_type: PayloadType::IMAGE,
@@ -538,7 +562,6 @@ impl Streamer {
                 return None;
             }
         };
-        self.ring.commit(slot, plan);
         self.frame_number += 1;
         self.next_block_id = if s.extended_ids {
             block_id + 1
@@ -546,14 +569,13 @@ impl Streamer {
             block_id % 0xffff + 1
         };
         self.sent_in_run += 1;
-
-        let count = self.ring.slot(slot).map_or(0, |(p, _)| p.packet_count());
-        Some((slot, count))
+        Some(plan)
     }
 
-    /// Produces one frame and sends it as records on the TCP link. With no
-    /// connection (host not listening yet), the frame is skipped before it
-    /// takes a block id.
+    /// Produces one frame and sends it as records on the TCP link: a
+    /// test-pattern frame gathered from the strip, a gradient frame drawn in
+    /// the ring. With no connection (host not listening yet), the frame is
+    /// skipped before it takes a block id.
     fn send_frame_tcp(
         &mut self,
         s: &StreamSettings,
@@ -563,21 +585,38 @@ impl Streamer {
         let Some(mut link) = self.tcp.take() else {
             return;
         };
+        // Pattern frames keep only their heads and stamp in a slot.
+        let slot = if self.strip.is_some() {
+            (self.frame_number % self.ring.capacity() as u64) as usize
+        } else {
+            self.ring.next_slot()
+        };
         if link.ensure_connected(&self.counters) {
-            link.release_slot(self.ring.next_slot(), &self.counters);
+            link.release_slot(slot, &self.counters);
         }
         if !link.is_connected() {
             self.counters.frames_skipped.fetch_add(1, Ordering::Relaxed);
             self.tcp = Some(link);
             return;
         }
-        let Some((slot, _)) = self.produce(s, Some(data_per_packet)) else {
-            self.tcp = Some(link);
-            return;
-        };
-        let Some((plan, data)) = self.ring.slot(slot) else {
-            self.tcp = Some(link);
-            return;
+        let pattern = match self.strip.as_mut() {
+            Some(strip) => {
+                let frame_number = self.frame_number;
+                let stamp = strip.stamp(frame_number);
+                let len = strip.len();
+                let Some(plan) = self.take_block(s, Some(data_per_packet), len) else {
+                    self.tcp = Some(link);
+                    return;
+                };
+                Some((plan, frame_number, stamp))
+            }
+            None => {
+                if self.produce(s, Some(data_per_packet)).is_none() {
+                    self.tcp = Some(link);
+                    return;
+                }
+                None
+            }
         };
         // While the host holds a send up, watch the commands: a stop ends
         // the stream at the next record boundary.
@@ -602,7 +641,21 @@ impl Streamer {
                 Waiting::Continue
             }
         };
-        let outcome = link.send_block(slot, plan, data, counters, &mut on_hold);
+        let outcome = match (&pattern, self.strip.as_ref(), self.ring.slot(slot)) {
+            (Some((plan, frame_number, stamp)), Some(strip), _) => {
+                let frame = FrameBytes::Pattern {
+                    strip,
+                    frame_number: *frame_number,
+                    stamp: *stamp,
+                };
+                link.send_block(slot, plan, frame, counters, &mut on_hold)
+            }
+            (None, _, Some((plan, data))) => {
+                let frame = FrameBytes::Memory(data);
+                link.send_block(slot, plan, frame, counters, &mut on_hold)
+            }
+            _ => BlockOutcome::Lost,
+        };
         self.pending.extend(deferred);
         if let BlockOutcome::Sent { records, bytes } = outcome {
             self.counters

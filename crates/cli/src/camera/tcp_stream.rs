@@ -5,8 +5,13 @@
 //! The stream thread ([`super::streamer`]) decides when frames are due; this
 //! module owns the connection's life (connect, retry every 500 ms, count a
 //! lost host, close cleanly at a record boundary) and, with MSG_ZEROCOPY,
-//! keeps a frame-ring slot from being rewritten while the kernel may still
-//! send from it.
+//! keeps a slot (its heads, and a frame-ring frame) from being rewritten
+//! while the kernel may still send from it.
+//!
+//! A test-pattern frame is never drawn for TCP: its data is gathered from
+//! one cached [`PatternStrip`] and a per-frame 16-byte stamp kept with the
+//! slot's heads, so the sender touches as little memory per byte as
+//! iperf3 does (see `docs/test-pattern.md`).
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::ops::Range;
@@ -14,7 +19,8 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use linerate_gev::block_plan::BlockPlan;
-use linerate_io::tcp::send::{TcpSendOptions, TcpSender, Waiting, ZerocopyStats};
+use linerate_gev::test_pattern::{PatternStrip, STAMP_LEN};
+use linerate_io::tcp::send::{Records, TcpSendOptions, TcpSender, Waiting, ZerocopyStats};
 use linerate_wire::gvsp_tcp::{RecordHeader, RecordKind, HEADER_LEN};
 use linerate_wire::Status;
 
@@ -26,6 +32,23 @@ pub const RETRY_INTERVAL: Duration = Duration::from_millis(500);
 const HEAD_ROOM: usize = HEADER_LEN + 64;
 /// How long a clean close waits for the kernel to release zerocopy buffers.
 const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// A frame's bytes as the link sends them.
+#[derive(Debug, Clone, Copy)]
+pub enum FrameBytes<'a> {
+    /// The frame as drawn in memory (a frame-ring slot).
+    Memory(&'a [u8]),
+    /// Test-pattern frame `frame_number`: the stamp, then pixels gathered
+    /// from the strip.
+    Pattern {
+        /// The pattern of this acquisition's frame length.
+        strip: &'a PatternStrip,
+        /// Frame number the pixels and stamp belong to.
+        frame_number: u64,
+        /// The frame's first 16 bytes ([`PatternStrip::stamp`]).
+        stamp: [u8; STAMP_LEN],
+    },
+}
 
 /// How sending one block ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +74,7 @@ pub struct TcpLink {
     sender: Option<TcpSender>,
     last_attempt: Option<Instant>,
     failure_logged: bool,
-    /// Per frame-ring slot: the heads of that slot's records.
+    /// Per slot: the frame's stamp (pattern frames), then the heads of its records.
     heads: Vec<Vec<u8>>,
     /// Per slot: zerocopy ids below this must complete before the slot is reused.
     release: Vec<u32>,
@@ -150,13 +173,15 @@ impl TcpLink {
         }
     }
 
-    /// Sends block `plan` of `data` (held in ring slot `slot`) as records.
-    /// `on_hold` is asked whether to go on while the host holds the send up.
+    /// Sends block `plan` of `frame` as records, its heads (and stamp) kept
+    /// in slot `slot` (the frame-ring slot for a frame held there) until
+    /// [`TcpLink::release_slot`]. `on_hold` is asked whether to go on while
+    /// the host holds the send up.
     pub fn send_block(
         &mut self,
         slot: usize,
         plan: &BlockPlan,
-        data: &[u8],
+        frame: FrameBytes<'_>,
         counters: &StreamCounters,
         on_hold: &mut dyn FnMut() -> Waiting,
     ) -> BlockOutcome {
@@ -167,10 +192,13 @@ impl TcpLink {
             return BlockOutcome::Lost;
         };
         let count = plan.packet_count();
-        heads.resize(count as usize * HEAD_ROOM, 0);
+        heads.resize(STAMP_LEN + count as usize * HEAD_ROOM, 0);
+        if let FrameBytes::Pattern { stamp, .. } = &frame {
+            heads[..STAMP_LEN].copy_from_slice(stamp);
+        }
         self.records.clear();
         for id in 0..count {
-            let at = id as usize * HEAD_ROOM;
+            let at = STAMP_LEN + id as usize * HEAD_ROOM;
             let Some(buf) = heads.get_mut(at..at + HEAD_ROOM) else {
                 return BlockOutcome::Lost;
             };
@@ -187,12 +215,32 @@ impl TcpLink {
             }
             self.records.push((at..at + HEADER_LEN + n, range));
         }
-        let pairs: Vec<(&[u8], &[u8])> = self
-            .records
-            .iter()
-            .map(|(h, d)| (&heads[h.clone()], &data[d.clone()]))
-            .collect();
-        let result = sender.send_records(&pairs, on_hold);
+        let heads = &heads[..];
+        let mut records = Records::new();
+        for (h, d) in &self.records {
+            let head = &heads[h.clone()];
+            match frame {
+                FrameBytes::Memory(data) => {
+                    let Some(data) = data.get(d.clone()) else {
+                        return BlockOutcome::Lost;
+                    };
+                    records.push([head, data]);
+                }
+                FrameBytes::Pattern {
+                    strip,
+                    frame_number,
+                    ..
+                } => {
+                    if d.end > strip.len() {
+                        return BlockOutcome::Lost;
+                    }
+                    let stamp = &heads[d.start.min(STAMP_LEN)..d.end.min(STAMP_LEN)];
+                    let pixels = strip.pixels(frame_number, d.clone());
+                    records.push([head, stamp].into_iter().chain(pixels));
+                }
+            }
+        }
+        let result = sender.send_records(&records, on_hold);
         if let Some(r) = self.release.get_mut(slot) {
             *r = sender.zerocopy_issued();
         }

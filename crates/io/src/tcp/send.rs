@@ -1,10 +1,10 @@
 //! Camera side of a TCP stream: connecting and vectored, record-aligned sends.
 //!
-//! A sender hands [`TcpSender::send_records`] a list of records, each a small
-//! head (record header, GVSP header, leader or trailer fields) and a slice of
-//! the frame. They leave in as few `sendmsg` calls as the iovec limit allows,
-//! the frame bytes straight from the frame buffer. A partial write resumes at
-//! the exact byte it stopped at. A send timeout makes a blocked call return
+//! A sender hands [`TcpSender::send_records`] a list of [`Records`], each a
+//! small head (record header, GVSP header, leader or trailer fields) and the
+//! frame's bytes, in one slice or in several pieces. They leave in as few
+//! `sendmsg` calls as the iovec limit allows, the frame bytes straight from
+//! where they lie. A partial write resumes at the exact byte it stopped at. A send timeout makes a blocked call return
 //! now and then, so the caller can notice a stop; the sender then stops only
 //! at a record boundary, because a receiver cannot resynchronise a stream cut
 //! inside a record.
@@ -74,6 +74,56 @@ pub enum Waiting {
     Continue,
     /// Stop at the next record boundary (finishing the record in progress).
     Stop,
+}
+
+/// Records for [`TcpSender::send_records`]: each one or more byte slices (a
+/// head, then the frame's bytes, whole or in pieces), kept flat so that one
+/// `sendmsg` gathers many records.
+#[derive(Debug, Default, Clone)]
+pub struct Records<'a> {
+    parts: Vec<&'a [u8]>,
+    /// Per record: where its parts end in `parts`, and its length in bytes.
+    ends: Vec<(usize, usize)>,
+}
+
+impl<'a> Records<'a> {
+    /// No records.
+    pub fn new() -> Records<'a> {
+        Records::default()
+    }
+
+    /// Adds one record made of `parts`, in order (empty parts are dropped).
+    pub fn push(&mut self, parts: impl IntoIterator<Item = &'a [u8]>) {
+        let mut bytes = 0;
+        for p in parts {
+            if !p.is_empty() {
+                bytes += p.len();
+                self.parts.push(p);
+            }
+        }
+        self.ends.push((self.parts.len(), bytes));
+    }
+
+    /// Records held.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// No records held.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The parts of record `i`.
+    fn parts_of(&self, i: usize) -> &[&'a [u8]] {
+        let start = i.checked_sub(1).map_or(0, |p| self.ends[p].0);
+        &self.parts[start..self.ends[i].0]
+    }
+
+    /// Bytes of record `i`.
+    fn bytes_of(&self, i: usize) -> usize {
+        self.ends[i].1
+    }
 }
 
 /// How far a [`TcpSender::send_records`] call got.
@@ -197,9 +247,9 @@ impl TcpSender {
         self.options.zerocopy
     }
 
-    /// Sends `records`, each `(head, data)`, back to back, as few `sendmsg`
-    /// calls as the iovec limit allows, every call ending at a record
-    /// boundary. When the peer holds a send up (a timeout or a partial
+    /// Sends `records` back to back, in as few `sendmsg` calls as the iovec
+    /// limit allows, every call ending at a record boundary (unless one
+    /// record alone has more parts than [`IOV_MAX`]). When the peer holds a send up (a timeout or a partial
     /// write), `on_hold` is asked whether to go on; after it says
     /// [`Waiting::Stop`], the record in progress is finished (within
     /// `finish_timeout`) and the call returns with `stopped` set.
@@ -208,7 +258,7 @@ impl TcpSender {
     /// leaves the stream at an unknown point: close the connection.
     pub fn send_records(
         &mut self,
-        records: &[(&[u8], &[u8])],
+        records: &Records<'_>,
         on_hold: &mut dyn FnMut() -> Waiting,
     ) -> Result<Sent> {
         let mut rec = 0usize;
@@ -216,7 +266,7 @@ impl TcpSender {
         let mut off = 0usize;
         let mut bytes = 0u64;
         let mut stop_since: Option<Instant> = None;
-        let mut iov: Vec<libc::iovec> = Vec::with_capacity(IOV_MAX.min(2 * records.len()));
+        let mut iov: Vec<libc::iovec> = Vec::with_capacity(IOV_MAX.min(records.parts.len()));
         let flags = libc::MSG_NOSIGNAL
             | if self.options.zerocopy {
                 libc::MSG_ZEROCOPY
@@ -239,25 +289,29 @@ impl TcpSender {
             } else {
                 records.len()
             };
-            for (i, (head, data)) in records.iter().enumerate().take(last).skip(rec) {
-                if iov.len() + 2 > IOV_MAX {
+            'gather: for i in rec..last {
+                let parts = records.parts_of(i);
+                // Whole records only, but the first one may go in part.
+                if i != rec && iov.len() + parts.len() > IOV_MAX {
                     break;
                 }
                 // Skip what the first record already sent.
-                let skip = if i == rec { off } else { 0 };
-                let (h, d) = if skip < head.len() {
-                    (&head[skip..], &data[..])
-                } else {
-                    (&head[..0], &data[skip - head.len()..])
-                };
-                for s in [h, d] {
-                    if !s.is_empty() {
-                        iov.push(libc::iovec {
-                            iov_base: s.as_ptr() as *mut libc::c_void,
-                            iov_len: s.len(),
-                        });
-                        asked += s.len();
+                let mut skip = if i == rec { off } else { 0 };
+                for p in parts {
+                    if iov.len() == IOV_MAX {
+                        break 'gather;
                     }
+                    if skip >= p.len() {
+                        skip -= p.len();
+                        continue;
+                    }
+                    let s = &p[skip..];
+                    skip = 0;
+                    iov.push(libc::iovec {
+                        iov_base: s.as_ptr() as *mut libc::c_void,
+                        iov_len: s.len(),
+                    });
+                    asked += s.len();
                 }
             }
             if asked == 0 {
@@ -284,7 +338,7 @@ impl TcpSender {
                 // Advance (rec, off) by n bytes.
                 let mut left = n;
                 while left > 0 && rec < records.len() {
-                    let len = records[rec].0.len() + records[rec].1.len();
+                    let len = records.bytes_of(rec);
                     let take = (len - off).min(left);
                     off += take;
                     left -= take;
@@ -294,8 +348,7 @@ impl TcpSender {
                     }
                 }
                 // Skip empty records so `off == 0` means a boundary.
-                while rec < records.len() && records[rec].0.is_empty() && records[rec].1.is_empty()
-                {
+                while rec < records.len() && records.bytes_of(rec) == 0 {
                     rec += 1;
                 }
                 n < asked
@@ -512,12 +565,12 @@ mod tests {
         (heads, data, expected)
     }
 
-    fn pairs<'a>(heads: &'a [Vec<u8>], data: &'a [u8], len: usize) -> Vec<(&'a [u8], &'a [u8])> {
-        heads
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (&h[..], &data[i * len..(i + 1) * len]))
-            .collect()
+    fn pairs<'a>(heads: &'a [Vec<u8>], data: &'a [u8], len: usize) -> Records<'a> {
+        let mut records = Records::new();
+        for (i, h) in heads.iter().enumerate() {
+            records.push([&h[..], &data[i * len..(i + 1) * len]]);
+        }
+        records
     }
 
     #[test]
@@ -563,6 +616,63 @@ mod tests {
             }
         );
         assert!(holds > 0, "a slow reader never held the sender up");
+        drop(tx);
+        assert!(reader.join().expect("reader") == expected, "bytes differ");
+    }
+
+    #[test]
+    fn records_of_many_pieces_arrive_byte_exact() {
+        let (l, addr) = listener();
+        // Records gathered from more pieces than one sendmsg takes, some
+        // empty, with a slow reader so writes end mid-record and mid-piece.
+        let data: Vec<u8> = (0..1 << 20).map(|i| (i % 241) as u8).collect();
+        let mut records = Records::new();
+        let mut expected = Vec::new();
+        let mut at = 0;
+        for r in 0..6usize {
+            let pieces = [3, 1500, 0, 700, 2, 1][r];
+            let mut parts = Vec::new();
+            for k in 0..pieces {
+                let n = (k * 7 + r) % 300;
+                let piece = &data[at % 900_000..at % 900_000 + n];
+                at += n + 13;
+                expected.extend_from_slice(piece);
+                parts.push(piece);
+            }
+            records.push(parts);
+        }
+        assert!(records.parts_of(1).len() > IOV_MAX);
+        assert_eq!(records.bytes_of(2), 0);
+        let want = expected.len();
+        let reader = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().expect("accept");
+            let mut got = Vec::new();
+            let mut buf = vec![0u8; 3001];
+            while got.len() < want {
+                let n = s.read(&mut buf).expect("read");
+                assert!(n > 0, "EOF after {} bytes", got.len());
+                got.extend_from_slice(&buf[..n]);
+                std::thread::sleep(Duration::from_micros(100));
+            }
+            got
+        });
+        let opts = TcpSendOptions {
+            send_buffer: 4096,
+            send_timeout: Duration::from_millis(2),
+            ..TcpSendOptions::default()
+        };
+        let mut tx = TcpSender::connect(Ipv4Addr::LOCALHOST, addr, &opts).expect("connect");
+        let sent = tx
+            .send_records(&records, &mut || Waiting::Continue)
+            .expect("send");
+        assert_eq!(
+            sent,
+            Sent {
+                records: 6,
+                bytes: want as u64,
+                stopped: false
+            }
+        );
         drop(tx);
         assert!(reader.join().expect("reader") == expected, "bytes differ");
     }
@@ -642,7 +752,9 @@ mod tests {
         let data = vec![2u8; 1 << 16];
         let mut err = None;
         for _ in 0..50 {
-            match tx.send_records(&[(&head[..], &data[..])], &mut || Waiting::Continue) {
+            let mut one = Records::new();
+            one.push([&head[..], &data[..]]);
+            match tx.send_records(&one, &mut || Waiting::Continue) {
                 Ok(_) => std::thread::sleep(Duration::from_millis(10)),
                 Err(e) => {
                     err = Some(e);
@@ -681,8 +793,12 @@ mod tests {
         let mut tx = TcpSender::connect(Ipv4Addr::LOCALHOST, addr, &opts).expect("connect");
         assert!(tx.zerocopy());
         let list = pairs(&heads, &data, 256 << 10);
-        for chunk in list.chunks(8) {
-            tx.send_records(chunk, &mut || Waiting::Continue)
+        for chunk in 0..list.len().div_ceil(8) {
+            let mut some = Records::new();
+            for i in chunk * 8..(chunk * 8 + 8).min(list.len()) {
+                some.push(list.parts_of(i).iter().copied());
+            }
+            tx.send_records(&some, &mut || Waiting::Continue)
                 .expect("send");
         }
         let issued = tx.zerocopy_issued();
