@@ -6,6 +6,7 @@
 //! when the host selects it, over TCP ([`tcp_stream`]).
 
 mod control_socket;
+mod counters;
 mod interface;
 pub mod streamer;
 pub mod tcp_stream;

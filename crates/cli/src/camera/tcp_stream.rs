@@ -24,7 +24,7 @@ use linerate_io::tcp::send::{Records, TcpSendOptions, TcpSender, Waiting, Zeroco
 use linerate_wire::gvsp_tcp::{RecordHeader, RecordKind, HEADER_LEN};
 use linerate_wire::Status;
 
-use super::streamer::StreamCounters;
+use super::counters::StreamCounters;
 
 /// Least time between two connection attempts while acquiring.
 pub const RETRY_INTERVAL: Duration = Duration::from_millis(500);
