@@ -87,6 +87,13 @@ pub fn bytes_in(range: RangeInclusive<u64>) -> BytesIn {
     BytesIn { min, max }
 }
 
+/// Like [`bytes_in`], as a `usize` (a buffer size in memory).
+pub fn bytes_usize_in(
+    range: RangeInclusive<u64>,
+) -> clap::builder::MapValueParser<BytesIn, fn(u64) -> usize> {
+    bytes_in(range).map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+}
+
 /// A duration in `range` seconds, as a number of seconds (fractions
 /// allowed) or with a unit ([`parse_seconds`]), as seconds.
 pub fn secs_in(range: RangeInclusive<f64>) -> SecondsIn {

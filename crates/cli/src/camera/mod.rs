@@ -87,7 +87,7 @@ pub struct CameraArgs {
     #[arg(long)]
     tcp_zerocopy: bool,
     /// TCP send buffer (SO_SNDBUF) in bytes, 4096..=1073741824.
-    #[arg(long, default_value_t = 4 << 20, value_parser = crate::arg_range::usize_in(4096..=crate::arg_range::GIB))]
+    #[arg(long, default_value_t = 4 << 20, value_parser = crate::arg_range::bytes_usize_in(4096..=crate::arg_range::GIB))]
     tcp_send_buffer: usize,
     /// On exit, print the counters as one JSON object on stdout.
     #[arg(long)]

@@ -52,7 +52,7 @@ pub struct ServeArgs {
     fps: f64,
     /// Payload bytes per frame (a 40-byte header precedes each),
     /// 8..=67108864.
-    #[arg(long, default_value_t = 256 * 1024, value_parser = crate::arg_range::usize_in(8..=linerate_wire::served::MAX_FRAME_LEN as u64))]
+    #[arg(long, default_value_t = 256 * 1024, value_parser = crate::arg_range::bytes_usize_in(8..=linerate_wire::served::MAX_FRAME_LEN as u64))]
     frame_size: usize,
     /// How frames reach the sockets: zerocopy (MSG_ZEROCOPY, the cheapest in
     /// docs/serve.md's measurements), write (the kernel copies), sendfile,
@@ -85,7 +85,7 @@ pub struct ServeArgs {
     stall_timeout: f64,
     /// Socket send buffer per client in bytes, 0..=1073741824 (0: the
     /// kernel autotunes).
-    #[arg(long, default_value_t = 0, value_parser = crate::arg_range::usize_in(0..=crate::arg_range::GIB))]
+    #[arg(long, default_value_t = 0, value_parser = crate::arg_range::bytes_usize_in(0..=crate::arg_range::GIB))]
     send_buffer: usize,
     /// Also serve UDP subscribers on --port (off unless asked for: a UDP
     /// server can be made to send to addresses that never asked, see

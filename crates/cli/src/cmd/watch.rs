@@ -52,7 +52,7 @@ pub struct WatchArgs {
     multicast: Option<std::net::Ipv4Addr>,
     /// Receive buffer per connection in bytes, 0..=1073741824 (0: the
     /// kernel autotunes).
-    #[arg(long, default_value_t = 0, value_parser = crate::arg_range::usize_in(0..=crate::arg_range::GIB))]
+    #[arg(long, default_value_t = 0, value_parser = crate::arg_range::bytes_usize_in(0..=crate::arg_range::GIB))]
     recv_buffer: usize,
     /// Print one JSON object instead of a table.
     #[arg(long)]
