@@ -19,6 +19,10 @@ use linerate_metrics::{
 };
 use serde::Serialize;
 
+/// How long an unfinished frame is kept after its last packet over UDP,
+/// where a lost packet may never come (`--retention-ms`).
+const UDP_FRAME_RETENTION_MS: u64 = 100;
+
 /// Arguments of `linerate grab`.
 #[derive(Debug, Args, Clone)]
 pub struct GrabArgs {
@@ -155,9 +159,13 @@ pub struct GrabArgs {
     /// packet gaps), 0..=10000000; 0 waits for the next frame to start.
     #[arg(long, default_value_t = 1000, value_parser = crate::arg_range::u64_in(0..=10_000_000))]
     pub resend_tail_us: u64,
-    /// Milliseconds an unfinished frame is kept after its last packet, 1..=60000.
-    #[arg(long, default_value_t = 100, value_parser = crate::arg_range::u64_in(1..=60_000))]
-    pub retention_ms: u64,
+    /// Milliseconds an unfinished frame is kept after its last packet,
+    /// 1..=60000. When not given: 100 over UDP; over TCP, where every byte
+    /// of a frame arrives while the connection lives, --frame-timeout (a
+    /// busy host may pause delivery longer than 100 ms without losing a
+    /// byte).
+    #[arg(long, value_parser = crate::arg_range::u64_in(1..=60_000))]
+    pub retention_ms: Option<u64>,
     /// Seconds to wait for a frame before giving up, 0.01..=3600.
     #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::secs_in(0.01..=3600.0))]
     pub frame_timeout: f64,
@@ -454,7 +462,11 @@ pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
     assembler.resend.enabled = !args.no_resend;
     assembler.resend.initial_timeout_ns = args.resend_initial_us.saturating_mul(1_000);
     assembler.resend.repeat_timeout_ns = args.resend_repeat_ms.saturating_mul(1_000_000);
-    assembler.frame_retention_ns = args.retention_ms.saturating_mul(1_000_000);
+    assembler.frame_retention_ns = match args.retention_ms {
+        Some(ms) => ms.saturating_mul(1_000_000),
+        None if args.transport == Transport::Tcp => (args.frame_timeout * 1e9) as u64,
+        None => UDP_FRAME_RETENTION_MS * 1_000_000,
+    };
     assembler.resend.request_ratio = args.resend_ratio;
     assembler.resend.tail_timeout_ns = args.resend_tail_us.saturating_mul(1_000);
     let buffers = buffer_count(args.buffers, args.buffer_memory, payload)?;
