@@ -1036,7 +1036,11 @@ fn commands_from_another_host_are_ignored_and_counted() {
     assert!(out.status.success(), "{v}");
     assert_eq!(v["boards"][0]["complete"], true, "{v}");
     assert_eq!(n(&v, "verify_errors"), 0);
-    assert_eq!(n(&b, "foreign_commands"), 1002, "{b}");
+    // Counted while the board streamed; forgeries after its stream ended
+    // (the stream may finish before the last of the 1000 STOPs) find no
+    // owner to defend.
+    let counted = n(&b, "foreign_commands");
+    assert!((1..=1002).contains(&counted), "{b}");
     // Its stream ended: on the last ACK, or on the owner's RESET that
     // came with the last ACKs.
     assert_eq!(n(&b, "confirmed_packets"), 128 << 10, "{b}");
@@ -1150,4 +1154,39 @@ fn a_board_that_stops_mid_stream_is_reported_with_the_cause() {
             && err.contains(&format!("stopped mid-stream after {} bytes", n(b, "bytes"))),
         "{err}"
     );
+}
+
+/// Issue 22: a board of the other wire version ignores the receiver's
+/// commands, which used to show only as "nothing received for 2000 ms".
+/// The receiver now probes a silent board in the other version and names
+/// the mismatch, both ways round.
+#[test]
+fn a_fade_version_mismatch_is_named() {
+    let _s = serial();
+    for (board, receiver) in [("10g", "1"), ("1", "10g")] {
+        let bed = jumbo_bed(&format!("fadever{board}"), &["feb", "pc"]);
+        let _board = feb(&bed, "feb", &["--version", board]);
+        let out = recv_cmd(
+            &bed,
+            &["feb"],
+            &[
+                "--version",
+                receiver,
+                "--bytes",
+                "1MiB",
+                "--idle-timeout-ms",
+                "500",
+            ],
+        )
+        .output()
+        .expect("run recv");
+        let v = report(&out);
+        assert!(!out.status.success(), "{v}");
+        let error = v["boards"][0]["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains(&format!("speaks FADE version {board}"))
+                && error.contains(&format!("--version {board}")),
+            "board {board}, receiver {receiver}: {v}"
+        );
+    }
 }

@@ -42,6 +42,7 @@
 pub mod ack_clock;
 pub mod error;
 pub mod link;
+pub mod probe;
 mod readout;
 pub mod timings;
 

@@ -146,7 +146,7 @@ pub fn run(args: CommandArgs) -> Result<()> {
             CommandPoll::Failed(e) => {
                 outcome["error"] = e.to_string().into();
                 if args.json {
-                    println!("{outcome}");
+                    crate::json_println!("{outcome}");
                 }
                 bail!("board {}: {e}", mac_text(args.feb));
             }
@@ -182,7 +182,7 @@ pub fn run(args: CommandArgs) -> Result<()> {
 
 fn print(args: &CommandArgs, outcome: &Value, text: String) -> Result<()> {
     if args.json {
-        println!("{outcome}");
+        crate::json_println!("{outcome}");
     } else {
         println!("{text}");
     }

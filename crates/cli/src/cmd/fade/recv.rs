@@ -18,7 +18,7 @@ use clap::Args;
 use linerate_fade::board::Controller;
 use linerate_fade::command::CommandConfig;
 use linerate_fade::fair::FairConfig;
-use linerate_fade::host::{HostConfig, UserCommand};
+use linerate_fade::host::{BoardFailure, HostConfig, UserCommand};
 use linerate_fade::ring::RingReader;
 use linerate_fade::stream;
 use linerate_fade::version::{self as fade_version, TenG, V1};
@@ -316,7 +316,11 @@ fn run_version<W: fade_version::Version>(args: RecvArgs) -> Result<()> {
             verify_errors,
             bytes_received,
             verified_bytes: args.verify.then_some(bytes_received),
-            error: o.failure.map(|f| f.to_string()).or(io_error),
+            error: o
+                .failure
+                .as_ref()
+                .map(|f| failure_text::<W>(f, &args.interface))
+                .or(io_error),
             complete,
             foreign_answers: o.foreign_answers,
         });
@@ -461,6 +465,35 @@ fn realtime(prio: i32) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// What went wrong with a board, in words. A board that never answered
+/// START is probed in the other wire version: a version mismatch looks
+/// like silence from this side, so name it when it is one.
+fn failure_text<W: fade_version::Version>(failure: &BoardFailure, interface: &str) -> String {
+    let text = failure.to_string();
+    let BoardFailure::Silent {
+        mac,
+        delivered: 0,
+        foreign: None,
+        ..
+    } = failure
+    else {
+        return text;
+    };
+    match linerate_readout::probe::other_version_spoken(
+        interface,
+        mac.0,
+        W::NAME,
+        Duration::from_millis(300),
+    ) {
+        Ok(Some(other)) => format!(
+            "{text}; but it answered a FADE {other} START: the board speaks FADE version \
+             {other}, this receiver {} (give --version {other} on both ends)",
+            W::NAME
+        ),
+        _ => text,
+    }
 }
 
 /// Pins the calling thread to `cpu`.
