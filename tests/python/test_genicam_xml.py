@@ -185,6 +185,7 @@ FEATURES = {
     "AcquisitionMode": I.intfIEnumeration,
     "AcquisitionStart": I.intfICommand,
     "AcquisitionStop": I.intfICommand,
+    "AcquisitionStatus": I.intfIBoolean,
     "AcquisitionFrameCount": I.intfIInteger,
     "AcquisitionFrameRate": I.intfIFloat,
     "TriggerSelector": I.intfIEnumeration,
