@@ -75,60 +75,105 @@ impl TypedValueParser for U64In {
 }
 
 /// A finite floating-point number in `range` (NaN and infinities refused).
-pub fn float_in<T>(range: RangeInclusive<T>) -> FloatIn<T> {
-    let (min, max) = range.into_inner();
-    FloatIn { min, max }
+pub fn float_in<T>(range: RangeInclusive<T>) -> Ranged<T>
+where
+    T: FromStr + PartialOrd + Display + Copy + Send + Sync + 'static,
+{
+    Ranged::new(range, parse_number::<T>, T::to_string, "")
+}
+
+/// `s` as a number of type `T`.
+fn parse_number<T: FromStr>(s: &str) -> Result<T, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))
 }
 
 /// A byte count in `range`: a plain number or one with a binary suffix
 /// (`k`/`KiB`, `m`/`MiB`, `g`/`GiB`), e.g. `256MiB`.
-pub fn bytes_in(range: RangeInclusive<u64>) -> BytesIn {
-    let (min, max) = range.into_inner();
-    BytesIn { min, max }
+pub fn bytes_in(range: RangeInclusive<u64>) -> Ranged<u64> {
+    Ranged::new(range, parse_bytes, |n| show_bytes(*n), "")
 }
 
 /// Like [`bytes_in`], as a `usize` (a buffer size in memory).
 pub fn bytes_usize_in(
     range: RangeInclusive<u64>,
-) -> clap::builder::MapValueParser<BytesIn, fn(u64) -> usize> {
-    bytes_in(range).map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+) -> clap::builder::MapValueParser<Ranged<u64>, fn(u64) -> usize> {
+    bytes_in(range).map(saturating_usize as fn(u64) -> usize)
 }
 
 /// A duration in `range` seconds, as a number of seconds (fractions
 /// allowed) or with a unit ([`parse_seconds`]), as seconds.
-pub fn secs_in(range: RangeInclusive<f64>) -> SecondsIn {
-    let (min, max) = range.into_inner();
-    SecondsIn { min, max }
+pub fn secs_in(range: RangeInclusive<f64>) -> Ranged<f64> {
+    Ranged::new(range, parse_seconds, f64::to_string, " seconds")
 }
 
 /// Like [`secs_in`], as a [`Duration`].
 pub fn seconds_in(
     range: RangeInclusive<f64>,
-) -> clap::builder::MapValueParser<SecondsIn, fn(f64) -> Duration> {
+) -> clap::builder::MapValueParser<Ranged<f64>, fn(f64) -> Duration> {
     secs_in(range).map(Duration::from_secs_f64 as fn(f64) -> Duration)
 }
 
-/// Parser returned by [`secs_in`].
+/// A value read by `parse` and refused unless it lies in `min..=max`
+/// (NaN lies in no range), the range shown by `show` and followed by
+/// `unit` in the error: the one shape of the number, size and duration
+/// parsers here. Checked through a closure parser, so clap words the error
+/// ("invalid value 'V' for '--ARG <ARG>': ...") like its own range checks.
 #[derive(Debug, Clone, Copy)]
-pub struct SecondsIn {
-    min: f64,
-    max: f64,
+pub struct Ranged<T> {
+    min: T,
+    max: T,
+    parse: fn(&str) -> Result<T, String>,
+    show: fn(&T) -> String,
+    unit: &'static str,
 }
 
-impl TypedValueParser for SecondsIn {
-    type Value = f64;
+impl<T: Copy> Ranged<T> {
+    fn new(
+        range: RangeInclusive<T>,
+        parse: fn(&str) -> Result<T, String>,
+        show: fn(&T) -> String,
+        unit: &'static str,
+    ) -> Ranged<T> {
+        let (min, max) = range.into_inner();
+        Ranged {
+            min,
+            max,
+            parse,
+            show,
+            unit,
+        }
+    }
+}
+
+impl<T> TypedValueParser for Ranged<T>
+where
+    T: PartialOrd + Copy + Send + Sync + 'static,
+{
+    type Value = T;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &OsStr,
-    ) -> Result<f64, clap::Error> {
-        let (min, max) = (self.min, self.max);
-        let check = move |s: &str| -> Result<f64, String> {
-            let v = parse_seconds(s)?;
+    ) -> Result<T, clap::Error> {
+        let Ranged {
+            min,
+            max,
+            parse,
+            show,
+            unit,
+        } = *self;
+        let check = move |s: &str| -> Result<T, String> {
+            let v = parse(s)?;
             if !(v >= min && v <= max) {
-                return Err(format!("{s} is not in {min}..={max} seconds"));
+                return Err(format!(
+                    "{s} is not in {}..={}{unit}",
+                    show(&min),
+                    show(&max)
+                ));
             }
             Ok(v)
         };
@@ -203,75 +248,6 @@ impl TypedValueParser for OnlineCpu {
                 )),
                 _ => Ok(cpu),
             }
-        };
-        check.parse_ref(cmd, arg, value)
-    }
-}
-
-/// Parser returned by [`float_in`].
-#[derive(Debug, Clone, Copy)]
-pub struct FloatIn<T> {
-    min: T,
-    max: T,
-}
-
-impl<T> TypedValueParser for FloatIn<T>
-where
-    T: FromStr + PartialOrd + Display + Copy + Send + Sync + 'static,
-{
-    type Value = T;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &OsStr,
-    ) -> Result<T, clap::Error> {
-        let (min, max) = (self.min, self.max);
-        // A closure parser lets clap word the error ("invalid value 'V'
-        // for '--ARG <ARG>': ...") like its own range checks.
-        let check = move |s: &str| -> Result<T, String> {
-            let v: T = s
-                .trim()
-                .parse()
-                .map_err(|_| format!("{s:?} is not a number"))?;
-            // NaN is in no range.
-            if !(v >= min && v <= max) {
-                return Err(format!("{s} is not in {min}..={max}"));
-            }
-            Ok(v)
-        };
-        check.parse_ref(cmd, arg, value)
-    }
-}
-
-/// Parser returned by [`bytes_in`].
-#[derive(Debug, Clone, Copy)]
-pub struct BytesIn {
-    min: u64,
-    max: u64,
-}
-
-impl TypedValueParser for BytesIn {
-    type Value = u64;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &OsStr,
-    ) -> Result<u64, clap::Error> {
-        let (min, max) = (self.min, self.max);
-        let check = move |s: &str| -> Result<u64, String> {
-            let v = parse_bytes(s)?;
-            if !(min..=max).contains(&v) {
-                return Err(format!(
-                    "{s} is not in {}..={}",
-                    show_bytes(min),
-                    show_bytes(max)
-                ));
-            }
-            Ok(v)
         };
         check.parse_ref(cmd, arg, value)
     }
