@@ -44,7 +44,7 @@ pub fn run(
     // The clients' receive processing stays on their core, off the
     // server's; undone after the run, so other scenarios see the bed as
     // built.
-    steer_receive(pair, SENDER, &pair.sender_iface, SENDER_CPU)?;
+    pair.bed.set_rps(SENDER, &[SENDER_CPU])?;
     let result = (|| {
         let total = t.settle + t.window + Duration::from_secs(2);
         let mut srv = pair.bed.command(RECEIVER, &config.linerate)?;
@@ -78,7 +78,7 @@ pub fn run(
         let served = server.wait(GRACE)?;
         Ok::<_, Error>((w, watched, served))
     })();
-    steer_receive(pair, SENDER, &pair.sender_iface, usize::MAX)?;
+    pair.bed.set_rps(SENDER, &[])?;
     let (w, watched, served) = result?;
     put_window(run, &w);
     // The measured machine is the server: CPU 1 per GB it sent.
@@ -120,21 +120,5 @@ pub fn run(
     run.detail.insert("frame_bytes".into(), frame_bytes.into());
     run.detail
         .insert("window".into(), serde_json::to_value(w).unwrap_or_default());
-    Ok(())
-}
-
-/// Steers `host`'s receive processing on `iface` to `cpu` with RPS, or
-/// switches RPS off when `cpu` is `usize::MAX`.
-fn steer_receive(pair: &PairBed, host: &str, iface: &str, cpu: usize) -> Result<()> {
-    let mask = if cpu == usize::MAX {
-        "0".to_owned()
-    } else {
-        format!("{:x}", 1u64 << cpu)
-    };
-    let mut cmd = pair.bed.command(host, "sh")?;
-    cmd.arg("-c").arg(format!(
-        "echo {mask} > /sys/class/net/{iface}/queues/rx-0/rps_cpus"
-    ));
-    cmd.run_ok()?;
     Ok(())
 }
