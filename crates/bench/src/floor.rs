@@ -62,8 +62,11 @@ pub fn run(
     let receiver_run = Running::spawn(cmd, dir, "receiver")?;
     crate::stop::pause(t.settle)?;
     let drop = match sink {
-        FloorSink::IngressDrop => Some(Drop::at_ingress_hook(&pair.bed, &pair.receiver_iface)?),
-        FloorSink::XdpDrop => Some(Drop::by_xdp(&pair.bed, &pair.receiver_iface)?),
+        FloorSink::IngressDrop => Some(StreamDrop::at_ingress_hook(
+            &pair.bed,
+            &pair.receiver_iface,
+        )?),
+        FloorSink::XdpDrop => Some(StreamDrop::by_xdp(&pair.bed, &pair.receiver_iface)?),
         _ => None,
     };
     if host_setup == Some(HostSetup::Napi) {
@@ -103,8 +106,8 @@ pub fn run(
     Ok(())
 }
 
-/// A drop of the stream in the PC, removed by [`Drop::finish`].
-enum Drop {
+/// A drop of the stream in the PC, removed by [`StreamDrop::finish`].
+enum StreamDrop {
     /// An nftables rule at the interface's ingress hook (netdev family).
     IngressHook,
     /// An XDP program in the driver, detached when the link drops.
@@ -115,8 +118,8 @@ enum Drop {
     },
 }
 
-impl Drop {
-    fn at_ingress_hook(bed: &Testbed, iface: &str) -> Result<Drop> {
+impl StreamDrop {
+    fn at_ingress_hook(bed: &Testbed, iface: &str) -> Result<StreamDrop> {
         let mut nft = bed.command(RECEIVER, "nft")?;
         nft.arg(format!(
             "add table netdev {DROP_TABLE}; \
@@ -125,10 +128,10 @@ impl Drop {
              add rule netdev {DROP_TABLE} ingress udp dport {STREAM_PORT} counter drop"
         ));
         nft.run_ok()?;
-        Ok(Drop::IngressHook)
+        Ok(StreamDrop::IngressHook)
     }
 
-    fn by_xdp(bed: &Testbed, iface: &str) -> Result<Drop> {
+    fn by_xdp(bed: &Testbed, iface: &str) -> Result<StreamDrop> {
         let drops_before = xdp_drops(bed, iface)?;
         let name = iface.to_owned();
         let link = bed.run_in(RECEIVER, None, move || {
@@ -141,7 +144,7 @@ impl Drop {
             })?;
             Ok::<Link, Error>(prog.attach(&name, ifindex, AttachMode::Native)?)
         })??;
-        Ok(Drop::Xdp {
+        Ok(StreamDrop::Xdp {
             link,
             iface: iface.to_owned(),
             drops_before,
@@ -152,7 +155,7 @@ impl Drop {
     /// that dropped nothing measured nothing, which is an error.
     fn finish(self, bed: &Testbed) -> Result<u64> {
         let dropped = match self {
-            Drop::IngressHook => {
+            StreamDrop::IngressHook => {
                 let mut list = bed.command(RECEIVER, "nft")?;
                 list.args(["list", "table", "netdev", DROP_TABLE]);
                 let text = list.run_ok()?;
@@ -161,7 +164,7 @@ impl Drop {
                 delete.run_ok()?;
                 counter_packets(&text).unwrap_or(0)
             }
-            Drop::Xdp {
+            StreamDrop::Xdp {
                 link,
                 iface,
                 drops_before,
