@@ -180,7 +180,10 @@ fn bench_never_replaces_a_bed_it_did_not_make() {
 /// shell reports the signal.
 #[test]
 fn a_signal_stops_the_bench_which_removes_its_bed_and_reports() {
-    for (signal, status) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+    for (signal, status) in [
+        (linerate_io::process::Signal::Terminate, 143),
+        (linerate_io::process::Signal::Interrupt, 130),
+    ] {
         let name = format!("bsig{status}");
         let child = Command::new(env!("CARGO_BIN_EXE_linerate"))
             .args(["bench", "serve", "--quick", "--json", "--name", &name])
@@ -198,9 +201,7 @@ fn a_signal_stops_the_bench_which_removes_its_bed_and_reports() {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         std::thread::sleep(std::time::Duration::from_millis(1500));
-        let pid = i32::try_from(child.id()).expect("pid");
-        // SAFETY: kill(2) on our own child; no memory is involved.
-        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        linerate_io::process::send_signal(child.id(), signal).expect("signal the bench");
         let stopped = std::time::Instant::now();
         let o = child.wait_with_output().expect("bench output");
         let left = linerate_testbed::netns_exists(&name, "pc")

@@ -72,8 +72,8 @@ impl Camera {
     /// Stops the camera and returns its JSON counters.
     fn stop(mut self) -> serde_json::Value {
         let child = self.child.take().expect("running");
-        // SAFETY: sends SIGTERM to our own child process.
-        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let _ =
+            linerate_io::process::send_signal(child.id(), linerate_io::process::Signal::Terminate);
         let out = child.wait_with_output().expect("camera exit");
         assert!(
             out.status.success(),
@@ -482,8 +482,8 @@ fn a_capture_on_a_gso_passthrough_veth_holds_only_legal_gvsp() {
     let s = stats(&out);
     let counters = camera.stop();
     std::thread::sleep(Duration::from_millis(300));
-    // SAFETY: sends SIGTERM to our own child process.
-    unsafe { libc::kill(capture.id() as i32, libc::SIGTERM) };
+    let _ =
+        linerate_io::process::send_signal(capture.id(), linerate_io::process::Signal::Terminate);
     let _ = capture.wait();
 
     let completed = get(&s, "n_completed_buffers", &out);

@@ -151,25 +151,7 @@ fn garbage_datagrams_never_bring_the_camera_down() {
 
 /// One datagram and the kernel's arrival timestamp (SO_TIMESTAMPNS).
 fn recv_stamped(socket: &UdpSocket, buf: &mut [u8]) -> Option<(usize, Duration)> {
-    use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags, SockaddrIn};
-    use std::os::fd::AsRawFd;
-    let mut iov = [std::io::IoSliceMut::new(buf)];
-    let mut space = nix::cmsg_space!(nix::sys::time::TimeSpec);
-    let msg = recvmsg::<SockaddrIn>(
-        socket.as_raw_fd(),
-        &mut iov,
-        Some(&mut space),
-        MsgFlags::empty(),
-    )
-    .ok()?;
-    let at = msg.cmsgs().ok()?.find_map(|c| match c {
-        ControlMessageOwned::ScmTimestampns(ts) => Some(Duration::new(
-            u64::try_from(ts.tv_sec()).ok()?,
-            u32::try_from(ts.tv_nsec()).ok()?,
-        )),
-        _ => None,
-    })?;
-    Some((msg.bytes, at))
+    linerate_io::socket::recv_with_arrival_time(socket, buf).ok()
 }
 
 /// Takes control, points stream channel 0 at a fresh socket in the host
@@ -323,12 +305,7 @@ fn packet_delay_spreads_a_frame_over_time() {
         let mut buf = vec![0u8; 9000];
         // Arrival times from the kernel (SO_TIMESTAMPNS), so a receive
         // thread scheduled late on a busy machine does not shorten the spread.
-        nix::sys::socket::setsockopt(
-            &stream,
-            nix::sys::socket::sockopt::ReceiveTimestampns,
-            &true,
-        )
-        .expect("SO_TIMESTAMPNS");
+        linerate_io::socket::enable_arrival_times(&stream).expect("SO_TIMESTAMPNS");
         let mut times: Vec<(u64, Duration)> = Vec::new();
         while times.len() < 60 {
             if let Some((n, at)) = recv_stamped(&stream, &mut buf) {
@@ -371,8 +348,7 @@ fn packet_delay_spreads_a_frame_over_time() {
 
 #[test]
 fn discover_lists_our_camera_and_aravis_fake_camera() {
-    // SAFETY: geteuid has no preconditions.
-    assert!(unsafe { libc::geteuid() } == 0, "needs root");
+    assert!(linerate_io::privilege::is_root(), "needs root");
     let bed = Testbed::builder("disco")
         .hosts(["cam", "fake", "pc"])
         .switch()
@@ -587,8 +563,7 @@ fn discover_asks_every_interface_not_only_the_default_route() {
     std::thread::sleep(Duration::from_millis(300));
     let (ok, out, err) = discover_from_pc(&bed, &["--json", "--wait-ms", "300"]);
     let (table_ok, table, warnings) = discover_from_pc(&bed, &["--wait-ms", "300"]);
-    // SAFETY: SIGTERM to our own child.
-    unsafe { libc::kill(other.id() as i32, libc::SIGTERM) };
+    let _ = linerate_io::process::send_signal(other.id(), linerate_io::process::Signal::Terminate);
     let _ = other.wait_with_output();
     stop_camera(camera);
     assert!(ok && table_ok, "{err} {warnings}");
@@ -691,18 +666,12 @@ fn sweep_ports_with(name: &str, writes: impl Fn(SocketAddrV4) -> Vec<(u32, u32)>
     let started = Instant::now();
     let forged = bed
         .run_in("atk", None, move || {
-            let sock = socket2::Socket::new(
-                socket2::Domain::IPV4,
-                socket2::Type::RAW,
-                Some(socket2::Protocol::from(libc::IPPROTO_RAW)),
-            )
-            .expect("raw socket");
-            let to = std::net::SocketAddr::V4(camera_gvcp).into();
+            let sock = linerate_io::inject::Ipv4Injector::open().expect("raw socket");
             let mut sent = 0u64;
             for port in EPHEMERAL_PORTS {
                 let from = SocketAddrV4::new(host_ip, port);
                 let packet = common::spoof::udp_packet(from, camera_gvcp, &command);
-                sock.send_to(&packet, &to).expect("spoofed send");
+                sock.send(&packet, camera_gvcp).expect("spoofed send");
                 sent += 1;
                 // Paced (about 30 000 a second) so that the camera, on a
                 // shared 2-core machine, reads nearly every one.

@@ -541,8 +541,7 @@ fn cpu_seconds(pid: u32) -> f64 {
     // Fields after the parenthesised command name; utime and stime are 14 and 15.
     let rest = &stat[stat.rfind(')').expect("comm") + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let hz = linerate_metrics::cpu::ticks_per_second() as f64;
     let ticks: u64 = f[11].parse::<u64>().expect("utime") + f[12].parse::<u64>().expect("stime");
     ticks as f64 / hz
 }

@@ -255,8 +255,8 @@ fn testbed_up_status_down() {
 fn noise_stops_on_a_signal_with_its_report_and_refuses_tiny_durations() {
     let _one = noise_lock();
     for (signal, code, name) in [
-        (libc::SIGINT, 130, "SIGINT"),
-        (libc::SIGTERM, 143, "SIGTERM"),
+        (linerate_io::process::Signal::Interrupt, 130, "SIGINT"),
+        (linerate_io::process::Signal::Terminate, 143, "SIGTERM"),
     ] {
         let child = Command::new(env!("CARGO_BIN_EXE_linerate"))
             .args(["noise", "--cpu", "0", "--duration", "60", "--json"])
@@ -265,8 +265,7 @@ fn noise_stops_on_a_signal_with_its_report_and_refuses_tiny_durations() {
             .spawn()
             .expect("start noise");
         std::thread::sleep(std::time::Duration::from_secs(1));
-        // SAFETY: a signal to our own child.
-        unsafe { libc::kill(child.id() as i32, signal) };
+        let _ = linerate_io::process::send_signal(child.id(), signal);
         let t0 = std::time::Instant::now();
         let out = child.wait_with_output().expect("wait");
         let err = String::from_utf8_lossy(&out.stderr);
@@ -596,8 +595,7 @@ fn testbed_exec_becomes_the_command_so_signals_and_exit_codes_reach_it() {
         .spawn()
         .expect("spawn");
     std::thread::sleep(std::time::Duration::from_millis(500));
-    // SAFETY: SIGTERM to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let _ = linerate_io::process::send_signal(child.id(), linerate_io::process::Signal::Terminate);
     let status = child.wait().expect("wait");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let left = Command::new("pgrep")
@@ -619,7 +617,10 @@ fn testbed_exec_becomes_the_command_so_signals_and_exit_codes_reach_it() {
 #[test]
 fn demo_stopped_by_a_signal_tears_its_bench_down_and_reports() {
     let _one = demo_lock();
-    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+    for (signal, code) in [
+        (linerate_io::process::Signal::Interrupt, 130),
+        (linerate_io::process::Signal::Terminate, 143),
+    ] {
         let child = Command::new(env!("CARGO_BIN_EXE_linerate"))
             .args(["demo", "--duration", "60", "--fps", "100", "--json"])
             .stdout(std::process::Stdio::piped())
@@ -628,8 +629,7 @@ fn demo_stopped_by_a_signal_tears_its_bench_down_and_reports() {
             .expect("start demo");
         let bed = format!("demo{}", child.id() % 10_000);
         std::thread::sleep(std::time::Duration::from_secs(3));
-        // SAFETY: a signal to our own child.
-        unsafe { libc::kill(child.id() as i32, signal) };
+        let _ = linerate_io::process::send_signal(child.id(), signal);
         let out = child.wait_with_output().expect("wait");
         std::thread::sleep(std::time::Duration::from_millis(300));
         // This build's cameras only: other checkouts' tests run demos too.
@@ -666,17 +666,7 @@ fn demo_stopped_by_a_signal_tears_its_bench_down_and_reports() {
 /// Runs linerate with a stdout whose reader has already gone (as in
 /// `linerate ... | head` once head has exited).
 fn with_closed_stdout(args: &[&str]) -> Output {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0; 2];
-    // SAFETY: pipe fills two descriptors we then own.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    // SAFETY: both descriptors were just created and are owned here once.
-    let (read, write) = unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
-            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
-        )
-    };
+    let (read, write) = linerate_io::process::pipe().expect("pipe");
     drop(read);
     Command::new(env!("CARGO_BIN_EXE_linerate"))
         .args(args)

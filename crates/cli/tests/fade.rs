@@ -32,9 +32,8 @@ fn jumbo_bed(name: &str, hosts: &[&str]) -> Testbed {
 }
 
 fn bed_mtu(name: &str, hosts: &[&str], mtu: u32) -> Testbed {
-    // SAFETY: geteuid has no preconditions.
     assert!(
-        unsafe { libc::geteuid() } == 0,
+        linerate_io::privilege::is_root(),
         "FADE tests build namespaces and open raw sockets: run as root"
     );
     let b = Testbed::builder(name).hosts(hosts.iter().copied()).mtu(mtu);
@@ -527,9 +526,8 @@ fn two_boards_behind_a_switch_both_complete_with_a_fairness_figure() {
 #[test]
 fn three_boards_with_default_settings_fill_a_shared_one_gbit_link_evenly() {
     let _s = serial();
-    // SAFETY: geteuid has no preconditions.
     assert!(
-        unsafe { libc::geteuid() } == 0,
+        linerate_io::privilege::is_root(),
         "FADE tests build namespaces and open raw sockets: run as root"
     );
     // Three boards and the PC on one bridge, every port shaped to 1 Gbit/s
@@ -924,8 +922,10 @@ fn feb_json(bed: &Testbed, args: &[&str]) -> Proc {
 /// Ends a board with SIGTERM (if it still runs) and returns its JSON.
 fn board_report(board: &mut Proc) -> Value {
     if board.0.try_wait().expect("wait").is_none() {
-        // SAFETY: SIGTERM to our own child.
-        unsafe { libc::kill(board.0.id() as i32, libc::SIGTERM) };
+        let _ = linerate_io::process::send_signal(
+            board.0.id(),
+            linerate_io::process::Signal::Terminate,
+        );
     }
     let deadline = Instant::now() + Duration::from_secs(10);
     while board.0.try_wait().expect("wait").is_none() {

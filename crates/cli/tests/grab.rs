@@ -36,9 +36,8 @@ fn bed_with(
     hosts: &[&str],
     tune: impl FnOnce(linerate_testbed::TestbedBuilder) -> linerate_testbed::TestbedBuilder,
 ) -> Testbed {
-    // SAFETY: geteuid has no preconditions.
     assert!(
-        unsafe { libc::geteuid() } == 0,
+        linerate_io::privilege::is_root(),
         "grab tests build namespaces and must run as root"
     );
     let mut b = Testbed::builder(name)
@@ -57,8 +56,8 @@ struct CameraProcess(Child);
 
 impl Drop for CameraProcess {
     fn drop(&mut self) {
-        // SAFETY: signals our own child; SIGCONT first in case a test stopped it.
-        unsafe { libc::kill(self.0.id() as i32, libc::SIGCONT) };
+        let _ =
+            linerate_io::process::send_signal(self.0.id(), linerate_io::process::Signal::Continue);
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -564,8 +563,7 @@ fn a_camera_that_stops_answering_is_reported() {
         .spawn()
         .expect("linerate grab");
     std::thread::sleep(Duration::from_millis(1500));
-    // SAFETY: freezes our own child camera; its Drop sends SIGCONT.
-    unsafe { libc::kill(cam.0.id() as i32, libc::SIGSTOP) };
+    let _ = linerate_io::process::send_signal(cam.0.id(), linerate_io::process::Signal::Stop);
     let started = Instant::now();
     let out = child.wait_with_output().expect("grab exit");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -1083,8 +1081,8 @@ fn a_signal_stops_the_camera_releases_control_and_prints_the_report() {
     let pc = bed.addr("pc").expect("pc address");
     let port = STREAM_PORT.to_string();
     for (signal, name, status) in [
-        (libc::SIGINT, "SIGINT", 130),
-        (libc::SIGTERM, "SIGTERM", 143),
+        (linerate_io::process::Signal::Interrupt, "SIGINT", 130),
+        (linerate_io::process::Signal::Terminate, "SIGTERM", 143),
     ] {
         let child = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
             .args(["grab", &ip, "--json", "--frames", "0", "--fps", "50"])
@@ -1097,8 +1095,7 @@ fn a_signal_stops_the_camera_releases_control_and_prints_the_report() {
         // the child enters the namespace first.
         std::thread::sleep(Duration::from_millis(100));
         wait_for_stream_datagrams(child.id(), 5000);
-        // SAFETY: signals our own child.
-        unsafe { libc::kill(child.id() as i32, signal) };
+        let _ = linerate_io::process::send_signal(child.id(), signal);
         let out = wait_at_most(child, Duration::from_secs(5));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(status), "{name}: {stderr}");
@@ -1224,19 +1221,18 @@ fn grab_under_attack<T: Send + 'static>(
 
 /// A raw socket in the attacker's namespace sending `payload` as UDP from
 /// `from` to `to`.
-fn forge(sock: &socket2::Socket, from: SocketAddrV4, to: SocketAddrV4, payload: &[u8]) {
+fn forge(
+    sock: &linerate_io::inject::Ipv4Injector,
+    from: SocketAddrV4,
+    to: SocketAddrV4,
+    payload: &[u8],
+) {
     let packet = common::spoof::udp_packet(from, to, payload);
-    sock.send_to(&packet, &std::net::SocketAddr::V4(to).into())
-        .expect("spoofed send");
+    sock.send(&packet, to).expect("spoofed send");
 }
 
-fn raw_socket() -> socket2::Socket {
-    socket2::Socket::new(
-        socket2::Domain::IPV4,
-        socket2::Type::RAW,
-        Some(socket2::Protocol::from(libc::IPPROTO_RAW)),
-    )
-    .expect("raw socket")
+fn raw_socket() -> linerate_io::inject::Ipv4Injector {
+    linerate_io::inject::Ipv4Injector::open().expect("raw socket")
 }
 
 /// Starts a fresh `linerate camera` (block ids from 1) streaming from

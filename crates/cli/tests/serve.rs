@@ -84,8 +84,7 @@ fn server_report(child: Child) -> serde_json::Value {
 /// report and exits 0), so a test's phases need not fit a fixed duration
 /// on a busy machine; returns the report.
 fn stop_server(child: Child) -> serde_json::Value {
-    // SAFETY: kill with our own child's pid.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let _ = linerate_io::process::send_signal(child.id(), linerate_io::process::Signal::Terminate);
     server_report(child)
 }
 
@@ -230,11 +229,12 @@ fn stalled_client_is_cut_loose(bed: &Testbed, port: u16, method: &str) -> serde_
         .run_in("cli", None, move || {
             let deadline = std::time::Instant::now() + Duration::from_secs(3);
             loop {
-                let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
-                    .expect("socket");
-                sock.set_recv_buffer_size(65536).expect("rcvbuf");
-                match sock.connect_timeout(&SocketAddr::V4(srv).into(), Duration::from_secs(1)) {
-                    Ok(()) => return TcpStream::from(sock),
+                match linerate_io::socket::tcp_connect_with_recv_buffer(
+                    srv,
+                    65536,
+                    Duration::from_secs(1),
+                ) {
+                    Ok(stream) => return stream,
                     Err(e) => {
                         assert!(std::time::Instant::now() < deadline, "connect: {e}");
                         std::thread::sleep(Duration::from_millis(50));
@@ -409,11 +409,12 @@ fn never_reading_clients_from(
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
-            let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
-                .expect("socket");
-            sock.set_recv_buffer_size(65536).expect("rcvbuf");
-            match sock.connect_timeout(&SocketAddr::V4(srv).into(), Duration::from_secs(1)) {
-                Ok(()) => out.push(TcpStream::from(sock)),
+            match linerate_io::socket::tcp_connect_with_recv_buffer(
+                srv,
+                65536,
+                Duration::from_secs(1),
+            ) {
+                Ok(stream) => out.push(stream),
                 Err(e) => {
                     assert!(std::time::Instant::now() < deadline, "connect: {e}");
                     std::thread::sleep(Duration::from_millis(20));
@@ -888,8 +889,8 @@ fn serve_names_its_port_and_watch_stops_on_a_signal_with_its_report() {
         .spawn()
         .expect("start watch");
     std::thread::sleep(Duration::from_secs(2));
-    // SAFETY: a signal to our own child.
-    unsafe { libc::kill(watcher.id() as libc::pid_t, libc::SIGINT) };
+    let _ =
+        linerate_io::process::send_signal(watcher.id(), linerate_io::process::Signal::Interrupt);
     let t0 = std::time::Instant::now();
     let out = watcher.wait_with_output().expect("watch output");
     let err = String::from_utf8_lossy(&out.stderr);

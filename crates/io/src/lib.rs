@@ -24,11 +24,13 @@
 pub mod clock;
 pub mod error;
 pub mod fanout;
+pub mod inject;
 pub mod interfaces;
 pub mod memory;
 pub mod netdev;
 pub mod packet_ring;
 pub mod privilege;
+pub mod process;
 pub mod raw;
 pub mod raw_ring;
 pub mod scatter;

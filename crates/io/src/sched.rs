@@ -87,18 +87,7 @@ pub fn process_cpu_seconds() -> f64 {
 /// Sends SIGTERM to process `pid`: how linerate's tools are asked to stop
 /// and print their final report.
 pub fn terminate(pid: u32) -> io::Result<()> {
-    let pid = i32::try_from(pid).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("process id {pid} is out of range"),
-        )
-    })?;
-    // SAFETY: kill(2) takes plain integers; no memory is involved.
-    if unsafe { libc::kill(pid, libc::SIGTERM) } == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    crate::process::send_signal(pid, crate::process::Signal::Terminate)
 }
 
 #[cfg(test)]

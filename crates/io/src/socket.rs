@@ -4,7 +4,7 @@
 //! a wait for a readable descriptor. The options themselves live in one
 //! place (the crate's `sockopt` module); this is their public face.
 
-use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
@@ -74,6 +74,81 @@ pub fn set_multicast_sender(
     s.set_multicast_loop_v4(false)
 }
 
+/// Connects a TCP client to `to` with a receive buffer of `recv_buffer`
+/// bytes set before the handshake (so the window it advertises is that
+/// small from the start), waiting up to `timeout` for the handshake. A
+/// small buffer is how tests play a slow or stalled subscriber.
+pub fn tcp_connect_with_recv_buffer(
+    to: SocketAddrV4,
+    recv_buffer: usize,
+    timeout: Duration,
+) -> std::io::Result<TcpStream> {
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+    sock.set_recv_buffer_size(recv_buffer)?;
+    sock.connect_timeout(&SocketAddr::V4(to).into(), timeout)?;
+    Ok(sock.into())
+}
+
+/// Asks the kernel to stamp every datagram `sock` receives with its
+/// arrival time (SO_TIMESTAMPNS, CLOCK_REALTIME), read back by
+/// [`recv_with_arrival_time`]. A receiver scheduled late on a busy machine
+/// then still measures when packets arrived, not when it ran.
+pub fn enable_arrival_times(sock: &UdpSocket) -> std::io::Result<()> {
+    sockopt::set_int_option(sock.as_raw_fd(), libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
+}
+
+/// Receives one datagram into `buf` with the kernel's arrival time (since
+/// the epoch), after [`enable_arrival_times`]. Returns the datagram's
+/// length and the time; a datagram without a stamp is an error of kind
+/// `InvalidData`.
+pub fn recv_with_arrival_time(
+    sock: &UdpSocket,
+    buf: &mut [u8],
+) -> std::io::Result<(usize, Duration)> {
+    // Room for one timespec control message, 8-byte aligned.
+    let mut control = [0u64; 8];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: a zeroed msghdr is valid; the fields set below point at
+    // `iov` and `control`, which outlive the call.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&control);
+    // SAFETY: msg describes live buffers of the lengths given.
+    let n = unsafe { libc::recvmsg(sock.as_raw_fd(), &mut msg, 0) };
+    if n < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: msg was filled by recvmsg; CMSG_* walk its control buffer
+    // within msg_controllen.
+    let mut cmsg = unsafe { libc::CMSG_FIRSTHDR(&msg) };
+    while !cmsg.is_null() {
+        // SAFETY: cmsg is non-null and within the control buffer.
+        let header = unsafe { &*cmsg };
+        if header.cmsg_level == libc::SOL_SOCKET && header.cmsg_type == libc::SO_TIMESTAMPNS {
+            // SAFETY: an SO_TIMESTAMPNS message carries one timespec; the
+            // read is unaligned-safe.
+            let ts: libc::timespec =
+                unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast()) };
+            let at = Duration::new(
+                u64::try_from(ts.tv_sec).unwrap_or(0),
+                u32::try_from(ts.tv_nsec).unwrap_or(0),
+            );
+            return Ok((n as usize, at));
+        }
+        // SAFETY: as above.
+        cmsg = unsafe { libc::CMSG_NXTHDR(&msg, cmsg) };
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "the datagram came without an arrival time (SO_TIMESTAMPNS not enabled?)",
+    ))
+}
+
 fn into_udp(sock: socket2::Socket) -> UdpSocket {
     sock.into()
 }
@@ -91,5 +166,41 @@ mod tests {
         assert!(set_tcp_quickack(&c).is_ok());
         assert!(!wait_readable(&s, Some(Duration::from_millis(1))).expect("poll"));
         assert!(set_multicast_sender(&s, Ipv4Addr::LOCALHOST, 1).is_ok());
+    }
+
+    #[test]
+    fn datagrams_carry_their_arrival_time_once_asked() {
+        let rx = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let tx = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let to = rx.local_addr().expect("addr");
+        let mut buf = [0u8; 64];
+        tx.send_to(b"plain", to).expect("send");
+        let err = recv_with_arrival_time(&rx, &mut buf).expect_err("no stamp yet");
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+        enable_arrival_times(&rx).expect("SO_TIMESTAMPNS");
+        tx.send_to(b"stamped", to).expect("send");
+        let (n, at) = recv_with_arrival_time(&rx, &mut buf).expect("recv");
+        assert_eq!(&buf[..n], b"stamped");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock");
+        assert!(
+            at <= now && now - at < Duration::from_secs(5),
+            "{at:?} vs {now:?}"
+        );
+    }
+
+    #[test]
+    fn a_tcp_client_connects_with_the_buffer_it_asked_for() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+        let Ok(std::net::SocketAddr::V4(at)) = listener.local_addr() else {
+            panic!("v4 listener");
+        };
+        let c = tcp_connect_with_recv_buffer(at, 65536, Duration::from_secs(1)).expect("connect");
+        let got = socket2::SockRef::from(&c)
+            .recv_buffer_size()
+            .expect("rcvbuf");
+        // The kernel doubles what it is given, for its bookkeeping.
+        assert!((65536..=2 * 65536).contains(&got), "{got}");
     }
 }

@@ -106,14 +106,9 @@ fn rate_sweep() -> TestResult {
     Ok(())
 }
 
-/// CPU time of the calling thread (user + system), from getrusage.
+/// CPU time of the calling thread (user + system).
 fn thread_cpu() -> Duration {
-    // SAFETY: zeroed rusage is valid; getrusage fills it.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: valid pointer to ru.
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
+    linerate_io::process::current_thread_cpu_time()
 }
 
 #[test]

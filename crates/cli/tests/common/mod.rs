@@ -15,9 +15,8 @@ use linerate_wire::Status;
 
 /// Network tests need namespaces; a silently skipped one would look like a pass.
 pub fn require_root() {
-    // SAFETY: geteuid has no preconditions.
     assert!(
-        unsafe { libc::geteuid() } == 0,
+        linerate_io::privilege::is_root(),
         "these tests build network namespaces and must run as root"
     );
 }
@@ -92,8 +91,7 @@ impl Drop for KillOnDrop {
 
 /// Stops the camera with SIGTERM and returns its JSON counters.
 pub fn stop_camera(mut child: Child) -> serde_json::Value {
-    // SAFETY: SIGTERM to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let _ = linerate_io::process::send_signal(child.id(), linerate_io::process::Signal::Terminate);
     let deadline = Instant::now() + Duration::from_secs(5);
     while child.try_wait().ok().flatten().is_none() {
         assert!(Instant::now() < deadline, "camera did not exit on SIGTERM");

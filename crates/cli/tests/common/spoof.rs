@@ -1,7 +1,7 @@
 //! The attacker of the hardening tests: a third host on the same switch that
 //! forges packets with another host's source address, from a raw IP socket.
 
-use std::net::{SocketAddr, SocketAddrV4};
+use std::net::SocketAddrV4;
 
 use linerate_testbed::Testbed;
 
@@ -45,16 +45,10 @@ pub fn spoof(
     payloads: Vec<Vec<u8>>,
 ) -> usize {
     bed.run_in("atk", None, move || {
-        let sock = socket2::Socket::new(
-            socket2::Domain::IPV4,
-            socket2::Type::RAW,
-            Some(socket2::Protocol::from(libc::IPPROTO_RAW)),
-        )
-        .expect("raw socket");
-        let to = SocketAddr::V4(server).into();
+        let sock = linerate_io::inject::Ipv4Injector::open().expect("raw socket");
         let mut sent = 0;
         for p in &payloads {
-            sock.send_to(&udp_packet(victim, server, p), &to)
+            sock.send(&udp_packet(victim, server, p), server)
                 .expect("spoofed send");
             sent += p.len();
         }

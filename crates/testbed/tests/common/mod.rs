@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use linerate_io::raw::RawSocket;
 use linerate_testbed::Testbed;
 
 pub type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -18,10 +19,8 @@ pub type TestResult = Result<(), Box<dyn std::error::Error>>;
 /// Fails the test unless we are root: the bench cannot be built otherwise,
 /// and a silently skipped network test would look like a passing one.
 pub fn require_root() {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
     assert!(
-        root,
+        linerate_io::privilege::is_root(),
         "this test builds network namespaces and must run as root (scripts/test)"
     );
 }
@@ -29,16 +28,7 @@ pub fn require_root() {
 /// Raises a socket's receive buffer past rmem_max (we are root), so bursts
 /// are not dropped by the socket and every loss we count is the bench's.
 pub fn force_rcvbuf(fd: &impl AsRawFd, bytes: i32) {
-    // SAFETY: valid fd, pointer to an i32 living through the call.
-    unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUFFORCE,
-            (&bytes as *const i32).cast(),
-            std::mem::size_of::<i32>() as libc::socklen_t,
-        );
-    }
+    let _ = linerate_io::socket::set_recv_buffer(fd, usize::try_from(bytes).unwrap_or(0));
 }
 
 /// What a UDP receiver saw.
@@ -181,99 +171,23 @@ pub fn root_links() -> Result<Vec<String>, Box<dyn std::error::Error>> {
     Ok(v)
 }
 
-/// A raw AF_PACKET socket on `ifname` of the calling thread's namespace,
-/// bound to `ethertype` (0 for send-only). Returns (fd, ifindex).
-pub fn packet_socket(ifname: &str, ethertype: u16) -> std::io::Result<(std::os::fd::OwnedFd, i32)> {
-    use std::os::fd::FromRawFd;
-    let idx = nix::net::if_::if_nametoindex(ifname).map_err(std::io::Error::from)? as i32;
-    // SAFETY: plain socket(2) call.
-    let fd = unsafe {
-        libc::socket(
-            libc::AF_PACKET,
-            libc::SOCK_RAW,
-            i32::from(ethertype.to_be()),
-        )
-    };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: fd was just returned by socket(2) and is owned by nobody else.
-    let owned = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
-    if ethertype != 0 {
-        // SAFETY: zeroed sockaddr_ll is valid; we set the fields bind needs.
-        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-        sll.sll_family = libc::AF_PACKET as u16;
-        sll.sll_protocol = ethertype.to_be();
-        sll.sll_ifindex = idx;
-        // SAFETY: pointer/length describe `sll`.
-        let rc = unsafe {
-            libc::bind(
-                fd,
-                (&sll as *const libc::sockaddr_ll).cast(),
-                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        };
-        if rc != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        let tv = libc::timeval {
-            tv_sec: 0,
-            tv_usec: 200_000,
-        };
-        // SAFETY: pointer/length describe `tv`.
-        unsafe {
-            libc::setsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                libc::SO_RCVTIMEO,
-                (&tv as *const libc::timeval).cast(),
-                std::mem::size_of::<libc::timeval>() as libc::socklen_t,
-            );
-        }
-        force_rcvbuf(&owned, 8 << 20);
-    }
-    Ok((owned, idx))
-}
-
-/// Sends one Ethernet frame (`frame` starts with the destination MAC).
-pub fn send_frame(fd: &impl AsRawFd, ifindex: i32, frame: &[u8]) -> std::io::Result<()> {
-    // SAFETY: zeroed sockaddr_ll is valid; fields set below.
-    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-    sll.sll_family = libc::AF_PACKET as u16;
-    sll.sll_ifindex = ifindex;
-    sll.sll_halen = 6;
-    sll.sll_addr[..6].copy_from_slice(&frame[..6]);
-    // SAFETY: buffer and address pointers/lengths are valid for the call.
-    let rc = unsafe {
-        libc::sendto(
-            fd.as_raw_fd(),
-            frame.as_ptr().cast(),
-            frame.len(),
-            0,
-            (&sll as *const libc::sockaddr_ll).cast(),
-            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-        )
-    };
-    if rc < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// Receives frames until `stop` is set and 200 ms pass quietly; counts
 /// those whose ethertype is `ethertype`.
-pub fn count_frames(fd: &impl AsRawFd, ethertype: u16, stop: &AtomicBool) -> u64 {
-    let mut buf = [0u8; 2048];
+pub fn count_frames(mut socket: RawSocket, ethertype: u16, stop: &AtomicBool) -> u64 {
     let mut n = 0;
     loop {
-        // SAFETY: buffer pointer/length valid.
-        let r = unsafe { libc::recv(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
-        if r >= 14 {
-            if u16::from_be_bytes([buf[12], buf[13]]) == ethertype {
-                n += 1;
+        match socket.recv(Some(Duration::from_millis(200))) {
+            Ok(0) | Err(_) if stop.load(Ordering::Relaxed) => return n,
+            Ok(_) => {
+                n += socket
+                    .frames()
+                    .filter(|f| {
+                        f.data.len() >= 14
+                            && u16::from_be_bytes([f.data[12], f.data[13]]) == ethertype
+                    })
+                    .count() as u64;
             }
-        } else if r < 0 && stop.load(Ordering::Relaxed) {
-            return n;
+            Err(_) => {}
         }
     }
 }
