@@ -200,6 +200,28 @@ fn decode_accepts_aravis_vectors_and_refuses_invalid_ones() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Discovery"));
 
+    // With --json every packet's fields are names and numbers (issue 22:
+    // no Rust Debug strings), e.g. a GVSP payload packet's block id.
+    let out = linerate(&[
+        "decode",
+        "--json",
+        "--file",
+        &vectors("aravis/gvsp_arv_camera_test.hex"),
+    ]);
+    let report = json(&out);
+    assert_eq!(report["ok"], true, "{report}");
+    let packets = report["packets"].as_array().expect("packets");
+    assert!(packets.iter().all(|p| p["decoded"].is_object()), "{report}");
+    let payload = packets
+        .iter()
+        .find(|p| p["decoded"]["body"]["payload_bytes"].is_u64())
+        .expect("a payload packet");
+    assert!(
+        payload["decoded"]["header"]["block_id"].is_u64(),
+        "{payload}"
+    );
+    assert_eq!(payload["decoded"]["header"]["status"], "SUCCESS");
+
     let out = linerate(&[
         "decode",
         "--json",

@@ -40,6 +40,8 @@ pub const MAX_BODY_LEN: u32 = 64 * 1024 * 1024;
 
 /// What a record carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum RecordKind {
     /// One GVSP packet (leader, payload, trailer or all-in).
     Gvsp,
@@ -67,6 +69,7 @@ impl RecordKind {
 
 /// A parsed record header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RecordHeader {
     /// What the body carries.
     pub kind: RecordKind,

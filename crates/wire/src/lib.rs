@@ -24,6 +24,8 @@ pub mod gvcp;
 pub mod gvsp;
 pub mod gvsp_tcp;
 pub mod pixel_format;
+#[cfg(feature = "serde")]
+mod serde_support;
 pub mod served;
 pub mod status;
 

@@ -72,6 +72,35 @@ pub fn describe(proto: Proto, bytes: &[u8]) -> std::result::Result<String, Strin
     r.map_err(|e| e.to_string())
 }
 
+/// Decodes one packet into its fields, as `decode --json` prints them:
+/// names and numbers, never a Rust Debug string.
+pub fn fields(proto: Proto, bytes: &[u8]) -> std::result::Result<serde_json::Value, String> {
+    let json = |v: std::result::Result<serde_json::Value, serde_json::Error>| {
+        v.map_err(|e| format!("cannot present the decoded packet: {e}"))
+    };
+    match proto {
+        Proto::Gvcp => gvcp::Message::parse(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|m| json(serde_json::to_value(&m))),
+        Proto::Gvsp => gvsp::PacketRepr::parse(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|p| json(serde_json::to_value(p))),
+        Proto::GvspTcp => {
+            let record = gvsp_tcp::Record::new_checked(bytes).map_err(|e| e.to_string())?;
+            let packet = gvsp::PacketRepr::parse(record.body()).map_err(|e| e.to_string())?;
+            json(serde_json::to_value(
+                serde_json::json!({ "record": record.header(), "packet": packet }),
+            ))
+        }
+        Proto::FadeV1 => fade::v1::Repr::parse_bytes(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|p| json(serde_json::to_value(p))),
+        Proto::Fade10g => fade::ten_g::Repr::parse_bytes(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|p| json(serde_json::to_value(p))),
+    }
+}
+
 fn proto_from_name(name: &str) -> Result<Proto> {
     Proto::from_str(name, true)
         .map_err(|_| anyhow::anyhow!("unknown protocol {name:?} in vector file"))
@@ -114,7 +143,11 @@ pub fn run(args: DecodeArgs) -> Result<()> {
     let mut packets = Vec::new();
     for (proto, hex) in items {
         let bytes = parse_hex(&hex)?;
-        let result = describe(proto, &bytes);
+        let result = if args.json {
+            fields(proto, &bytes)
+        } else {
+            describe(proto, &bytes).map(serde_json::Value::String)
+        };
         failures += usize::from(result.is_err());
         let name = proto
             .to_possible_value()
@@ -130,6 +163,9 @@ pub fn run(args: DecodeArgs) -> Result<()> {
             });
         } else {
             match result {
+                Ok(serde_json::Value::String(d)) => {
+                    println!("{proto:?} ({} bytes): {d}", bytes.len())
+                }
                 Ok(d) => println!("{proto:?} ({} bytes): {d}", bytes.len()),
                 Err(e) => println!("{proto:?} ({} bytes): ERROR {e}", bytes.len()),
             }
@@ -168,5 +204,15 @@ mod tests {
         let discovery = parse_hex("4211000200000001").expect("hex");
         assert!(describe(Proto::Gvcp, &discovery).is_ok_and(|d| d.contains("Discovery")));
         assert!(describe(Proto::Gvsp, &discovery[..3]).is_err());
+    }
+
+    #[test]
+    fn json_fields_are_names_and_numbers_not_debug_strings() {
+        let discovery = parse_hex("4211000200000001").expect("hex");
+        let v = fields(Proto::Gvcp, &discovery).expect("decodes");
+        let text = v.to_string();
+        assert!(text.contains("discovery"), "{text}");
+        assert!(!text.contains("Discovery {"), "{text}");
+        assert!(fields(Proto::Gvsp, &discovery[..3]).is_err());
     }
 }

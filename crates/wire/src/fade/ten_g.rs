@@ -128,6 +128,7 @@ fn check_version(version: u16) -> Result<()> {
 /// A user command code: at least [`FIRST_USER_COMMAND`] and not one of the
 /// packet type words, so a command can never be mistaken for DATA.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct UserCommand(u16);
 
 impl UserCommand {
@@ -155,6 +156,8 @@ impl UserCommand {
 
 /// A command the host sends to the FPGA (ACK and NACK are separate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Command {
     /// Start transmission; the FPGA answers with a response.
     Start,
@@ -202,6 +205,7 @@ impl TryFrom<u16> for Command {
 /// match it; the other 8 bytes are board-defined. An all-zero response
 /// (code 0) means no response is available yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CommandResponse {
     /// Code of the answered command; 0 when there is no response.
     pub code: u16,
@@ -578,6 +582,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> ControlPacket<T> {
 
 /// The parsed form of a DATA packet; borrows the user data from the buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DataRepr<'a> {
     /// Set on the final, partly filled packet of a stream ([`TYPE_DATA_FLUSHED`]).
     pub flushed: bool,
@@ -590,6 +595,13 @@ pub struct DataRepr<'a> {
     /// Piggybacked command response ([`CommandResponse::NONE`] if none).
     pub response: CommandResponse,
     /// The user data, borrowed so a receiver copies it only once.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            rename = "data_bytes",
+            serialize_with = "crate::serde_support::byte_count"
+        )
+    )]
     pub data: &'a [u8; DATA_LEN],
 }
 
@@ -676,6 +688,7 @@ impl<'a> DataRepr<'a> {
 
 /// A command with its sequence number and argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CommandRepr {
     /// What to do.
     pub command: Command,
@@ -688,6 +701,7 @@ pub struct CommandRepr {
 
 /// The fields of an ACK or NACK, all copied from the DATA packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct AckRepr {
     /// The DATA packet's transmission sequence number.
     pub seq: u16,
@@ -699,6 +713,8 @@ pub struct AckRepr {
 
 /// The parsed form of a control packet (host to FPGA).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ControlRepr {
     /// START, STOP, RESET or a user command.
     Command(CommandRepr),
@@ -765,6 +781,8 @@ impl ControlRepr {
 
 /// Any FADE-10G packet, parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Repr<'a> {
     /// A DATA packet (FPGA to host).
     Data(DataRepr<'a>),

@@ -78,6 +78,8 @@ const RETRY_BITS: u32 = 10;
 /// The FPGA core understands all five; the reference driver sends START,
 /// ACK and RESET (the latter to stop a board immediately).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[repr(u16)]
 pub enum Command {
     /// Start (or resume) data transmission.
@@ -123,6 +125,7 @@ impl TryFrom<u16> for Command {
 /// Kept packed because that is what an ACK must echo bit for bit; every
 /// 16-bit value is a valid packing, so decoding cannot fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PacketRetry(u16);
 
 impl PacketRetry {
@@ -171,6 +174,7 @@ impl PacketRetry {
 ///
 /// These are the four bytes an ACK copies from the DATA packet it confirms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Tag {
     /// Set number; wraps at 65536.
     pub set: u16,
@@ -383,12 +387,20 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> ControlPacket<T> {
 
 /// The parsed form of a DATA packet; borrows the user data from the buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DataRepr<'a> {
     /// Set number and packet/retry word.
     pub tag: Tag,
     /// The FPGA's current inter-packet delay.
     pub delay: u32,
     /// The user data, borrowed so a receiver copies it only once.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            rename = "data_bytes",
+            serialize_with = "crate::serde_support::byte_count"
+        )
+    )]
     pub data: &'a [u8; DATA_LEN],
 }
 
@@ -445,6 +457,8 @@ impl<'a> DataRepr<'a> {
 
 /// The parsed form of a control packet (host to FPGA).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ControlRepr {
     /// Start transmission.
     Start,
@@ -499,6 +513,8 @@ impl ControlRepr {
 
 /// Any FADE v1 packet, parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Repr<'a> {
     /// A DATA packet (FPGA to host).
     Data(DataRepr<'a>),

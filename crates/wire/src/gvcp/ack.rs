@@ -9,6 +9,8 @@ use crate::Status;
 
 /// The acks this crate understands, with their payloads.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Ack {
     /// Answer to discovery: the device's identity (boxed: it is 248 bytes).
     Discovery(Box<DiscoveryAck>),
@@ -29,6 +31,7 @@ pub enum Ack {
         /// Start address echoed from the command.
         address: u32,
         /// The bytes read.
+        #[cfg_attr(feature = "serde", serde(serialize_with = "crate::serde_support::hex"))]
         data: Vec<u8>,
     },
     /// Answer to writemem.
@@ -107,6 +110,7 @@ impl Ack {
 
 /// A parsed GVCP ack.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct AckRepr {
     /// Outcome of the command.
     pub status: Status,

@@ -10,6 +10,7 @@ const MAX_STANDARD_PACKET_ID: u32 = 0x00ff_ffff;
 
 /// One register write inside a writereg command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RegisterWrite {
     /// Register address (4-byte aligned).
     pub address: u32,
@@ -19,6 +20,7 @@ pub struct RegisterWrite {
 
 /// A packet-resend request: "send packets `first..=last` of block `block_id` again".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PacketResend {
     /// Stream channel index.
     pub channel: u16,
@@ -105,6 +107,7 @@ impl PacketResend {
 
 /// Force a device with a given MAC to take a static IP configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ForceIp {
     /// MAC address of the device that must obey.
     pub mac: crate::ethernet::MacAddr,
@@ -160,6 +163,8 @@ impl ForceIp {
 
 /// The commands this crate understands, with their payloads.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Command {
     /// Find devices; the device answers with a [`super::DiscoveryAck`].
     Discovery,
@@ -193,6 +198,7 @@ pub enum Command {
         /// Start address (4-byte aligned).
         address: u32,
         /// Data: a multiple of 4 bytes, at most [`MAX_MEMORY_DATA`].
+        #[cfg_attr(feature = "serde", serde(serialize_with = "crate::serde_support::hex"))]
         data: Vec<u8>,
     },
     /// Ask the device to resend stream packets.
@@ -283,6 +289,7 @@ fn check_multiple(what: &'static str, payload: &[u8], unit: usize) -> Result<()>
 
 /// A parsed GVCP command.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CommandRepr {
     /// Header flag bits, see [`super::flags`]. `emit` sets the extended-ids
     /// bit itself for extended packet-resend commands.

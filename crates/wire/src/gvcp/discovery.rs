@@ -81,6 +81,7 @@ impl<const N: usize> core::fmt::Debug for FixedString<N> {
 
 /// Identity and network configuration a device announces in its discovery ack.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DiscoveryAck {
     /// GigE Vision specification version, major part.
     pub spec_major: u16,

@@ -90,6 +90,8 @@ pub mod code {
 
 /// A GVCP datagram of either direction, told apart by the key byte.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Message {
     /// A host-to-device command.
     Command(CommandRepr),

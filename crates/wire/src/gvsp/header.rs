@@ -28,6 +28,8 @@ const PACKET_ID_MASK: u32 = 0x00ff_ffff;
 
 /// What a GVSP packet carries (the "content type" or packet format).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PacketFormat {
     /// First packet of a block: describes the payload.
     Leader,
@@ -157,6 +159,7 @@ impl<T: AsRef<[u8]>> Packet<T> {
 
 /// The parsed GVSP header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct HeaderRepr {
     /// Packet status.
     pub status: Status,

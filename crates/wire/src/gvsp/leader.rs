@@ -27,6 +27,7 @@ mod field {
 
 /// Geometry and pixel format of an image block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ImageInfo {
     /// PFNC pixel format.
     pub pixel_format: PixelFormat,
@@ -46,6 +47,8 @@ pub struct ImageInfo {
 
 /// The payload-type-specific part of a leader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum LeaderInfo {
     /// Image (payload type 0x0001, with or without chunk flag).
     Image(ImageInfo),
@@ -79,6 +82,7 @@ impl LeaderInfo {
 
 /// A parsed data leader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LeaderRepr {
     /// Field info and generic flags (first two bytes); usually 0.
     pub flags: u16,

@@ -7,13 +7,22 @@ use crate::error::{ensure_len, Error, Result};
 
 /// The format-specific part of a GVSP packet. Data is borrowed, never copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Body<'a> {
     /// A data leader.
     Leader(LeaderRepr),
     /// A data trailer.
     Trailer(TrailerRepr),
     /// A slice of block data.
-    Payload(&'a [u8]),
+    #[cfg_attr(feature = "serde", serde(rename = "payload_bytes"))]
+    Payload(
+        #[cfg_attr(
+            feature = "serde",
+            serde(serialize_with = "crate::serde_support::byte_count")
+        )]
+        &'a [u8],
+    ),
     /// Leader, trailer and the whole block's data in one packet.
     AllIn {
         /// The leader fields.
@@ -21,6 +30,13 @@ pub enum Body<'a> {
         /// The trailer fields.
         trailer: TrailerRepr,
         /// The block's data.
+        #[cfg_attr(
+            feature = "serde",
+            serde(
+                rename = "data_bytes",
+                serialize_with = "crate::serde_support::byte_count"
+            )
+        )]
         data: &'a [u8],
     },
     /// A header with an error status and nothing after it, as a device sends
@@ -30,6 +46,7 @@ pub enum Body<'a> {
 
 /// A parsed GVSP packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PacketRepr<'a> {
     /// The header.
     pub header: HeaderRepr,

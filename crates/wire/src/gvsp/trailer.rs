@@ -61,6 +61,7 @@ impl Layout {
 /// carry `size_y`; the chunk flag adds chunk length and layout id; chunk-data
 /// blocks carry their chunk length only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct TrailerRepr {
     /// What the block carried; must match the leader's.
     pub payload_type: PayloadType,
