@@ -349,6 +349,8 @@ fn packet_delay_spreads_a_frame_over_time() {
 #[test]
 fn discover_lists_our_camera_and_aravis_fake_camera() {
     assert!(linerate_io::privilege::is_root(), "needs root");
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder("disco")
         .hosts(["cam", "fake", "pc"])
         .switch()
@@ -469,6 +471,8 @@ fn discover_asks_every_interface_not_only_the_default_route() {
     common::require_root();
     // pc has two interfaces: one to the camera, one to a router "gw"
     // that carries its default route.
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder("discoif")
         .hosts(["cam", "pc", "gw"])
         .link("cam", "pc")

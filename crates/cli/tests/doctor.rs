@@ -12,6 +12,8 @@ use serde_json::Value;
 
 fn bed(name: &str, mtu: u32) -> Testbed {
     common::require_root();
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     Testbed::builder(name)
         .hosts(["cam", "pc"])
         .link("cam", "pc")

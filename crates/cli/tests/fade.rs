@@ -36,6 +36,8 @@ fn bed_mtu(name: &str, hosts: &[&str], mtu: u32) -> Testbed {
         linerate_io::privilege::is_root(),
         "FADE tests build namespaces and open raw sockets: run as root"
     );
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let b = Testbed::builder(name).hosts(hosts.iter().copied()).mtu(mtu);
     let b = if hosts.len() > 2 {
         b.switch()
@@ -534,6 +536,8 @@ fn three_boards_with_default_settings_fill_a_shared_one_gbit_link_evenly() {
     // by tbf: the PC's port is the link the boards share. The boards run
     // with every setting at its default, sharing CPU 0; the receiver has
     // CPU 1 (`--cpu 1`), as a host and its boards have a core each.
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder("frshare")
         .hosts(["feb1", "feb2", "feb3", "pc"])
         .switch()

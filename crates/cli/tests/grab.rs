@@ -40,6 +40,8 @@ fn bed_with(
         linerate_io::privilege::is_root(),
         "grab tests build namespaces and must run as root"
     );
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let mut b = Testbed::builder(name)
         .hosts(hosts.iter().copied())
         .mtu(9000);

@@ -16,6 +16,8 @@ use linerate_wire::served::{
 
 fn bed(name: &str) -> Testbed {
     common::require_root();
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     Testbed::builder(name)
         .hosts(["srv", "cli"])
         .link("srv", "cli")

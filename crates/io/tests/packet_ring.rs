@@ -87,6 +87,8 @@ fn now_ns() -> u64 {
 fn ring_keeps_exactly_the_filtered_datagrams_in_order() -> TestResult {
     require_root();
     const COUNT: usize = 2000;
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder("ringt")
         .hosts(["a", "b", "c"])
         .switch()
@@ -244,6 +246,8 @@ fn assert_gso_stream(got: &[Seen], from: SocketAddrV4, st: &RingStats) {
 #[test]
 fn gso_trains_arrive_as_their_datagrams() -> TestResult {
     require_root();
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder("ringt_gso")
         .hosts(["a", "b"])
         .mtu(9000)
@@ -283,6 +287,8 @@ fn gso_trains_arrive_as_their_datagrams() -> TestResult {
 #[test]
 fn lone_datagrams_are_handed_over_within_the_block_timeout() -> TestResult {
     require_root();
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder("ringt_lat").hosts(["a", "b"]).build()?;
     let (a, b) = (bed.addr("a")?, bed.addr("b")?);
     let (_sink, mut ring) = bed.run_in("b", None, move || -> Result<_, Error> {

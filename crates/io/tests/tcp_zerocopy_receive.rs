@@ -24,6 +24,8 @@ fn run(mtu: u32) -> (u64, u64) {
         "this test builds network namespaces: run it as root"
     );
     let name = format!("iozc{mtu}");
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder(&name)
         .hosts(["cam", "pc"])
         .link("cam", "pc")

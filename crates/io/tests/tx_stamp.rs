@@ -18,6 +18,8 @@ fn pair(name: &str) -> (Testbed, RawSocket, RawSocket) {
         unsafe { libc::geteuid() } == 0,
         "raw socket tests need root"
     );
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder(name)
         .hosts(["feb", "pc"])
         .link("feb", "pc")

@@ -26,6 +26,8 @@ fn frame(tx: &RawSocket, to: [u8; 6], i: u32, len: usize) -> Vec<u8> {
 fn frames_arrive_whole_in_order_and_stamped(name: &str, mtu: u32, len: usize, count: u32) {
     // SAFETY: geteuid has no preconditions.
     assert!(unsafe { libc::geteuid() } == 0, "XDP tests need root");
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     let bed = Testbed::builder(name)
         .hosts(["feb", "pc"])
         .link("feb", "pc")

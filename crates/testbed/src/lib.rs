@@ -47,6 +47,7 @@
 //! Requires root (CAP_NET_ADMIN and CAP_SYS_ADMIN), iproute2 and nftables.
 
 mod bed;
+mod cleanup;
 mod command;
 mod cpumask;
 mod error;
@@ -59,6 +60,7 @@ mod spec;
 mod sys;
 
 pub use bed::{list_beds, netns_exists, remove_all_beds, remove_bed, Testbed, TestbedBuilder};
+pub use cleanup::tear_down_on_signal;
 pub use command::HostCommand;
 pub use error::{Error, Result};
 pub use loss::{InstalledLoss, TABLE as LOSS_TABLE};

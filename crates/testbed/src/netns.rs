@@ -206,11 +206,18 @@ pub fn bed_namespaces() -> Result<Vec<BedNamespace>> {
 
 /// Deletes namespace `netns`; a namespace that is already gone is fine.
 ///
+/// Processes still inside are ended first (SIGKILL): one left behind
+/// would keep the namespace alive after its name is gone.
+///
 /// Deleting the namespace destroys its veths (and with them the peers in
 /// other namespaces), qdiscs and nft tables, so this is all teardown needs.
 pub(crate) fn delete(netns: &str) -> Result<()> {
+    crate::cleanup::kill_processes_in(netns);
     match crate::sys::run("ip", &["netns", "delete", netns], None) {
-        Ok(_) => Ok(()),
+        Ok(_) => {
+            crate::cleanup::removed(netns);
+            Ok(())
+        }
         Err(e) => {
             if Path::new(NETNS_DIR).join(netns).exists() {
                 Err(e)

@@ -547,3 +547,87 @@ fn loss_changes_while_a_stream_runs() -> TestResult {
     assert!(got > before, "loss did not stop again");
     Ok(())
 }
+
+/// The child of [`a_signal_removes_the_beds_and_what_runs_in_them`]: builds
+/// a bed, freezes a process inside it (as a test that SIGSTOPs a camera
+/// does), says so, and waits to be signalled.
+#[test]
+#[ignore = "run as a child process by a_signal_removes_the_beds_and_what_runs_in_them"]
+fn signalled_child_with_a_frozen_process_in_its_bed() {
+    require_root();
+    let bed = Testbed::builder("t_sigchild")
+        .hosts(["a", "b"])
+        .build()
+        .expect("bed");
+    let mut frozen = std::process::Command::new("ip")
+        .args(["netns", "exec", "lr-t_sigchild-a", "sleep", "300"])
+        .spawn()
+        .expect("sleep in the bed");
+    std::thread::sleep(Duration::from_millis(300));
+    linerate_io::process::send_signal(frozen.id(), linerate_io::process::Signal::Stop)
+        .expect("SIGSTOP");
+    println!("ready {}", frozen.id());
+    std::thread::sleep(Duration::from_secs(60));
+    drop(bed);
+    let _ = frozen.wait();
+}
+
+/// Issue 22: an interrupted test run left a SIGSTOPped camera and its
+/// namespaces behind. A process that asked for it removes its beds on
+/// SIGINT and SIGTERM, ending what runs inside (stopped or not), and exits
+/// as a shell reports the signal.
+#[test]
+fn a_signal_removes_the_beds_and_what_runs_in_them() {
+    use linerate_io::process::Signal;
+    use std::io::BufRead;
+    require_root();
+    for signal in [Signal::Interrupt, Signal::Terminate] {
+        let mut child = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "signalled_child_with_a_frozen_process_in_its_bed",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("child test");
+        let stdout = child.stdout.take().expect("stdout");
+        let frozen: u32 = std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            // The harness prints the test's name on the same line first.
+            .find_map(|l| {
+                l.split_once("ready ")
+                    .and_then(|(_, pid)| pid.trim().parse().ok())
+            })
+            .expect("the child never got ready");
+        assert!(netns_exists("t_sigchild", "a"));
+        linerate_io::process::send_signal(child.id(), signal).expect("signal the child");
+        let out = child.wait_with_output().expect("child exit");
+        assert_eq!(
+            out.status.code(),
+            Some(signal.shell_status()),
+            "{signal}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!netns_exists("t_sigchild", "a"), "{signal}: bed left");
+        assert!(!netns_exists("t_sigchild", "b"), "{signal}: bed left");
+        // The frozen process is gone too (reaped by init once killed).
+        let deadline = std::time::Instant::now() + Duration::from_secs(3);
+        loop {
+            let state = std::fs::read_to_string(format!("/proc/{frozen}/stat")).unwrap_or_default();
+            // Gone, or a zombie waiting for its parent (ip netns exec) to be reaped.
+            if state.is_empty() || state.contains(") Z ") {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{signal}: the frozen process survived: {state}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}

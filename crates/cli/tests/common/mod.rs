@@ -24,6 +24,8 @@ pub fn require_root() {
 /// Hosts "cam" and "pc" on one veth pair at MTU 9000.
 pub fn two_host_bed(name: &str) -> Testbed {
     require_root();
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     Testbed::builder(name)
         .hosts(["cam", "pc"])
         .link("cam", "pc")

@@ -9,6 +9,8 @@ use linerate_testbed::Testbed;
 /// victim's source address.
 pub fn spoof_bed(name: &str) -> Testbed {
     super::require_root();
+    // Ctrl-C or SIGTERM to the test run removes this bed too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
     Testbed::builder(name)
         .hosts(["srv", "atk", "vic"])
         .switch()

@@ -23,6 +23,8 @@ pub fn require_root() {
         linerate_io::privilege::is_root(),
         "this test builds network namespaces and must run as root (scripts/test)"
     );
+    // Ctrl-C or SIGTERM to the test run removes the test's beds too.
+    linerate_testbed::tear_down_on_signal().expect("signal handler");
 }
 
 /// Raises a socket's receive buffer past rmem_max (we are root), so bursts
