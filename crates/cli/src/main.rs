@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod arg_range;
+#[path = "../../device/src/camera/mod.rs"]
 mod camera;
 mod cmd;
 mod console;
