@@ -104,6 +104,49 @@ pub(crate) fn wait_readable(
     Ok(if r > 0 { pfd.revents } else { 0 })
 }
 
+/// Waits until one of `fds` is readable (or in error): `None` without
+/// limit, otherwise up to `timeout`. Returns the index of the first ready
+/// descriptor; `None` on timeout or when a signal interrupted the wait.
+pub(crate) fn wait_readable_any(
+    fds: &[RawFd],
+    timeout: Option<Duration>,
+) -> std::io::Result<Option<usize>> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let ts = timeout.map(|d| libc::timespec {
+        tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
+        tv_nsec: d.subsec_nanos() as libc::c_long,
+    });
+    let ts_ptr = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `pfds` (with its exact length) and `ts` outlive the call; a
+    // null timeout means no limit and a null mask leaves the signal mask
+    // unchanged.
+    let r = unsafe {
+        libc::ppoll(
+            pfds.as_mut_ptr(),
+            pfds.len() as libc::nfds_t,
+            ts_ptr,
+            std::ptr::null(),
+        )
+    };
+    if r < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() == std::io::ErrorKind::Interrupted {
+            return Ok(None);
+        }
+        return Err(e);
+    }
+    Ok(pfds.iter().position(|p| p.revents != 0))
+}
+
 /// Sets an integer option; values past `c_int` are clamped to its maximum.
 pub(crate) fn set_int_option(
     fd: RawFd,
