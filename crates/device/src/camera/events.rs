@@ -207,3 +207,40 @@ impl fmt::Debug for EventSink {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_read_as_sentences_with_their_values() {
+        let controller = SocketAddrV4::new(Ipv4Addr::new(169, 254, 0, 2), 50000);
+        assert_eq!(
+            CameraEvent::ControlGranted { controller }.to_string(),
+            "169.254.0.2:50000 took control"
+        );
+        let forced = CameraEvent::ForcedAddressNotLocal {
+            ip: Ipv4Addr::new(169, 254, 7, 7),
+            subnet_mask: Ipv4Addr::new(255, 255, 0, 0),
+            answering_at: Ipv4Addr::new(169, 254, 0, 1),
+        };
+        let text = forced.to_string();
+        assert!(text.contains("169.254.7.7/255.255.0.0"), "{text}");
+        assert!(text.contains("still answering at 169.254.0.1"), "{text}");
+    }
+
+    #[test]
+    fn a_sink_hands_events_to_its_function_and_the_default_drops_them() {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = EventSink::new({
+            let seen = Arc::clone(&seen);
+            move |e| seen.lock().expect("lock").push(e.clone())
+        });
+        sink.emit(CameraEvent::NoStreamDestination);
+        EventSink::default().emit(CameraEvent::TcpZerocopyStalled);
+        assert_eq!(
+            *seen.lock().expect("lock"),
+            vec![CameraEvent::NoStreamDestination]
+        );
+    }
+}

@@ -87,3 +87,81 @@ impl From<linerate_gev::device::AccessDenied> for AccessDenied {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> CameraReport {
+        CameraReport {
+            serial: "LR001002".into(),
+            seconds: 1.5,
+            frames_sent: 3,
+            frames_skipped: 0,
+            packets_sent: 300,
+            bytes_sent: 450_000,
+            packets_resent: 0,
+            resend_unavailable: 0,
+            send_errors: 0,
+            trigger_latency_us: 0,
+            tcp_connections: 0,
+            tcp_connections_lost: 0,
+            tcp_connect_failures: 0,
+            tcp_resend_ignored: 0,
+            zerocopy_sends: 0,
+            zerocopy_completions: 0,
+            zerocopy_copied: 0,
+            send_thread_cpu: None,
+            udp_send: UdpSend {
+                interface: Some("veth0".into()),
+                driver: None,
+                gso: false,
+                reason: "--no-gso".into(),
+                decided_for: "bound interface".into(),
+            },
+            gvcp_access_denied: AccessDenied::default(),
+        }
+    }
+
+    /// Scripts read these keys: a rename here breaks them.
+    #[test]
+    fn serialises_to_the_keys_linerate_camera_json_prints() {
+        let json = serde_json::to_value(report()).expect("JSON");
+        let keys: Vec<&str> = json
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "bytes_sent",
+                "frames_sent",
+                "frames_skipped",
+                "gvcp_access_denied",
+                "packets_resent",
+                "packets_sent",
+                "resend_unavailable",
+                "seconds",
+                "send_errors",
+                "send_thread_cpu",
+                "serial",
+                "tcp_connect_failures",
+                "tcp_connections",
+                "tcp_connections_lost",
+                "tcp_resend_ignored",
+                "trigger_latency_us",
+                "udp_send",
+                "zerocopy_completions",
+                "zerocopy_copied",
+                "zerocopy_sends",
+            ]
+        );
+        assert!(json["send_thread_cpu"].is_null());
+        assert_eq!(json["udp_send"]["decided_for"], "bound interface");
+        assert_eq!(json["gvcp_access_denied"]["controller_ip_other_port"], 0);
+        let back: CameraReport = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, report());
+    }
+}
