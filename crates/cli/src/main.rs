@@ -6,7 +6,6 @@ use anyhow::{Context, Result};
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod arg_range;
-mod camera;
 mod cmd;
 mod console;
 mod interface_arg;
@@ -36,7 +35,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Commands {
     /// Run an emulated GigE Vision camera (GVCP server and GVSP streamer) until Ctrl-C.
-    Camera(camera::CameraArgs),
+    Camera(cmd::camera::CameraArgs),
     /// Stream self-verifying frames between two emulated hosts and verify every one.
     Demo(cmd::demo::DemoArgs),
     /// Find GigE Vision devices (GVCP discovery) and list IP, MAC, vendor, model and serial.
@@ -217,7 +216,7 @@ fn error_chain(e: &anyhow::Error) -> String {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Commands::Camera(args) => camera::run(args),
+        Commands::Camera(args) => cmd::camera::run(args),
         Commands::Demo(args) => cmd::demo::run(args),
         Commands::Discover(args) => cmd::discover::run(args),
         Commands::ForceIp(args) => cmd::force_ip::run(args),

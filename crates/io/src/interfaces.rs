@@ -74,6 +74,28 @@ pub fn ipv4_interfaces() -> std::io::Result<Vec<Ipv4Interface>> {
     Ok(out)
 }
 
+/// The hardware (MAC) address of interface `name` (an address label such
+/// as "eth0:1" names device "eth0"), or `None` when it has no 6-byte link
+/// address (a tunnel). Emulated devices report it in discovery.
+pub fn hardware_address(name: &str) -> std::io::Result<Option<[u8; 6]>> {
+    let device = name.split(':').next().unwrap_or(name);
+    let list = IfAddrs::get()?;
+    let mac = list.iter().find_map(|ifa| {
+        if ifa_name(ifa) != device {
+            return None;
+        }
+        // SAFETY: getifaddrs fills AF_PACKET addresses as sockaddr_ll.
+        let sll = unsafe { sockaddr_at::<libc::sockaddr_ll>(ifa.ifa_addr, libc::AF_PACKET) }?;
+        if sll.sll_halen != 6 {
+            return None;
+        }
+        let mut mac = [0u8; 6];
+        mac.copy_from_slice(&sll.sll_addr[..6]);
+        Some(mac)
+    });
+    Ok(mac)
+}
+
 /// The interface named by `spec`: an interface name ("eth0") or one of its
 /// IPv4 addresses ("169.254.1.2").
 pub fn find_ipv4_interface(spec: &str) -> Result<Ipv4Interface> {
@@ -140,6 +162,16 @@ mod tests {
         assert_eq!(lo.prefix_len(), 8);
         assert!(lo.same_subnet(Ipv4Addr::new(127, 1, 2, 3)));
         assert!(!lo.same_subnet(Ipv4Addr::new(169, 254, 0, 1)));
+    }
+
+    #[test]
+    fn loopback_has_a_zero_hardware_address_and_absent_interfaces_none() {
+        let lo = find_ipv4_interface("127.0.0.1").expect("by address");
+        assert_eq!(
+            hardware_address(&lo.name).expect("getifaddrs"),
+            Some([0; 6])
+        );
+        assert_eq!(hardware_address("no-such-if0").expect("getifaddrs"), None);
     }
 
     #[test]

@@ -34,6 +34,47 @@ pub fn wait_readable(sock: &impl AsRawFd, timeout: Option<Duration>) -> std::io:
     Ok(sockopt::wait_readable(sock.as_raw_fd(), timeout)? != 0)
 }
 
+/// Waits until one of `socks` is readable (or in error), up to `timeout`
+/// (`None`: no limit), for a server that listens on several sockets at
+/// once (a camera's unicast and broadcast GVCP ports). Returns the index
+/// of the first ready socket; a timeout or a signal gives `None`.
+pub fn wait_readable_any(
+    socks: &[&dyn AsRawFd],
+    timeout: Option<Duration>,
+) -> std::io::Result<Option<usize>> {
+    let fds: Vec<_> = socks.iter().map(|s| s.as_raw_fd()).collect();
+    sockopt::wait_readable_any(&fds, timeout)
+}
+
+/// How [`udp_bound`] prepares a socket before binding it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UdpBindOptions {
+    /// SO_REUSEADDR: share the address with other sockets that set it
+    /// (several servers hearing one broadcast port).
+    pub reuse_address: bool,
+    /// SO_BROADCAST: allow sending to broadcast addresses.
+    pub broadcast: bool,
+}
+
+/// A UDP socket bound to `addr` with `options` set first. Without
+/// `reuse_address` the bind is exclusive: a second socket on the same
+/// address and port fails with `AddrInUse`.
+pub fn udp_bound(addr: SocketAddrV4, options: UdpBindOptions) -> std::io::Result<UdpSocket> {
+    let sock = socket2::Socket::new(
+        socket2::Domain::IPV4,
+        socket2::Type::DGRAM,
+        Some(socket2::Protocol::UDP),
+    )?;
+    if options.reuse_address {
+        sock.set_reuse_address(true)?;
+    }
+    if options.broadcast {
+        sock.set_broadcast(true)?;
+    }
+    sock.bind(&addr.into())?;
+    Ok(into_udp(sock))
+}
+
 /// A UDP socket that receives multicast group `group` at `port` on the
 /// interface with address `interface`, with a receive buffer of
 /// `recv_buffer` bytes. Several may bind the same group and port (each
@@ -202,5 +243,45 @@ mod tests {
             .expect("rcvbuf");
         // The kernel doubles what it is given, for its bookkeeping.
         assert!((65536..=2 * 65536).contains(&got), "{got}");
+    }
+
+    #[test]
+    fn waits_on_several_sockets_and_names_the_ready_one() {
+        let quiet = udp_bound(
+            SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0),
+            UdpBindOptions::default(),
+        )
+        .expect("bind");
+        let busy = udp_bound(
+            SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0),
+            UdpBindOptions {
+                reuse_address: true,
+                broadcast: true,
+            },
+        )
+        .expect("bind");
+        let socks: [&dyn AsRawFd; 2] = [&quiet, &busy];
+        let idle = wait_readable_any(&socks, Some(Duration::from_millis(1))).expect("poll");
+        assert_eq!(idle, None);
+        quiet
+            .send_to(b"x", busy.local_addr().expect("addr"))
+            .expect("send");
+        let ready = wait_readable_any(&socks, Some(Duration::from_secs(5))).expect("poll");
+        assert_eq!(ready, Some(1));
+    }
+
+    #[test]
+    fn an_exclusive_bind_refuses_a_second_socket() {
+        let first = udp_bound(
+            SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0),
+            UdpBindOptions::default(),
+        )
+        .expect("bind");
+        let taken = match first.local_addr().expect("addr") {
+            std::net::SocketAddr::V4(a) => a,
+            std::net::SocketAddr::V6(_) => unreachable!("bound to IPv4"),
+        };
+        let err = udp_bound(taken, UdpBindOptions::default()).expect_err("in use");
+        assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
     }
 }

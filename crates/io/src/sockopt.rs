@@ -79,11 +79,37 @@ pub(crate) fn wait_readable(
     fd: RawFd,
     timeout: Option<Duration>,
 ) -> std::io::Result<libc::c_short> {
-    let mut pfd = libc::pollfd {
+    let mut pfd = [libc::pollfd {
         fd,
         events: libc::POLLIN,
         revents: 0,
-    };
+    }];
+    poll_fds(&mut pfd, timeout)?;
+    Ok(pfd[0].revents)
+}
+
+/// Waits until one of `fds` is readable (or in error): `None` without
+/// limit, otherwise up to `timeout`. Returns the index of the first ready
+/// descriptor; `None` on timeout or when a signal interrupted the wait.
+pub(crate) fn wait_readable_any(
+    fds: &[RawFd],
+    timeout: Option<Duration>,
+) -> std::io::Result<Option<usize>> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    poll_fds(&mut pfds, timeout)?;
+    Ok(pfds.iter().position(|p| p.revents != 0))
+}
+
+/// Polls `pfds` for their events: `None` without limit, otherwise up to
+/// `timeout`. A timeout or a signal leaves every `revents` 0.
+fn poll_fds(pfds: &mut [libc::pollfd], timeout: Option<Duration>) -> std::io::Result<()> {
     let ts = timeout.map(|d| libc::timespec {
         tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
         tv_nsec: d.subsec_nanos() as libc::c_long,
@@ -91,17 +117,25 @@ pub(crate) fn wait_readable(
     let ts_ptr = ts
         .as_ref()
         .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: `pfd` and `ts` outlive the call; a null timeout means no
-    // limit and a null mask leaves the signal mask unchanged.
-    let r = unsafe { libc::ppoll(&mut pfd, 1, ts_ptr, std::ptr::null()) };
+    // SAFETY: `pfds` (with its exact length) and `ts` outlive the call; a
+    // null timeout means no limit and a null mask leaves the signal mask
+    // unchanged.
+    let r = unsafe {
+        libc::ppoll(
+            pfds.as_mut_ptr(),
+            pfds.len() as libc::nfds_t,
+            ts_ptr,
+            std::ptr::null(),
+        )
+    };
     if r < 0 {
         let e = std::io::Error::last_os_error();
-        if e.kind() == std::io::ErrorKind::Interrupted {
-            return Ok(0);
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
         }
-        return Err(e);
+        pfds.iter_mut().for_each(|p| p.revents = 0);
     }
-    Ok(if r > 0 { pfd.revents } else { 0 })
+    Ok(())
 }
 
 /// Sets an integer option; values past `c_int` are clamped to its maximum.

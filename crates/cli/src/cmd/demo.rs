@@ -1,7 +1,8 @@
 //! `linerate demo`: the main job on built-in emulated devices.
 //!
 //! Builds a two-namespace test bench (camera and host joined by a veth
-//! link), starts `linerate camera` in one, and grabs from it in the other
+//! link), starts the emulated camera (`linerate_device::camera`, in
+//! process) in one, and grabs from it in the other
 //! with the host engine and `--verify`, as `linerate grab` does: resends,
 //! the one-copy `mmsg` backend, live progress, and a short table at the
 //! end. The camera is pinned to CPU 0 and the host's receive path (RPS and
@@ -9,11 +10,11 @@
 //! Without root it runs on loopback instead, and says so.
 
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use linerate_device::camera::{self, CameraConfig, CameraError, CameraHandle};
 use linerate_grab::receive::Backend;
 use linerate_testbed::{LossRule, Testbed};
 
@@ -71,16 +72,6 @@ pub struct DemoArgs {
     cpu: Option<usize>,
 }
 
-/// The camera process, killed on drop.
-struct CameraProcess(Child);
-
-impl Drop for CameraProcess {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Runs `linerate demo`.
 pub fn run(args: DemoArgs) -> Result<()> {
     if !(0.0..=100.0).contains(&args.loss) {
@@ -98,7 +89,6 @@ pub fn run(args: DemoArgs) -> Result<()> {
     if loopback && args.loss > 0.0 {
         bail!("--loss needs the test bench, which needs root (run as root, without --loopback)");
     }
-    let exe = std::env::current_exe().context("finding the linerate executable")?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (report, mode) = if loopback {
         crate::console::say(format_args!(
@@ -115,7 +105,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         // Loopback is shared by everything on this machine: the camera
         // gets a GVCP port no one holds and the host a stream port the
         // kernel picks, so demos run side by side.
-        let (_camera, gvcp) = spawn_loopback_camera(&exe, ip)?;
+        let (_camera, gvcp) = spawn_loopback_camera(ip)?;
         let mut grab_args = grab_args(&args, ip, args.cpu)?;
         grab_args.camera = gvcp.to_string();
         grab_args.stream_port = 0;
@@ -153,17 +143,15 @@ pub fn run(args: DemoArgs) -> Result<()> {
             args.loss,
             stream_summary(&args),
         ));
-        let mut cmd = bed.command("camera", &exe)?;
-        cmd.cpu(camera_cpu);
-        let mut cmd = cmd.into_command()?;
-        cmd.args([
-            "camera",
-            "--bind",
-            &cam_ip.to_string(),
-            "--stats-interval",
-            "0",
-        ]);
-        let camera = spawn_camera(cmd)?;
+        // The camera's threads start inside its namespace, on its CPU.
+        let camera = bed
+            .run_in("camera", Some(&[camera_cpu]), || {
+                camera::spawn(CameraConfig {
+                    bind: cam_ip,
+                    ..CameraConfig::default()
+                })
+            })?
+            .context("starting the emulated camera")?;
         let grab_args = grab_args(&args, cam_ip, host_cpu)?;
         let json = args.json;
         let report = bed.run_in("host", host_cpu.map(|c| vec![c]).as_deref(), || {
@@ -226,23 +214,11 @@ fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> Result<Gr
     Ok(g)
 }
 
-fn spawn_camera(mut cmd: std::process::Command) -> Result<CameraProcess> {
-    let child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting the emulated camera")?;
-    Ok(CameraProcess(child))
-}
-
-/// Starts the camera on `ip` (loopback) at a GVCP port that is free now,
-/// and waits until it answers there. The port is found by binding port 0
-/// and letting go of it; if another program takes it in between, the
-/// camera fails to bind (it never shares a port) and another port is tried.
-fn spawn_loopback_camera(
-    exe: &std::path::Path,
-    ip: Ipv4Addr,
-) -> Result<(CameraProcess, SocketAddrV4)> {
+/// Starts the camera on `ip` (loopback) at a GVCP port that is free now.
+/// The port is found by binding port 0 and letting go of it; if another
+/// program takes it in between, the camera fails to bind (it never shares
+/// a port) and another port is tried.
+fn spawn_loopback_camera(ip: Ipv4Addr) -> Result<(CameraHandle, SocketAddrV4)> {
     const ATTEMPTS: usize = 5;
     let mut last_error = None;
     for _ in 0..ATTEMPTS {
@@ -250,35 +226,23 @@ fn spawn_loopback_camera(
             .and_then(|s| s.local_addr())
             .with_context(|| format!("finding a free UDP port on {ip} for the camera"))?
             .port();
-        let gvcp = SocketAddrV4::new(ip, port);
-        let mut cmd = std::process::Command::new(exe);
-        cmd.args(["camera", "--bind", &ip.to_string(), "--stats-interval", "0"])
-            .args(["--port", &port.to_string()]);
-        let mut camera = spawn_camera(cmd)?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let answered = matches!(
-                linerate_grab::discovery::probe(gvcp, Duration::from_millis(200)),
-                Ok(Some(_))
-            );
-            // An answer counts only while our camera runs: one that failed
-            // to bind left the port to whoever took it.
-            let exited = camera.0.try_wait().ok().flatten();
-            if answered && exited.is_none() {
+        let config = CameraConfig {
+            bind: ip,
+            port,
+            ..CameraConfig::default()
+        };
+        match camera::spawn(config) {
+            Ok(camera) => {
+                let gvcp = camera.local_addr();
                 return Ok((camera, gvcp));
             }
-            if let Some(status) = exited {
-                last_error = Some(format!("the camera at {gvcp} exited ({status})"));
-                break;
-            }
-            if Instant::now() > deadline {
-                bail!("the emulated camera at {gvcp} did not answer discovery within 10 s");
-            }
+            Err(e @ CameraError::ControlPortInUse { .. }) => last_error = Some(e),
+            Err(e) => return Err(e).context("starting the emulated camera"),
         }
     }
     bail!(
         "could not start the emulated camera on loopback in {ATTEMPTS} attempts: {}",
-        last_error.unwrap_or_default()
+        last_error.map(|e| e.to_string()).unwrap_or_default()
     )
 }
 

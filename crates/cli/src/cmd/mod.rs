@@ -1,4 +1,5 @@
 pub mod bench;
+pub mod camera;
 pub mod decode;
 pub mod demo;
 pub mod discover;

@@ -26,6 +26,7 @@ use linerate_wire::gvsp::{
 };
 use linerate_wire::{PixelFormat, Status};
 
+use super::events::{CameraEvent, EventSink};
 use super::tcp_stream::{BlockOutcome, FrameBytes, TcpLink};
 
 /// Packets prepared per send call (one sendmmsg, or a few GSO super-datagrams).
@@ -127,9 +128,11 @@ pub struct Streamer {
     strip: Option<PatternStrip>,
     sent_in_run: u64,
     last_destination: Option<SocketAddrV4>,
-    /// When send errors were last written to stderr (they are counted
-    /// always, printed at most every few seconds).
+    /// When send errors were last reported (they are counted always,
+    /// reported at most every few seconds).
     last_error_report: Option<Instant>,
+    /// Where events (send errors, egress decisions, TCP links) go.
+    events: EventSink,
     tcp_options: TcpSendOptions,
     /// The current (or, after a stop, the last) acquisition's TCP link.
     tcp: Option<TcpLink>,
@@ -153,7 +156,9 @@ impl Streamer {
     /// A stream thread state sending from `socket`, keeping up to
     /// `resend.0` frames and `resend.1` bytes of them for resends. With
     /// `gso` false, every packet goes as its own datagram; otherwise UDP
-    /// GSO is used where the egress interface segments.
+    /// GSO is used where the egress interface segments. Events go to
+    /// `events`.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         mut socket: UdpEndpoint,
         commands: Receiver<StreamCommand>,
@@ -162,6 +167,7 @@ impl Streamer {
         resend: (usize, usize),
         gso: bool,
         tcp_options: TcpSendOptions,
+        events: EventSink,
     ) -> Streamer {
         let ring = FrameRing::with_memory_limit(resend.0, resend.1);
         if !gso {
@@ -183,6 +189,7 @@ impl Streamer {
             sent_in_run: 0,
             last_destination: None,
             last_error_report: None,
+            events,
             tcp_options,
             tcp: None,
             on_tcp: false,
@@ -315,6 +322,7 @@ impl Streamer {
                 s.destination,
                 self.tcp_options.clone(),
                 self.ring.capacity(),
+                self.events.clone(),
             );
             link.ensure_connected(&self.counters);
             self.tcp = Some(link);
@@ -666,8 +674,8 @@ impl Streamer {
         bytes
     }
 
-    /// Writes a send error to stderr, unless one was written in the last
-    /// five seconds (the `send_errors` counter has them all).
+    /// Reports a send error, unless one was reported in the last five
+    /// seconds (the `send_errors` counter has them all).
     fn report_send_error(&mut self, message: String) {
         let now = Instant::now();
         if self
@@ -677,7 +685,7 @@ impl Streamer {
             return;
         }
         self.last_error_report = Some(now);
-        eprintln!("camera: {message}");
+        self.events.emit(CameraEvent::SendFailed { message });
     }
 
     /// Connects the stream socket to `destination`, decides how datagrams
@@ -686,7 +694,9 @@ impl Streamer {
     fn decide_egress(&mut self, destination: SocketAddrV4) {
         // Connected, the kernel looks the route up once, not per packet.
         if let Err(e) = self.socket.connect(destination) {
-            eprintln!("camera: {e}; sending with an address per packet");
+            self.events.emit(CameraEvent::StreamNotConnected {
+                error: e.to_string(),
+            });
         }
         let egress = self.socket.redecide_gso(*destination.ip());
         let mut last = self
@@ -694,13 +704,15 @@ impl Streamer {
             .udp_egress
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        if last.as_ref() != Some(&egress) {
-            eprintln!(
-                "camera: stream to {destination}: {}",
-                describe_egress(&egress, self.socket_gso_policy_never())
-            );
+        let changed = last.as_ref() != Some(&egress);
+        *last = Some(egress.clone());
+        drop(last);
+        if changed {
+            self.events.emit(CameraEvent::StreamEgress {
+                destination,
+                description: describe_egress(&egress, self.socket_gso_policy_never()),
+            });
         }
-        *last = Some(egress);
     }
 
     fn socket_gso_policy_never(&self) -> bool {
@@ -804,8 +816,8 @@ impl Streamer {
     }
 }
 
-/// How UDP datagrams leave, in words: for the camera's start-up line and
-/// its log when a stream starts.
+/// How UDP datagrams leave, in words (`gso_off`: GSO was switched off):
+/// for a camera's start-up line and its event when a stream starts.
 pub fn describe_egress(egress: &GsoEgress, gso_off: bool) -> String {
     let iface = egress.interface.as_deref().unwrap_or("egress unknown");
     if gso_off {

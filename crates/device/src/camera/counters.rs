@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use linerate_io::netdev::GsoEgress;
+use serde::{Deserialize, Serialize};
 
 /// Counters shared with the control thread, which publishes them in registers.
 #[derive(Debug, Default)]
@@ -46,9 +47,52 @@ pub struct StreamCounters {
     pub udp_egress: std::sync::Mutex<Option<GsoEgress>>,
     /// Acquisitions that ended by themselves (single/multi frame done).
     pub runs_finished: AtomicU64,
+    /// True (1) while the transport register selects TCP (written by the
+    /// control thread).
+    pub tcp_selected: AtomicU64,
+}
+
+/// The stream's counters at one moment, for progress lines and for
+/// the GVCP statistics registers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CameraCounters {
+    /// Frames sent.
+    pub frames_sent: u64,
+    /// Frames skipped because the sender fell behind (or no TCP host).
+    pub frames_skipped: u64,
+    /// GVSP packets sent (first transmissions).
+    pub packets_sent: u64,
+    /// Bytes of those packets, headers included.
+    pub bytes_sent: u64,
+    /// Packets resent on request.
+    pub packets_resent: u64,
+    /// Resend requests for data no longer held.
+    pub resend_unavailable: u64,
+    /// Packets that could not be sent.
+    pub send_errors: u64,
+    /// A stream is running.
+    pub acquiring: bool,
+    /// The transport register selects TCP (GVSP/TCP instead of GVSP/UDP).
+    pub tcp: bool,
 }
 
 impl StreamCounters {
+    /// The counters now.
+    pub fn snapshot(&self) -> CameraCounters {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        CameraCounters {
+            frames_sent: get(&self.frames_sent),
+            frames_skipped: get(&self.frames_skipped),
+            packets_sent: get(&self.packets_sent),
+            bytes_sent: get(&self.bytes_sent),
+            packets_resent: get(&self.packets_resent),
+            resend_unavailable: get(&self.resend_unavailable),
+            send_errors: get(&self.send_errors),
+            acquiring: get(&self.acquiring) != 0,
+            tcp: get(&self.tcp_selected) != 0,
+        }
+    }
+
     /// Counts `packets` first transmissions of `bytes`, and when they open
     /// a triggered frame, the time from that software trigger until now.
     pub(super) fn record_sent(&self, trigger: Option<Instant>, packets: u64, bytes: u64) {

@@ -25,6 +25,7 @@ use linerate_wire::gvsp_tcp::{RecordHeader, RecordKind, HEADER_LEN};
 use linerate_wire::Status;
 
 use super::counters::StreamCounters;
+use super::events::{CameraEvent, EventSink};
 
 /// Least time between two connection attempts while acquiring.
 pub const RETRY_INTERVAL: Duration = Duration::from_millis(500);
@@ -81,16 +82,20 @@ pub struct TcpLink {
     /// Zerocopy counters of the current sender already added to the totals.
     reported: ZerocopyStats,
     records: Vec<(Range<usize>, Range<usize>)>,
+    /// Where connects, failures and losses are reported.
+    events: EventSink,
 }
 
 impl TcpLink {
-    /// A link from `local` to `destination` for a ring of `slots` frames;
-    /// not connected until [`TcpLink::ensure_connected`].
+    /// A link from `local` to `destination` for a ring of `slots` frames,
+    /// reporting to `events`; not connected until
+    /// [`TcpLink::ensure_connected`].
     pub fn new(
         local: Ipv4Addr,
         destination: SocketAddrV4,
         options: TcpSendOptions,
         slots: usize,
+        events: EventSink,
     ) -> TcpLink {
         TcpLink {
             local,
@@ -103,6 +108,7 @@ impl TcpLink {
             release: vec![0; slots],
             reported: ZerocopyStats::default(),
             records: Vec::new(),
+            events,
         }
     }
 
@@ -126,12 +132,11 @@ impl TcpLink {
         self.last_attempt = Some(Instant::now());
         match TcpSender::connect(self.local, self.destination, &self.options) {
             Ok(s) => {
-                eprintln!(
-                    "camera: TCP stream connected {} -> {}{}",
-                    s.local_addr(),
-                    self.destination,
-                    if s.zerocopy() { " (MSG_ZEROCOPY)" } else { "" }
-                );
+                self.events.emit(CameraEvent::TcpConnected {
+                    local: s.local_addr(),
+                    destination: self.destination,
+                    zerocopy: s.zerocopy(),
+                });
                 self.sender = Some(s);
                 self.failure_logged = false;
                 self.release.fill(0);
@@ -141,7 +146,10 @@ impl TcpLink {
             }
             Err(e) => {
                 if !self.failure_logged {
-                    eprintln!("camera: TCP stream: {e}; retrying every {RETRY_INTERVAL:?} while acquiring");
+                    self.events.emit(CameraEvent::TcpConnectFailed {
+                        error: e.to_string(),
+                        retry: RETRY_INTERVAL,
+                    });
                     self.failure_logged = true;
                 }
                 counters
@@ -168,7 +176,7 @@ impl TcpLink {
         let freed = sender.wait_completed(id, CLOSE_WAIT);
         self.publish(counters);
         if !matches!(freed, Ok(true)) {
-            eprintln!("camera: TCP stream: the kernel held a frame for zerocopy too long; resetting the connection");
+            self.events.emit(CameraEvent::TcpZerocopyStalled);
             self.drop_connection(counters);
         }
     }
@@ -251,7 +259,9 @@ impl TcpLink {
                 bytes: sent.bytes,
             },
             Err(e) => {
-                eprintln!("camera: TCP stream lost: {e}");
+                self.events.emit(CameraEvent::TcpLost {
+                    error: e.to_string(),
+                });
                 self.drop_connection(counters);
                 // Reconnect no sooner than the retry interval.
                 self.last_attempt = Some(Instant::now());
