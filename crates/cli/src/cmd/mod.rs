@@ -9,8 +9,6 @@ pub mod features;
 pub mod force_ip;
 pub mod grab;
 pub mod noise;
-#[path = "../../../serve/src/server.rs"]
 pub mod serve;
 pub mod testbed;
-#[path = "../../../serve/src/watcher.rs"]
 pub mod watch;
