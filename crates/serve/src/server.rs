@@ -162,6 +162,23 @@ struct Server {
     listener: TcpListener,
     addr: SocketAddrV4,
     udp: Option<UdpFanout>,
+    /// Connected TCP clients.
+    conns: HashMap<ClientId, Conn>,
+    /// Every TCP client's report, in order of arrival.
+    reports: Vec<ClientReport>,
+    tally: Tally,
+}
+
+/// The server's own counts, beside the hub's.
+#[derive(Debug, Default)]
+struct Tally {
+    accepted: u64,
+    refused: u64,
+    refused_per_source: u64,
+    /// Frame ticks missed because the loop ran late.
+    late: u64,
+    /// Send syscalls of clients no longer connected.
+    syscalls_closed: u64,
 }
 
 impl Server {
@@ -225,247 +242,293 @@ impl Server {
             listener,
             addr,
             udp,
+            conns: HashMap::new(),
+            reports: Vec::new(),
+            tally: Tally::default(),
         })
     }
 
     /// Serves until `shared.stop` or the configured duration; returns the
     /// report.
     fn run(mut self, config: &ServerConfig, shared: &Shared) -> Result<ServeReport, ServeError> {
-        let Server {
-            method,
-            ref mut hub,
-            ref mut frames,
-            ref mut ring,
-            ref mut source,
-            ref listener,
-            addr,
-            ref mut udp,
-        } = self;
         let period = Duration::from_secs_f64(1.0 / config.fps);
         let start = Instant::now();
         let end = config.duration.map(|d| start + d);
         let mut next_frame = start;
-        let mut conns: HashMap<ClientId, Conn> = HashMap::new();
-        let mut reports: Vec<ClientReport> = Vec::new();
-        let (mut accepted, mut refused, mut late, mut syscalls_closed) = (0u64, 0u64, 0u64, 0u64);
-        let mut refused_per_source = 0u64;
-
         while !shared.stop.load(Ordering::Relaxed) && end.map_or(true, |e| Instant::now() < e) {
             let now = Instant::now();
             // Make every frame that is due (a late loop skips ticks, counted).
             if now >= next_frame {
-                release_all(hub, &mut conns, ring.as_ref())?;
-                // A client that took nothing for the stall time, or is still
-                // on a frame a pool old, is cut whatever the method (a client
-                // that never reads pins too few slots for the pool to wrap).
-                let mut cut = hub.cut_slow(start.elapsed().as_nanos() as u64);
-                let claim = hub.claim_slot();
-                cut.extend(claim.cut.iter().copied());
-                for k in &cut {
-                    if let Some(c) = conns.remove(&k.id) {
-                        let s = sock_counters(&c, k.id, ring.as_ref());
-                        syscalls_closed += s.syscalls;
-                        let r = &mut reports[c.report];
-                        client_report(r, "cut", &k.counters, &s);
-                        r.cut_reason = Some(k.reason.name().into());
-                        if let Some(r) = ring.as_mut() {
-                            // Cancel its send in flight before the reset; its
-                            // slots stay held until the notifications come.
-                            r.retire(k.id)
-                                .map_err(ServeError::io("cancelling a cut client's send"))?;
-                        }
-                        c.sock.abort();
-                    }
-                }
-                if let Some(r) = ring.as_mut() {
-                    // A client cut loose or closed may still have zero-copy
-                    // sends reading this slot: wait for their notifications.
-                    let events = r
-                        .wait_slot_free(claim.slot, Duration::from_secs(2))
-                        .map_err(ServeError::io(
-                            "waiting for io_uring to release a frame slot",
-                        ))?;
-                    apply_uring(
-                        events,
-                        hub,
-                        &mut conns,
-                        &mut reports,
-                        r,
-                        &mut syscalls_closed,
-                    )?;
-                }
-                let slot = frames
-                    .slot_mut(claim.slot)
-                    .ok_or(ServeError::SlotPastPool(claim.slot))?;
-                let len = source.next_frame(slot, claim.seq, linerate_io::clock::realtime_ns())?;
-                if let Some(u) = udp.as_mut() {
-                    u.poll(now);
-                    u.send_frame(slot, len)?;
-                }
-                hub.publish(&claim, len);
+                self.make_frame(now, start)?;
                 shared.frames_published.fetch_add(1, Ordering::Relaxed);
                 next_frame += period;
                 if now > next_frame + period {
                     let behind = ((now - next_frame).as_secs_f64() / period.as_secs_f64()) as u64;
-                    late += behind;
+                    self.tally.late += behind;
                     next_frame += period * behind as u32;
                 }
             }
-            // Send what each client can take.
-            let ids: Vec<ClientId> = conns.keys().copied().collect();
-            for id in ids {
-                let r = match ring.as_mut() {
-                    Some(ring) => queue_uring(hub, &conns, frames, ring, id),
-                    None => pump(hub, &mut conns, frames, id),
-                };
-                if let Err(e) = r {
-                    tracing::debug!("client {id}: {e}");
-                    if let Some(c) = conns.remove(&id) {
-                        let counters = hub.remove_client(id)?;
-                        let s = sock_counters(&c, id, ring.as_ref());
-                        syscalls_closed += s.syscalls;
-                        client_report(&mut reports[c.report], "closed", &counters, &s);
-                        if let Some(r) = ring.as_mut() {
-                            r.retire(id)
-                                .map_err(ServeError::io("cancelling a closed client's send"))?;
-                        }
-                    }
-                }
-            }
-            if let Some(r) = ring.as_mut() {
-                // Every client's sends of this round in one io_uring_enter.
-                r.submit()
-                    .map_err(ServeError::io("submitting io_uring sends"))?;
-            }
+            self.send_round()?;
             shared
                 .clients_connected
-                .store(conns.len() as u64, Ordering::Relaxed);
-            // Wait for room in a socket that has something to send, a new
-            // client, or the next frame.
-            let mut fds = Vec::new();
-            if ring.is_none() {
-                for (&id, c) in &conns {
-                    if hub.pending(id).is_some() {
-                        fds.push(c.sock.raw_fd());
-                    }
-                }
-            }
-            let wait = next_frame.saturating_duration_since(Instant::now());
-            let ms = if wait.is_zero() {
-                0
-            } else {
-                wait.as_millis().clamp(1, 50) as i32
-            };
-            // uring: the ring's descriptor is readable when completions wait.
-            let mut listen = vec![listener.as_raw_fd()];
-            listen.extend(udp.as_ref().and_then(|u| u.raw_fd()));
-            listen.extend(ring.as_ref().map(|r| r.raw_fd()));
-            let (readable, _) =
-                wait_ready(&listen, &fds, ms).map_err(ServeError::io("waiting for the sockets"))?;
-            if let Some(r) = ring.as_mut() {
-                let events = r.reap();
-                apply_uring(
-                    events,
-                    hub,
-                    &mut conns,
-                    &mut reports,
-                    r,
-                    &mut syscalls_closed,
-                )?;
-            }
-            if let Some(u) = udp.as_mut().filter(|u| u.core.is_some()) {
+                .store(self.conns.len() as u64, Ordering::Relaxed);
+            let readable = self.wait(next_frame)?;
+            if let Some(u) = self.udp.as_mut().filter(|u| u.core.is_some()) {
                 if readable.contains(&1) {
                     u.poll(Instant::now());
                 }
             }
             if readable.contains(&0) {
-                while let Ok((stream, peer)) = listener.accept() {
-                    let from_peer = conns
-                        .values()
-                        .filter(|c| c.sock.peer().ip() == peer.ip())
-                        .count();
-                    if from_peer >= config.max_clients_per_source {
-                        refused += 1;
-                        refused_per_source += 1;
-                        drop(stream);
-                        continue;
-                    }
-                    let sock = match ClientSocket::new(stream, method, config.send_buffer) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            tracing::warn!("client {peer}: {e}");
-                            continue;
-                        }
-                    };
-                    match hub.add_client() {
-                        Ok(id) => {
-                            accepted += 1;
-                            shared.clients_accepted.store(accepted, Ordering::Relaxed);
-                            if let Some(r) = ring.as_mut() {
-                                r.add_client(id);
-                            }
-                            reports.push(ClientReport::connected(peer.to_string()));
-                            conns.insert(
-                                id,
-                                Conn {
-                                    sock,
-                                    report: reports.len() - 1,
-                                },
-                            );
-                        }
-                        Err(_) => {
-                            refused += 1;
-                            drop(sock);
-                        }
-                    }
-                }
+                self.accept(config);
+                shared
+                    .clients_accepted
+                    .store(self.tally.accepted, Ordering::Relaxed);
             }
         }
         let seconds = start.elapsed().as_secs_f64();
+        shared.clients_connected.store(0, Ordering::Relaxed);
+        self.finish(config, seconds)
+    }
+
+    /// Cuts the clients the hub finds too slow, claims a slot (waiting, for
+    /// uring, until the kernel is done with it), makes the next frame there
+    /// and publishes it to every client, subscriber and group.
+    fn make_frame(&mut self, now: Instant, start: Instant) -> Result<(), ServeError> {
+        release_all(&mut self.hub, &mut self.conns, self.ring.as_ref())?;
+        // A client that took nothing for the stall time, or is still on a
+        // frame a pool old, is cut whatever the method (a client that never
+        // reads pins too few slots for the pool to wrap).
+        let mut cut = self.hub.cut_slow(start.elapsed().as_nanos() as u64);
+        let claim = self.hub.claim_slot();
+        cut.extend(claim.cut.iter().copied());
+        for k in &cut {
+            if let Some(c) = self.conns.remove(&k.id) {
+                let s = sock_counters(&c, k.id, self.ring.as_ref());
+                self.tally.syscalls_closed += s.syscalls;
+                let r = &mut self.reports[c.report];
+                client_report(r, "cut", &k.counters, &s);
+                r.cut_reason = Some(k.reason.name().into());
+                if let Some(r) = self.ring.as_mut() {
+                    // Cancel its send in flight before the reset; its slots
+                    // stay held until the notifications come.
+                    r.retire(k.id)
+                        .map_err(ServeError::io("cancelling a cut client's send"))?;
+                }
+                c.sock.abort();
+            }
+        }
+        if let Some(r) = self.ring.as_mut() {
+            // A client cut loose or closed may still have zero-copy sends
+            // reading this slot: wait for their notifications.
+            let events = r
+                .wait_slot_free(claim.slot, Duration::from_secs(2))
+                .map_err(ServeError::io(
+                    "waiting for io_uring to release a frame slot",
+                ))?;
+            self.apply_uring(events)?;
+        }
+        let slot = self
+            .frames
+            .slot_mut(claim.slot)
+            .ok_or(ServeError::SlotPastPool(claim.slot))?;
+        let len = self
+            .source
+            .next_frame(slot, claim.seq, linerate_io::clock::realtime_ns())?;
+        if let Some(u) = self.udp.as_mut() {
+            u.poll(now);
+            u.send_frame(slot, len)?;
+        }
+        self.hub.publish(&claim, len);
+        Ok(())
+    }
+
+    /// Sends what each client can take (for uring: queues one send per
+    /// client, all submitted in one `io_uring_enter`). A client whose send
+    /// fails is closed.
+    fn send_round(&mut self) -> Result<(), ServeError> {
+        let ids: Vec<ClientId> = self.conns.keys().copied().collect();
+        for id in ids {
+            let r = match self.ring.as_mut() {
+                Some(ring) => queue_uring(&mut self.hub, &self.conns, &self.frames, ring, id),
+                None => pump(&mut self.hub, &mut self.conns, &self.frames, id),
+            };
+            if let Err(e) = r {
+                tracing::debug!("client {id}: {e}");
+                self.close(id)?;
+            }
+        }
+        if let Some(r) = self.ring.as_mut() {
+            r.submit()
+                .map_err(ServeError::io("submitting io_uring sends"))?;
+        }
+        Ok(())
+    }
+
+    /// Waits until `next_frame` at most (50 ms at most) for room in a
+    /// socket that has something to send, a new client, a subscription
+    /// message or io_uring completions (applied here); returns which of
+    /// the listener (0) and the UDP socket (1) are readable.
+    fn wait(&mut self, next_frame: Instant) -> Result<Vec<usize>, ServeError> {
+        let mut fds = Vec::new();
+        if self.ring.is_none() {
+            for (&id, c) in &self.conns {
+                if self.hub.pending(id).is_some() {
+                    fds.push(c.sock.raw_fd());
+                }
+            }
+        }
+        let wait = next_frame.saturating_duration_since(Instant::now());
+        let ms = if wait.is_zero() {
+            0
+        } else {
+            wait.as_millis().clamp(1, 50) as i32
+        };
+        // uring: the ring's descriptor is readable when completions wait.
+        let mut listen = vec![self.listener.as_raw_fd()];
+        listen.extend(self.udp.as_ref().and_then(|u| u.raw_fd()));
+        listen.extend(self.ring.as_ref().map(|r| r.raw_fd()));
+        let (readable, _) =
+            wait_ready(&listen, &fds, ms).map_err(ServeError::io("waiting for the sockets"))?;
+        if let Some(r) = self.ring.as_mut() {
+            let events = r.reap();
+            self.apply_uring(events)?;
+        }
+        Ok(readable)
+    }
+
+    /// Accepts every waiting connection: refused past the per-source or
+    /// total limit (closed at once), otherwise a new client of the hub.
+    fn accept(&mut self, config: &ServerConfig) {
+        while let Ok((stream, peer)) = self.listener.accept() {
+            let from_peer = self
+                .conns
+                .values()
+                .filter(|c| c.sock.peer().ip() == peer.ip())
+                .count();
+            if from_peer >= config.max_clients_per_source {
+                self.tally.refused += 1;
+                self.tally.refused_per_source += 1;
+                drop(stream);
+                continue;
+            }
+            let sock = match ClientSocket::new(stream, self.method, config.send_buffer) {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!("client {peer}: {e}");
+                    continue;
+                }
+            };
+            match self.hub.add_client() {
+                Ok(id) => {
+                    self.tally.accepted += 1;
+                    if let Some(r) = self.ring.as_mut() {
+                        r.add_client(id);
+                    }
+                    self.reports.push(ClientReport::connected(peer.to_string()));
+                    let report = self.reports.len() - 1;
+                    self.conns.insert(id, Conn { sock, report });
+                }
+                Err(_) => {
+                    self.tally.refused += 1;
+                    drop(sock);
+                }
+            }
+        }
+    }
+
+    /// Closes client `id` after a failed send (by the client or an error),
+    /// with its counters in its report.
+    fn close(&mut self, id: ClientId) -> Result<(), ServeError> {
+        if let Some(c) = self.conns.remove(&id) {
+            let counters = self.hub.remove_client(id)?;
+            let s = sock_counters(&c, id, self.ring.as_ref());
+            self.tally.syscalls_closed += s.syscalls;
+            client_report(&mut self.reports[c.report], "closed", &counters, &s);
+            if let Some(r) = self.ring.as_mut() {
+                r.retire(id)
+                    .map_err(ServeError::io("cancelling a closed client's send"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies io_uring completions: bytes taken advance the client's frame
+    /// (a short send is queued again from there by the next round); an
+    /// error closes the client. Notifications need nothing here: they show
+    /// in [`UringSender::released`].
+    fn apply_uring(&mut self, events: Vec<Completion>) -> Result<(), ServeError> {
+        for e in events {
+            match e {
+                Completion::Sent { client, bytes, .. } => {
+                    if self.conns.contains_key(&client) {
+                        self.hub.sent(client, bytes)?;
+                    }
+                }
+                Completion::Failed { client, errno } => {
+                    tracing::debug!(
+                        "client {client}: {}",
+                        std::io::Error::from_raw_os_error(errno)
+                    );
+                    self.close(client)?;
+                }
+                Completion::Released { .. } | Completion::Ignored => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The report after `seconds` of serving: every client still connected
+    /// counted as such, the UDP side's last messages read.
+    fn finish(mut self, config: &ServerConfig, seconds: f64) -> Result<ServeReport, ServeError> {
         // Leaves (and ICMP errors) that came since the last frame count too.
-        if let Some(u) = udp.as_mut() {
+        if let Some(u) = self.udp.as_mut() {
             u.poll(Instant::now());
         }
-        let mut syscalls = syscalls_closed;
-        for (id, c) in conns.drain() {
-            let counters = hub.client_counters(id)?;
-            let s = sock_counters(&c, id, ring.as_ref());
+        let mut syscalls = self.tally.syscalls_closed;
+        for (id, c) in self.conns.drain() {
+            let counters = self.hub.client_counters(id)?;
+            let s = sock_counters(&c, id, self.ring.as_ref());
             syscalls += s.syscalls;
-            client_report(&mut reports[c.report], "connected", &counters, &s);
+            client_report(&mut self.reports[c.report], "connected", &counters, &s);
         }
-        shared.clients_connected.store(0, Ordering::Relaxed);
-        let uring_sends = ring.as_ref().map(|_| syscalls);
-        if let Some(r) = ring.as_ref() {
+        let ring = self.ring.as_ref();
+        let uring_sends = ring.map(|_| syscalls);
+        if let Some(r) = ring {
             syscalls = r.enters();
         }
-        let hc = hub.counters();
-        let udp_counters = udp
+        let hc = self.hub.counters();
+        let udp_counters = self
+            .udp
             .as_ref()
             .and_then(|u| u.core.as_ref())
             .map(|c| c.counters())
             .unwrap_or_default();
+        let (multicast, udp_subscribers) = match self.udp.take() {
+            Some(u) => (u.multicast.map(|(_, r)| r), u.reports),
+            None => (None, Vec::new()),
+        };
         Ok(ServeReport {
-            address: addr.to_string(),
-            method: method.name().into(),
+            address: self.addr.to_string(),
+            method: self.method.name().into(),
             frame_size: config.frame_size,
             fps: config.fps,
             seconds,
             frames_published: hc.frames_published,
-            frames_late: late,
-            clients_accepted: accepted,
-            clients_refused: refused,
-            clients_refused_per_source: refused_per_source,
+            frames_late: self.tally.late,
+            clients_accepted: self.tally.accepted,
+            clients_refused: self.tally.refused,
+            clients_refused_per_source: self.tally.refused_per_source,
             clients_cut: hc.clients_cut,
             frames_dropped: hc.frames_dropped,
-            bytes_sent: reports.iter().map(|r| r.bytes_sent).sum(),
+            bytes_sent: self.reports.iter().map(|r| r.bytes_sent).sum(),
             syscalls,
-            uring_fixed_buffers: ring.as_ref().map(|r| r.fixed_buffers()),
+            uring_fixed_buffers: ring.map(|r| r.fixed_buffers()),
             uring_sends,
-            uring_cancels: ring.as_ref().map(|r| r.cancels()),
+            uring_cancels: ring.map(|r| r.cancels()),
             cpu_seconds: linerate_io::sched::process_cpu_seconds(),
             max_rss_kib: report::max_rss_kib(),
-            frame_pool_bytes: frames.slots() * frames.slot_len(),
-            clients: reports,
+            frame_pool_bytes: self.frames.slots() * self.frames.slot_len(),
+            clients: self.reports,
             udp: config.udp,
             udp_max_subscribers: if config.udp {
                 config.udp_max_subscribers()
@@ -476,11 +539,8 @@ impl Server {
             udp_challenges: udp_counters.challenges,
             udp_bad_cookies: udp_counters.bad_cookies,
             udp_invalid: udp_counters.invalid,
-            multicast: udp
-                .as_mut()
-                .and_then(|u| u.multicast.take())
-                .map(|(_, r)| r),
-            udp_subscribers: udp.take().map(|u| u.reports).unwrap_or_default(),
+            udp_subscribers,
+            multicast,
         })
     }
 }
@@ -552,45 +612,6 @@ fn queue_uring(
                 peer: conn.sock.peer(),
                 source,
             })?;
-    }
-    Ok(())
-}
-
-/// Applies io_uring completions: bytes taken advance the client's frame (a
-/// short send is queued again from there by the next round); an error
-/// closes the client with its errno. Notifications need nothing here: they
-/// show in [`UringSender::released`].
-fn apply_uring(
-    events: Vec<Completion>,
-    hub: &mut Hub,
-    conns: &mut HashMap<ClientId, Conn>,
-    reports: &mut [ClientReport],
-    ring: &mut UringSender,
-    syscalls_closed: &mut u64,
-) -> Result<(), ServeError> {
-    for e in events {
-        match e {
-            Completion::Sent { client, bytes, .. } => {
-                if conns.contains_key(&client) {
-                    hub.sent(client, bytes)?;
-                }
-            }
-            Completion::Failed { client, errno } => {
-                tracing::debug!(
-                    "client {client}: {}",
-                    std::io::Error::from_raw_os_error(errno)
-                );
-                if let Some(c) = conns.remove(&client) {
-                    let counters = hub.remove_client(client)?;
-                    let s = sock_counters(&c, client, Some(ring));
-                    *syscalls_closed += s.syscalls;
-                    client_report(&mut reports[c.report], "closed", &counters, &s);
-                    ring.retire(client)
-                        .map_err(ServeError::io("cancelling a failed client's send"))?;
-                }
-            }
-            Completion::Released { .. } | Completion::Ignored => {}
-        }
     }
     Ok(())
 }

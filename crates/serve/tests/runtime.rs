@@ -8,6 +8,7 @@
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::time::Duration;
 
+use linerate_io::fanout::Method;
 use linerate_serve::server::{self, ServeReport, ServerConfig};
 use linerate_serve::watcher::{self, Transport, WatchConfig, WatchReport};
 use linerate_testbed::Testbed;
@@ -47,55 +48,60 @@ fn assert_round_trips(s: &ServeReport, w: &WatchReport) {
     assert_eq!(serde_json::to_value(&back).expect("again"), json);
 }
 
-/// Three TCP watchers verify every frame for two seconds; the server counts
-/// each of them accepted, nothing dropped or cut, and has handed their
-/// sockets every frame they verified (and at most the few in flight when
-/// they stopped).
+/// Three TCP watchers verify every frame for two seconds, from a server
+/// that sends through its sockets (zerocopy) and from one that sends
+/// through io_uring; the server counts each of them accepted, nothing
+/// dropped or cut, and has handed their sockets every frame they verified
+/// (and at most the few in flight when they stopped).
 #[test]
 fn tcp_watchers_verify_every_frame_the_server_sends_them() {
     let bed = bed("srvrun_tcp");
     let ip = bed.addr("srv").expect("addr");
-    let server = bed
-        .run_in("srv", None, move || {
-            server::spawn(ServerConfig {
-                bind: SocketAddrV4::new(ip, 0),
-                fps: 100.0,
-                frame_size: 64 * 1024,
-                ..ServerConfig::default()
+    for method in [Method::Zerocopy, Method::Uring] {
+        let server = bed
+            .run_in("srv", None, move || {
+                server::spawn(ServerConfig {
+                    bind: SocketAddrV4::new(ip, 0),
+                    fps: 100.0,
+                    frame_size: 64 * 1024,
+                    method,
+                    ..ServerConfig::default()
+                })
             })
-        })
-        .expect("enter srv")
-        .expect("server starts");
-    let address = server.address();
-    assert_ne!(address.port(), 0, "the kernel's port is named");
-    let watch = bed
-        .run_in("cli", None, move || {
-            watcher::spawn(WatchConfig {
-                server: address,
-                clients: 3,
-                duration: Duration::from_secs(2),
-                ..WatchConfig::default()
+            .expect("enter srv")
+            .expect("server starts");
+        let address = server.address();
+        assert_ne!(address.port(), 0, "the kernel's port is named");
+        let watch = bed
+            .run_in("cli", None, move || {
+                watcher::spawn(WatchConfig {
+                    server: address,
+                    clients: 3,
+                    duration: Duration::from_secs(2),
+                    ..WatchConfig::default()
+                })
             })
-        })
-        .expect("enter cli")
-        .expect("watchers start");
-    let w = watch.wait();
-    let s = server.stop().expect("server report");
+            .expect("enter cli")
+            .expect("watchers start");
+        let w = watch.wait();
+        let s = server.stop().expect("server report");
 
-    assert_all_complete(&w, 3, 100);
-    assert_eq!(w.server, address.to_string());
-    assert_eq!(s.address, address.to_string());
-    assert_eq!(s.method, "zerocopy");
-    assert_eq!((s.clients_accepted, s.clients_refused), (3, 0), "{s:?}");
-    assert_eq!((s.clients_cut, s.frames_dropped), (0, 0), "{s:?}");
-    let sent: u64 = s.clients.iter().map(|c| c.frames_sent).sum();
-    assert!(
-        w.frames_ok <= sent && sent <= w.frames_ok + 3 * 4,
-        "served {sent}, watched {}: {s:?}",
-        w.frames_ok
-    );
-    assert!(s.frames_published >= w.frames_ok / 3, "{s:?}");
-    assert_round_trips(&s, &w);
+        assert_all_complete(&w, 3, 100);
+        assert_eq!(w.server, address.to_string());
+        assert_eq!(s.address, address.to_string());
+        assert_eq!(s.method, method.name());
+        assert_eq!((s.clients_accepted, s.clients_refused), (3, 0), "{s:?}");
+        assert_eq!((s.clients_cut, s.frames_dropped), (0, 0), "{s:?}");
+        let sent: u64 = s.clients.iter().map(|c| c.frames_sent).sum();
+        assert!(
+            w.frames_ok <= sent && sent <= w.frames_ok + 3 * 4,
+            "{method:?}: served {sent}, watched {}: {s:?}",
+            w.frames_ok
+        );
+        assert!(s.frames_published >= w.frames_ok / 3, "{s:?}");
+        assert_eq!(s.uring_fixed_buffers.is_some(), method == Method::Uring);
+        assert_round_trips(&s, &w);
+    }
 }
 
 /// UDP subscribers and multicast receivers, started before the server,
