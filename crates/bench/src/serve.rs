@@ -7,12 +7,14 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::Value;
+use linerate_serve::server::ServeReport;
+use linerate_serve::watcher::WatchReport;
+use serde::de::DeserializeOwned;
 
 use crate::bed::{PairBed, RECEIVER, SENDER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
-use crate::process::{last_json_object, Running};
+use crate::process::{last_json_object, Finished, Running};
 use crate::report::Run;
 use crate::steps::{put_window, GRACE};
 use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
@@ -88,37 +90,41 @@ pub fn run(
         .map(|b| b as f64 * 8.0 / w.seconds.max(f64::MIN_POSITIVE) / 1e9);
     run.sender_core_pct = None;
     run.sender_cpu_s_per_gb = None;
-    let s = last_json_object(&served)?;
-    let wa = last_json_object(&watched)?;
-    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64);
-    let frames_ok = num(&wa, "frames_ok").map(|x| x as u64);
-    let missing = num(&wa, "frames_missing").map(|x| x as u64);
-    run.frames_completed = frames_ok;
-    run.frames_lost = missing;
+    let s: ServeReport = report(&served, "the serve report")?;
+    let wa: WatchReport = report(&watched, "the watch report")?;
+    run.frames_completed = Some(wa.frames_ok);
+    run.frames_lost = Some(wa.frames_missing);
     run.frames_per_s = Some(fps);
-    run.lossless = Some(wa.get("ok").and_then(Value::as_bool) == Some(true) && missing == Some(0));
-    let bytes_sent = num(&s, "bytes_sent").unwrap_or(0.0);
-    if bytes_sent > 1e7 {
+    run.lossless = Some(wa.ok && wa.frames_missing == 0);
+    if s.bytes_sent > 10_000_000 {
         // The server process's own CPU time per GB: blind to receive
         // processing charged elsewhere, but not to other tenants of CPU 1.
-        let own = num(&s, "cpu_seconds").unwrap_or(0.0) / (bytes_sent / 1e9);
+        let own = s.cpu_seconds / (s.bytes_sent as f64 / 1e9);
         run.detail
             .insert("server_process_cpu_s_per_gb".into(), own.into());
     }
-    for k in [
-        "frames_published",
-        "frames_dropped",
-        "clients_cut",
-        "syscalls",
-        "max_rss_kib",
+    for (k, v) in [
+        ("frames_published", s.frames_published),
+        ("frames_dropped", s.frames_dropped),
+        ("clients_cut", s.clients_cut),
+        ("syscalls", s.syscalls),
+        ("max_rss_kib", s.max_rss_kib),
     ] {
-        if let Some(v) = s.get(k) {
-            run.detail.insert(format!("server_{k}"), v.clone());
-        }
+        run.detail.insert(format!("server_{k}"), v.into());
     }
     run.detail.insert("clients".into(), clients.into());
     run.detail.insert("frame_bytes".into(), frame_bytes.into());
     run.detail
         .insert("window".into(), serde_json::to_value(w).unwrap_or_default());
     Ok(())
+}
+
+/// The last JSON report `finished` printed, read through its type (so a
+/// renamed or missing field is an error here, not a silent gap).
+fn report<T: DeserializeOwned>(finished: &Finished, what: &str) -> Result<T> {
+    serde_json::from_value(last_json_object(finished)?).map_err(|e| Error::Output {
+        program: finished.cmdline.clone(),
+        what: what.to_owned(),
+        detail: e.to_string(),
+    })
 }

@@ -1,4 +1,5 @@
-//! Sans-IO core of `linerate serve` and `linerate watch` (see `docs/serve.md`).
+//! The frame server and its clients (see `docs/serve.md`): a sans-IO core
+//! and the runtimes over it.
 //!
 //! A video server makes each frame once and sends it to many clients. This
 //! crate decides *what* goes to whom and when a frame's memory may be reused;
@@ -17,12 +18,22 @@
 //! * [`datagram`]: cuts a frame into UDP datagrams and puts it back together.
 //! * [`verify`]: the client's check of each received frame (sequence gaps,
 //!   checksum, latency).
+//!
+//! The runtimes put the core on sockets and threads from `linerate-io`:
+//!
+//! * [`server`]: `server::spawn(ServerConfig)` serves one frame stream to
+//!   TCP clients, UDP subscribers and a multicast group; its handle stops
+//!   it with a typed [`server::ServeReport`].
+//! * [`watcher`]: `watcher::spawn(WatchConfig)` runs K verifying clients;
+//!   its handle ends them with a typed [`watcher::WatchReport`].
 
 pub mod datagram;
 pub mod error;
 pub mod frame;
 pub mod hub;
+pub mod server;
 pub mod subscribe;
 pub mod verify;
+pub mod watcher;
 
 pub use error::{Error, Result};
