@@ -6,3 +6,5 @@
 //! sockets and threads (through `linerate-io`) and is started with
 //! `spawn(config) -> Handle`; the handle stops it and returns a typed
 //! report.
+
+pub mod board;

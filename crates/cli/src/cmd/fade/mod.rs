@@ -5,8 +5,6 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 
 pub mod command;
-/// Moving into `linerate-device`; built from there until the CLI calls the library.
-#[path = "../../../../device/src/board/runtime.rs"]
 pub mod feb;
 pub mod progress;
 pub mod recv;
