@@ -165,7 +165,8 @@ pub fn run(args: FebArgs) -> Result<()> {
     while !stop.load(std::sync::atomic::Ordering::Relaxed) && !handle.wait_timeout(SIGNAL_POLL) {}
     let report = handle.stop();
     progress.finish();
-    let report = report.with_context(|| format!("fade feb on {interface}"))?;
+    // The board's errors name its interface.
+    let report = report?;
     present(&report, json)?;
     if let Some(e) = report.error {
         anyhow::bail!(e);
