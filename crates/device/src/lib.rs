@@ -7,4 +7,5 @@
 //! `spawn(config) -> Handle`; the handle stops it and returns a typed
 //! report.
 
+pub mod board;
 pub mod camera;

@@ -110,6 +110,17 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// Frames of the size asked for do not fit the interface's MTU: the
+    /// interface would refuse every one of them.
+    #[error("frames with {need}-byte payloads need an MTU of at least {need} on {interface}, but it is {mtu}")]
+    MtuTooSmall {
+        /// The interface.
+        interface: String,
+        /// Its MTU.
+        mtu: u32,
+        /// The MTU the frames need.
+        need: u32,
+    },
     /// A `bpf(2)` command was refused for lack of privilege.
     #[error("{op} needs CAP_BPF and CAP_NET_ADMIN (run as root): {source}")]
     NeedsCapBpf {

@@ -129,7 +129,41 @@ struct TpacketStats {
 /// `PACKET_STATISTICS` of `<linux/if_packet.h>`.
 const PACKET_STATISTICS: libc::c_int = 6;
 
+/// The largest payload of a standard (non-jumbo) Ethernet frame.
+pub const STANDARD_MTU: u32 = 1500;
+
 impl RawSocket {
+    /// Opens a socket like [`Self::open`] (default batch and receive
+    /// buffer) for frames of `ethertype` whose payload is at most
+    /// `payload_len` bytes: receive buffers of 2048 bytes, or 9216 when
+    /// the payload needs jumbo frames. Then the interface's MTU is checked
+    /// first ([`Error::MtuTooSmall`]): a sender whose every frame the
+    /// interface refuses would only stall its peer.
+    pub fn open_for_payload(
+        interface: &str,
+        ethertype: u16,
+        payload_len: u32,
+        ring_slots: usize,
+    ) -> Result<RawSocket> {
+        let jumbo = payload_len > STANDARD_MTU;
+        if jumbo {
+            let mtu = crate::netdev::offloads(interface)?.mtu;
+            if mtu < payload_len {
+                return Err(Error::MtuTooSmall {
+                    interface: interface.to_string(),
+                    mtu,
+                    need: payload_len,
+                });
+            }
+        }
+        let config = RawConfig {
+            frame_len: if jumbo { 9216 } else { 2048 },
+            ring_slots,
+            ..RawConfig::default()
+        };
+        RawSocket::open(interface, ethertype, &config)
+    }
+
     /// Opens a socket on `interface` for frames of `ethertype`: from the
     /// moment this returns, every such frame arriving there is queued.
     pub fn open(interface: &str, ethertype: u16, config: &RawConfig) -> Result<RawSocket> {

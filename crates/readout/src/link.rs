@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use linerate_fade::version::Version;
 use linerate_io::clock::{monotonic_ns, realtime_ns};
-use linerate_io::raw::{KernelCounts, RawConfig, RawSocket};
+use linerate_io::raw::{KernelCounts, RawSocket};
 use linerate_io::xdp::{AttachMode, XdpConfig, XdpReceiver, XdpStats};
 
 use crate::error::{Error, Result};
@@ -23,29 +23,19 @@ use crate::error::{Error, Result};
 /// `recvmmsg`.
 pub fn open_socket<W: Version>(interface: &str, ring_slots: usize) -> Result<RawSocket> {
     let need = W::DATA_PACKET_LEN as u32;
-    if need > 1500 {
-        let mtu = linerate_io::netdev::offloads(interface)
-            .map_err(|e| Error::io(format!("reading the MTU of {interface}"), e))?
-            .mtu;
-        if mtu < need {
-            return Err(Error::Mtu {
-                interface: interface.to_string(),
+    RawSocket::open_for_payload(interface, linerate_wire::fade::ETHERTYPE, need, ring_slots)
+        .map_err(|e| match e {
+            linerate_io::Error::MtuTooSmall {
+                interface,
                 mtu,
                 need,
-            });
-        }
-    }
-    RawSocket::open(
-        interface,
-        linerate_wire::fade::ETHERTYPE,
-        &RawConfig {
-            batch: 32,
-            frame_len: if need > 1500 { 9216 } else { 2048 },
-            ring_slots,
-            ..RawConfig::default()
-        },
-    )
-    .map_err(|e| Error::io(format!("opening a FADE socket on {interface}"), e))
+            } => Error::Mtu {
+                interface,
+                mtu,
+                need,
+            },
+            e => Error::io(format!("opening a FADE socket on {interface}"), e),
+        })
 }
 
 /// How DATA frames reach the receive thread.

@@ -1,19 +1,19 @@
 //! The readout library against boards on real veth links between network
-//! namespaces: boards (the sans-IO board of `linerate_fade` on a raw
-//! socket, one thread each in its own namespace) behind a switch, the
-//! readout in the host's namespace, nftables dropping FADE frames both
-//! ways. Needs root.
+//! namespaces: emulated boards (`linerate_device::board`, started
+//! in-process, each in its own namespace) behind a switch, the readout in
+//! the host's namespace, nftables dropping FADE frames both ways. Needs
+//! root.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use linerate_fade::board::{BoardConfig, BoardCounters, FadeBoard, Transmit};
+use linerate_device::board::{self, BoardConfig, BoardHandle, BoardReport};
 use linerate_fade::host::{BoardFailure, HostConfig};
 use linerate_fade::ring::RingReader;
 use linerate_fade::stream;
-use linerate_fade::version::{TenG, Version, V1};
+use linerate_fade::version::{TenG, V1};
 use linerate_io::raw::RawSocket;
 use linerate_readout::link::{open_socket, Backend};
 use linerate_readout::{Error, LinkConfig, Readout};
@@ -39,56 +39,19 @@ fn bed(name: &str, boards: usize) -> Testbed {
         .expect("bed")
 }
 
-/// Runs one board of version `W` on `host` until `stop`: answers the
-/// host (whose MAC it learns from the first frame), sends what it is
-/// due. Returns its counters.
-fn board<W: Version>(
-    bed: &Testbed,
-    host: &str,
-    config: BoardConfig,
-    stop: Arc<AtomicBool>,
-) -> JoinHandle<BoardCounters> {
-    let iface = bed.iface(host).expect("iface").name.clone();
-    bed.spawn_in(host, None, move || {
-        let mut sock = open_socket::<W>(&iface, 256).expect("board socket");
-        let mut board = FadeBoard::<W>::new(config).expect("board");
-        let mut frame = vec![0u8; 14 + W::DATA_PACKET_LEN];
-        let mut peer = None;
-        let clock = Instant::now();
-        let now = || clock.elapsed().as_nanos() as u64;
-        while !stop.load(Ordering::Relaxed) {
-            let wait = match peer {
-                Some(to) => match board.poll_transmit(now(), &mut frame[14..]) {
-                    Transmit::Send(len) => {
-                        sock.write_header(&mut frame, to);
-                        sock.send(&frame[..14 + len]).expect("board send");
-                        Duration::ZERO
-                    }
-                    Transmit::WakeAt(_) => Duration::from_micros(20),
-                    Transmit::Idle => Duration::from_millis(1),
-                },
-                None => Duration::from_millis(1),
-            };
-            if sock.recv(Some(wait)).expect("board recv") > 0 {
-                let mine = sock.mac();
-                for f in sock.frames() {
-                    // Only frames addressed to this board, as a board's MAC
-                    // filter takes them: the switch floods frames for a
-                    // board it has not heard from yet (the readout's RESET
-                    // and START to the silent one) to every port.
-                    if f.data.get(..6) != Some(&mine[..]) {
-                        continue;
-                    }
-                    if let (Some(src), Some(payload)) = (f.data.get(6..12), f.data.get(14..)) {
-                        peer.get_or_insert_with(|| src.try_into().expect("6 bytes"));
-                        let _ = board.on_packet(payload, now());
-                    }
-                }
-            }
-        }
-        board.counters()
+/// Starts the emulated board of `linerate_device::board` on `host`,
+/// in-process: spawned from a thread that entered the host's namespace,
+/// so the board's socket and thread live there.
+fn board(bed: &Testbed, host: &str, config: BoardConfig) -> BoardHandle {
+    let interface = bed.iface(host).expect("iface").name.clone();
+    bed.run_in(host, None, move || {
+        board::spawn(BoardConfig {
+            interface,
+            ..config
+        })
     })
-    .expect("board thread")
+    .expect("netns")
+    .expect("board")
 }
 
 /// Reads a ring to its end; returns (bytes, words that failed to verify,
@@ -136,10 +99,17 @@ fn through_loss(name: &str, backend: Backend) {
     bed.set_loss(&LossRule::new("pc", 5.0).egress().ethertype(0xfade))
         .expect("egress loss");
     let limit = 48 << 20;
-    let stop = Arc::new(AtomicBool::new(false));
+    // Boards with the host's byte limit: each ends on its own once the
+    // host has every byte (its last ACK, or the host's RESET after it).
     let boards: Vec<_> = ["feb1", "feb2"]
         .iter()
-        .map(|h| board::<V1>(&bed, h, BoardConfig::default(), stop.clone()))
+        .map(|h| {
+            let config = BoardConfig {
+                limit_bytes: Some(limit),
+                ..BoardConfig::default()
+            };
+            board(&bed, h, config)
+        })
         .collect();
     let iface = bed.iface("pc").expect("iface").name.clone();
     let host = HostConfig {
@@ -167,14 +137,25 @@ fn through_loss(name: &str, backend: Backend) {
             )
         })
         .expect("netns");
-    stop.store(true, Ordering::Relaxed);
-    let counters: Vec<BoardCounters> = boards
+    let reports: Vec<BoardReport> = boards
         .into_iter()
-        .map(|b| b.join().expect("board"))
+        .map(|b| {
+            assert!(
+                b.wait_timeout(Duration::from_secs(5)),
+                "the board ends once the host has its stream"
+            );
+            b.wait().expect("board report")
+        })
         .collect();
-    for ((o, t), c) in outcomes.iter().zip(&timings).zip(&counters) {
+    for ((o, t), c) in outcomes.iter().zip(&timings).zip(&reports) {
         assert!(o.complete(Some(limit)), "{o:?}");
         assert_eq!(o.delivered, limit);
+        // The board streamed its whole counter stream, ended by its last
+        // ACK or the host's RESET, and sent no more than its limit in
+        // first sends (1024-byte v1 packets).
+        assert!((c.done || c.reset) && c.error.is_none(), "{c:?}");
+        assert_eq!(c.sent, limit / 1024, "{c:?}");
+        assert!(c.bytes_confirmed <= limit, "{c:?}");
         // Both directions lost frames: the board resent, the host re-ACKed.
         assert!(c.resent > 0 && o.counters.duplicates > 0, "{c:?} {o:?}");
         assert!(o.counters.retransmitted > 0);
@@ -187,9 +168,8 @@ fn through_loss(name: &str, backend: Backend) {
 #[test]
 fn a_silent_board_fails_by_its_mac_and_a_stop_interrupts_the_rest() {
     let bed = bed("rdstop", 2);
-    let stop_boards = Arc::new(AtomicBool::new(false));
     // Only feb1 runs a board, endlessly; feb2 is silent.
-    let b = board::<V1>(&bed, "feb1", BoardConfig::default(), stop_boards.clone());
+    let b = board(&bed, "feb1", BoardConfig::default());
     let iface = bed.iface("pc").expect("iface").name.clone();
     let host = HostConfig {
         idle_timeout_ns: 300_000_000,
@@ -240,11 +220,16 @@ fn a_silent_board_fails_by_its_mac_and_a_stop_interrupts_the_rest() {
             "the reader is told"
         );
     }
-    // The STOP reached the running board: it sends nothing more.
+    // The STOP reached the running board: it sends nothing more, and
+    // runs on (an endless board never ends on a command) until stopped.
     std::thread::sleep(Duration::from_millis(50));
-    stop_boards.store(true, Ordering::Relaxed);
-    let c = b.join().expect("board");
-    assert!(c.sent > 0);
+    let before = b.snapshot();
+    std::thread::sleep(Duration::from_millis(100));
+    let after = b.snapshot();
+    assert_eq!((before.sent, before.resent), (after.sent, after.resent));
+    assert!(!b.is_finished());
+    let c = b.stop().expect("board report");
+    assert!(c.sent > 0 && !c.done && c.error.is_none(), "{c:?}");
 }
 
 #[test]

@@ -1,44 +1,20 @@
 //! `linerate fade feb`: an emulated FADE front-end board (v1 or FADE-10G)
-//! on a raw socket. The protocol logic is `linerate_fade::board`; this
-//! module only moves its packets and keeps time.
+//! on a raw socket. The board runs in `linerate_device::board`; this
+//! module turns the arguments into its configuration, shows its progress
+//! and prints its report.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use linerate_fade::adaptive_delay;
-use linerate_fade::board::{BoardConfig, Controller, Event, FadeBoard, Transmit};
-use linerate_fade::version::{self, TenG, V1};
-use linerate_io::raw::{RawSocket, ETH_HEADER_LEN};
+use linerate_device::board::{self, BoardConfig, BoardReport, DelayConfig, WireVersion};
+use linerate_fade::board::Controller;
 use linerate_testbed::Rate;
 
-use super::{controller_name, parse_controller, parse_version, Version};
+use super::{parse_controller, parse_version, Version};
 
-/// Ethernet bytes a frame costs on the wire beyond what the host sees:
-/// preamble and start delimiter (8), FCS (4), inter-frame gap (12).
-const WIRE_OVERHEAD: u64 = 24;
-
-/// Frames sent with one `sendmmsg` when pacing allows back-to-back packets.
-const SEND_BATCH: usize = 16;
-
-/// Timer slack asked for the board's sleeps: the default 50 µs would make
-/// every paced sleep late by up to two 1 GbE packet times.
-const TIMER_SLACK_NS: libc::c_ulong = 1_000;
-
-/// Waits shorter than this (a paced board's gap to its next packet) sleep
-/// on a timer, not in the socket: an ACK arriving meanwhile then does not
-/// wake the board, it is read at the next packet. On the bench the host's
-/// ACK send runs the board's receive path inline, and a wakeup there is
-/// an inter-processor interrupt on the host's receive core for every ACK,
-/// work an FPGA board never asks of its host. Longer waits (a full window,
-/// a retransmission timeout) sleep in the socket, so an ACK ends them.
-const TIMER_ONLY_BELOW: Duration = Duration::from_micros(100);
-
-/// Slots of the board's receive ring: 2 ms of ACKs at 1 GbE line rate,
-/// time enough for a board sharing its core to come back and read them.
-const DEFAULT_RING_SLOTS: usize = 256;
+/// How often the command looks for Ctrl-C or SIGTERM while the board runs.
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 /// Arguments of `linerate fade feb`.
 #[derive(Debug, Args)]
@@ -133,7 +109,7 @@ pub struct FebArgs {
     /// such a bench the kernel copies each ACK into the ring inside the
     /// host's send, where without a ring it only queues it; profiled, the
     /// host's cost per ACK sent moved little (about 6.3 against 6.0 µs).
-    #[arg(long, default_value_t = DEFAULT_RING_SLOTS, value_parser = crate::arg_range::usize_in(0..=65_536))]
+    #[arg(long, default_value_t = board::DEFAULT_RING_SLOTS, value_parser = crate::arg_range::usize_in(0..=65_536))]
     ring_slots: usize,
     /// While packets are due back to back or nearly, look for the host's
     /// frames at most once per this many microseconds, 0..=1000000 (0:
@@ -162,302 +138,114 @@ pub struct FebArgs {
 /// waiting for START, and commands from other hosts are ignored.
 pub fn run(args: FebArgs) -> Result<()> {
     crate::pin_process(args.cpu)?;
-    match args.version {
-        Version::V1 => run_version::<V1>(args),
-        Version::TenG => run_version::<TenG>(args),
+    let json = args.json;
+    let (bytes, duration) = (args.bytes, args.duration);
+    let config = config(args);
+    let interface = config.interface.clone();
+    let stop = crate::stop_signal::on_sigint_or_sigterm()?;
+    let handle = board::spawn(config)?;
+    let mac = handle.mac();
+    crate::console::say(format_args!(
+        "fade feb: board {mac} on {interface} (FADE version {}), waiting for a host's START \
+         (linerate fade recv --feb {mac}); {}",
+        handle.version().name(),
+        match (bytes, duration) {
+            (Some(b), _) => format!("{b} bytes to send"),
+            (None, Some(d)) => format!("streams for {} s after START", d.as_secs_f64()),
+            (None, None) => "streams until RESET or Ctrl-C".into(),
+        }
+    ));
+    let progress = super::progress::Progress::start(
+        !json,
+        &vec![handle.confirmed_bytes_counter()],
+        bytes,
+        duration,
+        None,
+    );
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) && !handle.wait_timeout(SIGNAL_POLL) {}
+    let report = handle.stop();
+    progress.finish();
+    // The board's errors name its interface.
+    let report = report?;
+    present(&report, json)?;
+    if let Some(e) = report.error {
+        anyhow::bail!(e);
     }
+    Ok(())
 }
 
-/// [`run`] for wire version `W`.
-fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
-    let min_gap_ns = args.rate.map_or(0, |r| {
-        let bits = (ETH_HEADER_LEN as u64 + W::DATA_PACKET_LEN as u64 + WIRE_OVERHEAD) * 8;
-        bits.saturating_mul(1_000_000_000) / r.bits_per_sec().max(1)
-    });
-    let config = BoardConfig {
-        retransmit_timeout_ns: args.retransmit_us.saturating_mul(1000),
+/// The board's configuration from the command's arguments.
+fn config(args: FebArgs) -> BoardConfig {
+    BoardConfig {
+        interface: args.interface,
+        version: match args.version {
+            Version::V1 => WireVersion::V1,
+            Version::TenG => WireVersion::TenG,
+        },
+        limit_bytes: args.bytes,
+        duration: args.duration,
+        rate_bits_per_sec: args.rate.map(Rate::bits_per_sec),
+        retransmit_timeout: Duration::from_micros(args.retransmit_us),
         adaptive_timeout: !args.fixed_timeout,
         fast_retransmit: !args.no_fast_retransmit,
-        min_gap_ns,
-        delay: adaptive_delay::Config {
+        controller: args.controller,
+        delay: DelayConfig {
             t_high: args.t_high,
             t_low: args.t_low,
             alpha_incr: args.alpha_incr,
             alpha_decr: args.alpha_decr,
             window: args.delay_window,
             initial_ns: 0,
-            ..adaptive_delay::Config::default()
+            ..DelayConfig::default()
         },
-        controller: args.controller,
-        takeover_after_ns: args
-            .takeover_after_ms
-            .map(|ms| ms.saturating_mul(1_000_000)),
-        limit_bytes: args.bytes,
-    };
-    let mut board = FadeBoard::<W>::new(config).context("adaptive delay parameters")?;
-    let spin_ns = args.spin_us.saturating_mul(1000);
-    // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only
-    // this thread's timers; a failure just leaves the default slack.
-    unsafe {
-        libc::prctl(libc::PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0);
+        takeover_after: args.takeover_after_ms.map(Duration::from_millis),
+        spin: Duration::from_micros(args.spin_us),
+        yield_while_spinning: args.yield_cpu || !args.no_yield,
+        ring_slots: args.ring_slots,
+        poll_interval: Duration::from_micros(args.poll_us),
     }
-    let mut sock = super::open_socket(&args.interface, args.version, args.ring_slots)?;
-    let stop = crate::stop_signal::on_sigint_or_sigterm()?;
-    let board_mac = linerate_wire::ethernet::MacAddr(sock.mac());
-    crate::console::say(format_args!(
-        "fade feb: board {board_mac} on {} (FADE version {}), waiting for a host's START \
-         (linerate fade recv --feb {board_mac}); {}",
-        args.interface,
-        W::NAME,
-        match (args.bytes, args.duration) {
-            (Some(b), _) => format!("{b} bytes to send"),
-            (None, Some(d)) => format!("streams for {} s after START", d.as_secs_f64()),
-            (None, None) => "streams until RESET or Ctrl-C".into(),
-        }
-    ));
-    let confirmed = Arc::new(AtomicU64::new(0));
-    let progress = super::progress::Progress::start(
-        !args.json,
-        &vec![confirmed.clone()],
-        args.bytes,
-        args.duration,
-        None,
-    );
-    let mut no_start = false;
+}
 
-    let clock = Instant::now();
-    let now_ns = || clock.elapsed().as_nanos() as u64;
-    let mut frames = vec![vec![0u8; ETH_HEADER_LEN + W::DATA_PACKET_LEN]; SEND_BATCH];
-    let mut link = Link::default();
-    let mut finished_filling = false;
-    let mut send_failures = 0u64;
-
-    let poll_ns = args.poll_us.saturating_mul(1000);
-    let mut last_poll = 0u64;
-    let mut idle = true;
-    while !stop.load(Ordering::Relaxed) {
-        // Control packets first: START, STOP, RESET, ACKs; while packets
-        // are due, looked for at most once per --poll-us.
-        let t = now_ns();
-        if idle || t.saturating_sub(last_poll) >= poll_ns {
-            last_poll = t;
-            sock.recv(Some(Duration::ZERO))?;
-            link.absorb(&mut board, &sock, t);
-            confirmed.store(
-                board.counters().confirmed.saturating_mul(W::PACKET_BYTES),
-                Ordering::Relaxed,
-            );
-        }
-        idle = true;
-        let limited = args.bytes.is_some() || args.duration.is_some();
-        if board.is_done() || (limited && link.reset_after_start) {
-            break;
-        }
-        let now = now_ns();
-        // No host came within --duration: give up rather than wait forever.
-        if let (Some(d), None) = (args.duration, link.streaming_since) {
-            if now >= d.as_nanos() as u64 {
-                no_start = true;
-                break;
-            }
-        }
-        if let (Some(d), Some(t0), false) = (args.duration, link.streaming_since, finished_filling)
-        {
-            if now.saturating_sub(t0) >= d.as_nanos() as u64 {
-                board.finish();
-                finished_filling = true;
-            }
-        }
-        let mut wait = Some(Duration::from_millis(10));
-        if let Some(dest) = link.host {
-            // Transmit what is due, batched while packets may go back to back.
-            let mut n = 0;
-            while n < SEND_BATCH {
-                let frame = &mut frames[n];
-                match board.poll_transmit(now_ns(), &mut frame[ETH_HEADER_LEN..]) {
-                    Transmit::Send(len) => {
-                        sock.write_header(frame, dest);
-                        frame.truncate(ETH_HEADER_LEN + len);
-                        n += 1;
-                        if board.gap_ns() > 0 {
-                            break;
-                        }
-                    }
-                    Transmit::WakeAt(t) => {
-                        let left = t.saturating_sub(now_ns());
-                        wait = (left > 0 && left >= spin_ns)
-                            .then(|| Duration::from_nanos(left - spin_ns / 2));
-                        break;
-                    }
-                    Transmit::Idle => break,
-                }
-            }
-            if n > 0 {
-                idle = false;
-                let refs: Vec<&[u8]> = frames[..n].iter().map(|f| f.as_slice()).collect();
-                let sent = sock.send_batch(&refs)?;
-                send_failures += (n - sent) as u64;
-                for f in &mut frames[..n] {
-                    f.resize(ETH_HEADER_LEN + W::DATA_PACKET_LEN, 0);
-                }
-                continue;
-            }
-        }
-        // Nothing due: spin on the shortest waits, sleep on a timer until
-        // the next paced packet, in the socket on long waits.
-        if wait.is_none() && (args.yield_cpu || !args.no_yield) {
-            // SAFETY: sched_yield takes no arguments and cannot fail on Linux.
-            unsafe {
-                libc::sched_yield();
-            }
-        }
-        if let Some(w) = wait {
-            if w < TIMER_ONLY_BELOW {
-                std::thread::sleep(w);
-            } else {
-                sock.recv(Some(w))?;
-                link.absorb(&mut board, &sock, now_ns());
-            }
-        }
-    }
-    progress.finish();
-    let c = board.counters();
-    let end = now_ns();
-    let seconds = link
-        .streaming_since
-        .map_or(0.0, |t0| end.saturating_sub(t0) as f64 / 1e9);
-    let bytes_confirmed = c.confirmed.saturating_mul(W::PACKET_BYTES);
-    let bytes_confirmed = args
-        .bytes
-        .map_or(bytes_confirmed, |b| bytes_confirmed.min(b));
-    let error = no_start.then(|| {
-        format!(
-            "no host sent START to board {board_mac} on {} within --duration {} s",
-            args.interface,
-            args.duration.map_or(0.0, |d| d.as_secs_f64())
-        )
-    });
-    if c.foreign_commands + c.foreign_acks > 0 {
+/// Prints the report: one JSON object with --json (the keys sorted, as
+/// `serde_json::Value` keeps them), else one summary line.
+fn present(report: &BoardReport, json: bool) -> Result<()> {
+    if report.foreign_commands + report.foreign_acks > 0 {
         // Someone else on the segment talked to this board: worth a line
         // where a person looks (docs/security.md).
         eprintln!(
             "warning: ignored {} commands and {} ACKs from hosts other than the board's owner",
-            c.foreign_commands, c.foreign_acks
+            report.foreign_commands, report.foreign_acks
         );
     }
-    if args.json {
-        // Frames from the host the board's socket had no room for: ACKs
-        // lost on the board's side, which only retransmission repairs.
-        let kernel = sock.kernel_counts();
-        crate::json_println!(
-            "{}",
-            serde_json::json!({
-                "version": W::NAME,
-                "sent": c.sent,
-                "resent": c.resent,
-                "acks": c.acks,
-                "stale_acks": c.stale_acks,
-                "rejected": c.rejected,
-                "send_refused": send_failures,
-                "confirmed_packets": c.confirmed,
-                "commands": c.commands,
-                "foreign_commands": c.foreign_commands,
-                "foreign_acks": c.foreign_acks,
-                "clamped_hints": c.clamped_hints,
-                "takeovers": c.takeovers,
-                "owner": board.owner().map(super::mac_text),
-                "response_packets": c.response_packets,
-                "delay_ns": board.delay_ns(),
-                "controller": controller_name(args.controller),
-                "hint_gap_ns": board.hint_gap_ns(),
-                "retransmit_timeout_ns": board.retransmit_timeout_ns(),
-                "done": board.is_done(),
-                "reset": link.reset_after_start,
-                "ring_slots": args.ring_slots,
-                "kernel_frames": kernel.as_ref().ok().map(|k| k.frames),
-                "kernel_drops": kernel.as_ref().ok().map(|k| k.drops),
-                "mac": board_mac.to_string(),
-                "bytes_confirmed": bytes_confirmed,
-                "seconds": seconds,
-                "error": error,
-            })
-        );
-    } else {
-        println!(
-            "fade feb {board_mac}: {bytes_confirmed} bytes confirmed in {seconds:.3} s ({}), \
-             {} packets sent, {} resent, {} ACKs; {}",
-            match seconds > 0.0 {
-                true => format!("{:.1} Mbit/s", bytes_confirmed as f64 * 8.0 / seconds / 1e6),
-                false => "rate n/a".into(),
-            },
-            c.sent,
-            c.resent,
-            c.acks,
-            if board.is_done() {
-                "every byte acknowledged"
-            } else if link.reset_after_start {
-                "the host sent RESET"
-            } else if no_start {
-                "no host"
-            } else {
-                "stopped before the end"
-            }
-        );
+    if json {
+        let value = serde_json::to_value(report).context("the board's report as JSON")?;
+        crate::json_println!("{value}");
+        return Ok(());
     }
-    if let Some(e) = error {
-        anyhow::bail!(e);
-    }
-    Ok(())
-}
-
-/// What the board knows about its host.
-#[derive(Debug, Default)]
-struct Link {
-    /// MAC of the host that sent START: where DATA goes.
-    host: Option<[u8; 6]>,
-    /// When the first START arrived (board clock, ns).
-    streaming_since: Option<u64>,
-    /// The owner's RESET arrived after streaming began: the host is done
-    /// with this stream.
-    reset_after_start: bool,
-}
-
-impl Link {
-    /// Feeds the frames of the last `recv` to the board.
-    fn absorb<W: version::Version>(
-        &mut self,
-        board: &mut FadeBoard<W>,
-        sock: &RawSocket,
-        now: u64,
-    ) {
-        for f in sock.frames() {
-            let (Some(dst), Some(src), Some(payload)) = (
-                f.data.get(..6),
-                f.data.get(6..12),
-                f.data.get(ETH_HEADER_LEN..),
-            ) else {
-                continue;
-            };
-            if dst != sock.mac() && dst != [0xff; 6] {
-                continue;
-            }
-            let mut mac = [0u8; 6];
-            mac.copy_from_slice(src);
-            match board.on_frame(mac, payload, now) {
-                Ok(Event::Started) => {
-                    self.host = Some(mac);
-                    self.streaming_since.get_or_insert(now);
-                }
-                Ok(Event::Reset) => self.reset_after_start |= self.streaming_since.is_some(),
-                // A FADE-10G command before any START: its answer goes
-                // back to whoever asked.
-                Ok(Event::Stopped | Event::User { .. }) => {
-                    self.host.get_or_insert(mac);
-                }
-                _ => {}
-            }
+    println!(
+        "fade feb {}: {} bytes confirmed in {:.3} s ({}), \
+         {} packets sent, {} resent, {} ACKs; {}",
+        report.mac,
+        report.bytes_confirmed,
+        report.seconds,
+        match report.bits_per_sec() {
+            Some(bits) => format!("{:.1} Mbit/s", bits / 1e6),
+            None => "rate n/a".into(),
+        },
+        report.sent,
+        report.resent,
+        report.acks,
+        if report.done {
+            "every byte acknowledged"
+        } else if report.reset {
+            "the host sent RESET"
+        } else if report.error.is_some() {
+            "no host"
+        } else {
+            "stopped before the end"
         }
-    }
+    );
+    Ok(())
 }
 
 /// Parses `--rate` like the test bench does (`1g`, `950m`: bits/s).
