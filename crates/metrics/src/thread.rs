@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use procfs_core::FromRead;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cpu::ticks_per_second;
 use crate::error::{read_text, Error, Result};
@@ -94,7 +94,7 @@ impl ThreadCpu {
 }
 
 /// A thread's CPU time in seconds, ready for a JSON report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ThreadCpuUsage {
     /// Seconds in user mode.
     pub user_s: f64,
