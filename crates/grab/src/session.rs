@@ -47,7 +47,8 @@ use linerate_metrics::{CpuSnapshot, KernelDrops, LatencyHistogram};
 pub use config::{GrabConfig, DEFAULT_BUFFERS, MIN_BUFFERS};
 pub use error::GrabError;
 pub use progress::{GrabMonitor, GrabProgress};
-pub use report::{GrabReport, HostTuning, IncompleteFrame};
+pub use report::{GrabReport, HostTuning};
+pub use tally::IncompleteFrame;
 
 use error::{chain, RunError};
 use progress::Counters;

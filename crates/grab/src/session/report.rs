@@ -7,7 +7,7 @@ use std::net::Ipv4Addr;
 use linerate_metrics::{CpuDelta, KernelDropsDelta, LatencySummary, ThreadCpuUsage};
 use serde::{Deserialize, Serialize};
 
-use super::tally::Tally;
+use super::tally::{IncompleteFrame, Tally};
 use crate::camera::DeviceInfo;
 use crate::receive::Transport;
 use crate::stream::StreamStats;
@@ -196,21 +196,6 @@ impl HostTuning {
             netdev_max_backlog: number("/proc/sys/net/core/netdev_max_backlog"),
         }
     }
-}
-
-/// One incomplete frame, for the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IncompleteFrame {
-    /// Block id.
-    pub block_id: u64,
-    /// Why it is incomplete.
-    pub status: String,
-    /// Missing byte ranges `[start, end)`.
-    pub missing: Vec<(usize, usize)>,
-    /// The leader never arrived.
-    pub leader_missing: bool,
-    /// The trailer never arrived.
-    pub trailer_missing: bool,
 }
 
 /// Runs shorter than this report no throughput: the time is mostly the

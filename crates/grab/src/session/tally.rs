@@ -2,8 +2,8 @@
 //! saved, with the first few failures kept as examples for the report.
 
 use linerate_gev::assembler::FrameStatus;
+use serde::{Deserialize, Serialize};
 
-use super::report::IncompleteFrame;
 use crate::stream::Buffer;
 use crate::verify::Verifier;
 
@@ -80,4 +80,19 @@ impl Tally {
     pub fn delivered(&self) -> u64 {
         self.completed + self.incomplete
     }
+}
+
+/// One incomplete frame, for the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncompleteFrame {
+    /// Block id.
+    pub block_id: u64,
+    /// Why it is incomplete.
+    pub status: String,
+    /// Missing byte ranges `[start, end)`.
+    pub missing: Vec<(usize, usize)>,
+    /// The leader never arrived.
+    pub leader_missing: bool,
+    /// The trailer never arrived.
+    pub trailer_missing: bool,
 }
