@@ -112,3 +112,41 @@ impl GrabMonitor {
         self.stop.load(Ordering::Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_monitor_sees_the_counters_and_sets_the_stop_flag() {
+        let monitor = GrabMonitor {
+            stop: Arc::new(AtomicBool::new(false)),
+            counters: Arc::new(Counters::default()),
+        };
+        assert_eq!(monitor.progress(), GrabProgress::default());
+        let tally = Tally {
+            completed: 3,
+            incomplete: 1,
+            verified: 2,
+            corrupt: 1,
+            ..Tally::default()
+        };
+        monitor.counters.start(Instant::now());
+        monitor.counters.record(&tally, &Buffer::default());
+        let p = monitor.clone().progress();
+        assert_eq!(
+            (
+                p.frames_completed,
+                p.frames_incomplete,
+                p.frames_verified,
+                p.frames_corrupt
+            ),
+            (3, 1, 2, 1)
+        );
+        assert_eq!(p.frames_delivered(), 4);
+        assert!(p.seconds >= 0.0 && p.gbit_per_s() == 0.0);
+        assert!(!monitor.stop_requested());
+        monitor.clone().stop();
+        assert!(monitor.stop_requested());
+    }
+}
