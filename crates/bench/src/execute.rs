@@ -124,25 +124,26 @@ fn gvsp(
     let camera = camera.stop(Duration::from_secs(5))?;
     let outcome = match receiver {
         GvspReceiver::Aravis => peers::parse_aravis(&host)?,
-        _ => peers::parse_grab(&host)?,
-    };
-    if !matches!(receiver, GvspReceiver::Aravis) {
-        // The receiver's own account of what went wrong, for the JSON.
-        if let Ok(v) = crate::process::last_json_object(&host) {
-            for key in [
-                "frames_incomplete",
-                "underruns",
-                "packets_missing",
-                "packets_resent",
-                "kernel_drops",
-                "incomplete_examples",
-            ] {
-                if let Some(x) = v.get(key) {
-                    run.detail.insert(key.into(), x.clone());
-                }
+        _ => {
+            let report = peers::grab_report(&host)?;
+            // The receiver's own account of what went wrong, for the JSON.
+            let detail = [
+                ("frames_incomplete", report.frames_incomplete.into()),
+                ("underruns", report.underruns.into()),
+                ("packets_missing", report.packets_missing.into()),
+                ("packets_resent", report.packets_resent.into()),
+                ("kernel_drops", report.kernel_drops.into()),
+                (
+                    "incomplete_examples",
+                    serde_json::to_value(&report.incomplete_examples).unwrap_or_default(),
+                ),
+            ];
+            for (key, value) in detail {
+                run.detail.insert(key.into(), value);
             }
+            peers::GvspOutcome::of_grab(&report)
         }
-    }
+    };
     let sent = peers::parse_camera_frames_sent(&camera).ok();
     put_window(run, &w);
     run.frames_completed = Some(outcome.frames_completed);

@@ -6,8 +6,9 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 use std::time::Duration;
 
+use linerate_grab::session::GrabReport;
 use linerate_testbed::{HostCommand, Testbed};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -230,24 +231,37 @@ impl GvspOutcome {
     }
 }
 
-/// Reads `linerate grab --json`'s report.
-pub fn parse_grab(finished: &Finished) -> Result<GvspOutcome> {
+/// Reads `linerate grab --json`'s report into its type: a run that could
+/// not start prints only `{"error": ..., "ok": false}`, which is refused
+/// with that error.
+pub fn grab_report(finished: &Finished) -> Result<GrabReport> {
     let v = last_json_object(finished)?;
-    let field = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_u64)
-            .ok_or_else(|| Error::Output {
-                program: finished.cmdline.clone(),
-                what: k.to_owned(),
-                detail: format!("missing in {}", crate::process::tail(&v.to_string(), 200)),
-            })
+    let detail = |e: serde_json::Error| match v.get("error").and_then(Value::as_str) {
+        Some(error) => format!("{e}; the grab says: {error}"),
+        None => format!("{e} in {}", crate::process::tail(&v.to_string(), 200)),
     };
-    Ok(GvspOutcome {
-        frames_completed: field("frames_completed")?,
-        frames_failed: field("frames_incomplete")?,
-        frames_underrun: field("underruns")?,
-        resend_requests: field("resend_requests")?,
+    GrabReport::deserialize(&v).map_err(|e| Error::Output {
+        program: finished.cmdline.clone(),
+        what: "linerate grab's report".to_owned(),
+        detail: detail(e),
     })
+}
+
+/// The frame counts of `linerate grab --json`'s report.
+pub fn parse_grab(finished: &Finished) -> Result<GvspOutcome> {
+    grab_report(finished).map(|r| GvspOutcome::of_grab(&r))
+}
+
+impl GvspOutcome {
+    /// The counts of a grab report.
+    pub fn of_grab(r: &GrabReport) -> GvspOutcome {
+        GvspOutcome {
+            frames_completed: r.frames_completed,
+            frames_failed: r.frames_incomplete,
+            frames_underrun: r.underruns,
+            resend_requests: r.resend_requests,
+        }
+    }
 }
 
 /// Reads the counters `arv-camera-test-0.8` prints at its end.
@@ -361,10 +375,15 @@ mod tests {
 
     #[test]
     fn grab_report_is_the_last_json_line() {
-        let f = finished(
-            "progress\n{\"frames_completed\":10,\"frames_incomplete\":2,\"underruns\":1,\"resend_requests\":4}\n",
-            "",
-        );
+        let report = GrabReport {
+            frames_completed: 10,
+            frames_incomplete: 2,
+            underruns: 1,
+            resend_requests: 4,
+            ..GrabReport::default()
+        };
+        let json = serde_json::to_string(&report).expect("report JSON");
+        let f = finished(&format!("progress\n{json}\n"), "");
         let o = parse_grab(&f).ok();
         assert_eq!(
             o,
@@ -377,6 +396,13 @@ mod tests {
         );
         assert_eq!(o.map(|o| o.frames_lost()), Some(3));
         assert!(parse_grab(&finished("no json", "boom")).is_err());
+        // A report missing its counts is refused, not read as zeros.
+        let partial = finished("{\"frames_completed\":10}\n", "");
+        assert!(parse_grab(&partial).is_err());
+        // A grab that could not start: its error is passed on.
+        let failed = finished("{\"error\":\"opening camera 10.0.0.2\",\"ok\":false}\n", "");
+        let e = parse_grab(&failed).expect_err("no report");
+        assert!(e.to_string().contains("opening camera 10.0.0.2"), "{e}");
     }
 
     #[test]

@@ -5,13 +5,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::bed::{PairBed, RECEIVER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
 use crate::peers::{self, GvspReceiver, Stream};
-use crate::process::{last_json_object, Running};
+use crate::process::Running;
 use crate::report::Run;
 use crate::steps::{put_window, receiver_duration, start_camera};
 use crate::window;
@@ -51,17 +49,19 @@ pub fn run(
     let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
     let host = host.wait(duration + Duration::from_secs(30))?;
     let _ = camera.stop(Duration::from_secs(5));
-    let outcome = peers::parse_grab(&host)?;
-    let report = last_json_object(&host)?;
-    let latency = &report["trigger_to_frame_latency_us"];
-    let p = |k: &str| latency.get(k).and_then(Value::as_f64);
-    let (Some(p50), Some(p99)) = (p("p50_us"), p("p99_us")) else {
+    let report = peers::grab_report(&host)?;
+    let outcome = peers::GvspOutcome::of_grab(&report);
+    let Some(latency) = report.trigger_to_frame_latency_us else {
         return Err(Error::Output {
             program: host.cmdline.clone(),
-            what: "trigger_to_frame_latency_us.p50_us and p99_us".to_owned(),
-            detail: crate::process::tail(&latency.to_string(), 200),
+            what: "trigger_to_frame_latency_us".to_owned(),
+            detail: format!(
+                "null in the report (not a --trigger-software run?): {}",
+                report.error.as_deref().unwrap_or("no error reported")
+            ),
         });
     };
+    let (p50, p99) = (latency.p50_us, latency.p99_us);
     put_window(run, &w);
     run.latency_us_p50 = Some(p50);
     run.latency_us_p99 = Some(p99);
@@ -69,11 +69,13 @@ pub fn run(
     run.frames_lost = Some(outcome.frames_lost());
     run.frames_per_s = Some(outcome.frames_completed as f64 / duration.as_secs_f64());
     run.lossless = Some(outcome.frames_completed > 0 && outcome.frames_lost() == 0);
-    run.detail
-        .insert("trigger_to_frame_latency_us".into(), latency.clone());
+    run.detail.insert(
+        "trigger_to_frame_latency_us".into(),
+        serde_json::to_value(latency).unwrap_or_default(),
+    );
     run.detail.insert(
         "frame_delivery_latency_us".into(),
-        report["frame_delivery_latency_us"].clone(),
+        serde_json::to_value(report.frame_delivery_latency_us).unwrap_or_default(),
     );
     Ok(())
 }

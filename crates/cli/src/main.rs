@@ -10,7 +10,6 @@ mod cmd;
 mod console;
 mod interface_arg;
 mod stop_signal;
-mod usage;
 
 /// linerate: sensor data over Ethernet at line rate — GigE Vision cameras and
 /// FADE front-end boards on one side, Linux hosts on the other.

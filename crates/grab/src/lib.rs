@@ -10,7 +10,10 @@
 //!   the method Aravis uses as root);
 //! * [`stream`]: the receive thread that runs a backend, the sans-IO frame
 //!   assembler from `linerate-gev` and resend requests, and the grab API
-//!   (queue buffers, wait, retrieve, requeue) on top of it.
+//!   (queue buffers, wait, retrieve, requeue) on top of it;
+//! * [`session`]: a whole grab (settings, trigger pacing, verification,
+//!   saving, the tally and its typed report), as `linerate grab` runs it,
+//!   for any front end to start and watch.
 //!
 //! The protocol logic lives in `linerate-gev` and the byte layouts in
 //! `linerate-wire`; this crate only drives them with sockets and threads.
@@ -24,6 +27,7 @@ pub mod features;
 pub mod force_ip;
 pub mod receive;
 pub mod save;
+pub mod session;
 pub mod stream;
 pub mod verify;
 

@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 
 use procfs_core::FromBufRead;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{read_text, Error, Result};
 
@@ -43,7 +43,7 @@ pub struct KernelDrops {
 }
 
 /// What the counters grew by between two snapshots.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelDropsDelta {
     /// Growth of `Udp: InErrors`.
     pub udp_in_errors: u64,

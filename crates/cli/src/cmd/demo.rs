@@ -16,9 +16,11 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use linerate_device::camera::{self, CameraConfig, CameraError, CameraHandle};
 use linerate_grab::receive::Backend;
+use linerate_grab::session::{GrabConfig, GrabReport};
+use linerate_grab::verify::Pattern;
 use linerate_testbed::{LossRule, Testbed};
 
-use super::grab::{self, GrabArgs, GrabReport};
+use super::grab;
 
 /// Host port of the stream, fixed so the loss rule can select it.
 const STREAM_PORT: u16 = 50_010;
@@ -106,10 +108,10 @@ pub fn run(args: DemoArgs) -> Result<()> {
         // gets a GVCP port no one holds and the host a stream port the
         // kernel picks, so demos run side by side.
         let (_camera, gvcp) = spawn_loopback_camera(ip)?;
-        let mut grab_args = grab_args(&args, ip, args.cpu)?;
-        grab_args.camera = gvcp.to_string();
-        grab_args.stream_port = 0;
-        (grab::grab(&grab_args, !args.json)?, "loopback")
+        let mut grab_config = grab_config(&args, ip, args.cpu)?;
+        grab_config.camera = gvcp.to_string();
+        grab_config.stream_port = 0;
+        (grab::grab(&grab_config, !args.json)?, "loopback")
     } else {
         let name = format!("demo{}", std::process::id() % 10_000);
         let mut builder = Testbed::builder(&name)
@@ -152,11 +154,11 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 })
             })?
             .context("starting the emulated camera")?;
-        let grab_args = grab_args(&args, cam_ip, host_cpu)?;
+        let grab_config = grab_config(&args, cam_ip, host_cpu)?;
         let json = args.json;
         let report = bed.run_in("host", host_cpu.map(|c| vec![c]).as_deref(), || {
             wait_for_camera(cam_ip)?;
-            grab::grab(&grab_args, !json)
+            grab::grab(&grab_config, !json)
         })??;
         drop(camera);
         drop(bed);
@@ -165,7 +167,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
     print(&args, &report, mode)?;
     // Ctrl-C or SIGTERM: the bench is already torn down and the summary
     // printed; exit as a shell reports the signal (130, 143).
-    if let Some(i) = report.interrupted {
+    if let Some(i) = grab::interrupted(&report) {
         return Err(anyhow::Error::new(i).context("demo stopped early; the test bench is removed"));
     }
     if report.frames_corrupt > 0 {
@@ -193,25 +195,29 @@ fn stream_summary(args: &DemoArgs) -> String {
     )
 }
 
-/// `linerate grab` as the demo runs it: the grab defaults, with the
-/// demo's stream, verification, a larger pool, and the fixed stream port.
-fn grab_args(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> Result<GrabArgs> {
-    let mut g = GrabArgs::defaults_for(&camera.to_string())?;
-    g.frames = args.frames.unwrap_or(0);
-    g.duration = args.duration;
-    g.width = Some(args.width);
-    g.height = Some(args.height);
-    g.fps = Some(args.fps);
-    g.packet_size = Some(args.packet_size);
-    g.pixel_format = Some("Mono8".into());
-    g.backend = args.backend;
-    g.verify = true;
-    g.pattern = "linerate".into();
-    g.json = args.json;
-    g.buffers = Some(32);
-    g.cpu = cpu;
-    g.stream_port = STREAM_PORT;
-    Ok(g)
+/// The grab session the demo runs: the grab defaults, with the demo's
+/// stream, verification, a larger pool, and the fixed stream port.
+fn grab_config(args: &DemoArgs, camera: Ipv4Addr, cpu: Option<usize>) -> Result<GrabConfig> {
+    let duration = args
+        .duration
+        .map(|d| Duration::try_from_secs_f64(d).with_context(|| format!("--duration {d}")))
+        .transpose()?;
+    Ok(GrabConfig {
+        frames: args.frames.unwrap_or(0),
+        duration,
+        width: Some(args.width),
+        height: Some(args.height),
+        fps: Some(args.fps),
+        packet_size: Some(args.packet_size),
+        pixel_format: Some("Mono8".into()),
+        backend: args.backend,
+        verify: true,
+        pattern: Some(Pattern::Linerate),
+        buffers: Some(32),
+        cpu,
+        stream_port: STREAM_PORT,
+        ..GrabConfig::new(camera.to_string())
+    })
 }
 
 /// Starts the camera on `ip` (loopback) at a GVCP port that is free now.

@@ -1,27 +1,23 @@
 //! `linerate grab`: receive frames from a GigE Vision camera, verify them,
 //! and report what arrived, what was lost and what it cost in CPU.
+//!
+//! The session itself (trigger pacing, verification, saving, the tally and
+//! the report) is `linerate_grab::session`; this command turns its
+//! arguments into a [`GrabConfig`], shows progress, prints the report and
+//! picks the exit status.
 
 use std::net::Ipv4Addr;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use linerate_gev::assembler::Config as AssemblerConfig;
-use linerate_gev::assembler::FrameStatus;
 use linerate_grab::receive::{Backend, Transport};
-use linerate_grab::stream::{Buffer, StreamStats};
-use linerate_grab::verify::{Pattern, Verifier};
-use linerate_grab::{Camera, ControlConfig, StreamOptions};
-use linerate_metrics::{
-    CpuSnapshot, KernelDrops, KernelDropsDelta, LatencyHistogram, LatencySummary, ThreadCpuUsage,
-};
-use serde::Serialize;
+use linerate_grab::session::{GrabConfig, GrabError, GrabReport, Session};
+use linerate_grab::verify::Pattern;
 
-/// How long an unfinished frame is kept after its last packet over UDP,
-/// where a lost packet may never come (`--retention-ms`).
-const UDP_FRAME_RETENTION_MS: u64 = 100;
+use crate::stop_signal::{Interrupt, Interrupted};
 
 /// Arguments of `linerate grab`.
 #[derive(Debug, Args, Clone)]
@@ -172,228 +168,60 @@ pub struct GrabArgs {
 }
 
 impl GrabArgs {
-    /// `linerate grab CAMERA` with every other option at its command-line
-    /// default, so callers that change a few (the demo) share one set of
-    /// defaults with the command.
-    pub fn defaults_for(camera: &str) -> Result<GrabArgs> {
-        #[derive(clap::Parser)]
-        struct Command {
-            #[command(flatten)]
-            args: GrabArgs,
-        }
-        Ok(
-            <Command as clap::Parser>::try_parse_from(["grab", "--", camera])
-                .with_context(|| format!("grab arguments for camera {camera:?}"))?
-                .args,
-        )
-    }
-}
-
-/// Results of a grab, as printed with --json.
-#[derive(Debug, Clone, Serialize)]
-pub struct GrabReport {
-    /// Camera vendor.
-    pub vendor: String,
-    /// Camera model.
-    pub model: String,
-    /// Transport used: udp or tcp.
-    pub transport: String,
-    /// Backend used (UDP; "tcp" for the TCP transport).
-    pub backend: String,
-    /// Frames asked for (0 with --duration).
-    pub frames_requested: u64,
-    /// Frames delivered with every byte.
-    pub frames_completed: u64,
-    /// Frames delivered with bytes missing.
-    pub frames_incomplete: u64,
-    /// Complete frames that failed verification.
-    pub frames_corrupt: u64,
-    /// Complete frames that passed verification.
-    pub frames_verified: u64,
-    /// Of the incomplete frames, those with a conflict: a packet arrived
-    /// twice with different bytes, so one copy was forged (or the camera is
-    /// broken). Never saved or counted good.
-    pub frames_conflict: u64,
-    /// Blocks dropped for want of a free buffer.
-    pub underruns: u64,
-    /// Datagrams handed to the assembler.
-    pub packets_received: u64,
-    /// Packets still missing in incomplete frames.
-    pub packets_missing: u64,
-    /// Packets that arrived twice.
-    pub packets_duplicate: u64,
-    /// Retransmitted packets that filled a gap.
-    pub packets_resent: u64,
-    /// Duplicates whose bytes differed from the copy already placed.
-    pub packets_conflict: u64,
-    /// Packets of new blocks far outside the expected block ids (stray or
-    /// forged): ignored, never given a buffer or a resend request.
-    pub packets_out_of_window: u64,
-    /// Packets with the id form (standard or extended) the stream did not
-    /// negotiate: ignored.
-    pub packets_wrong_id_form: u64,
-    /// First transmissions of packets for frames already delivered
-    /// complete: what the camera's packets look like when a forger's
-    /// copies completed a frame first, but also originals overtaken by
-    /// their own resends on a loaded host (a hint, not proof).
-    pub packets_after_complete: u64,
-    /// Packets ignored (malformed, late, out of bounds, foreign source).
-    pub packets_ignored: u64,
-    /// Resend requests sent.
-    pub resend_requests: u64,
-    /// Payload bytes received.
-    pub bytes: u64,
-    /// Wall-clock seconds from acquisition start to the last frame.
-    pub seconds: f64,
-    /// Payload throughput; null when the run was too short for a rate to
-    /// mean anything (fewer than 2 frames or under 10 ms).
-    pub gbit_per_s: Option<f64>,
-    /// CPU seconds (user + system, all threads) this process used during
-    /// the run: linerate's own cost, unlike the machine-wide cpu_* figures.
-    pub process_cpu_seconds: f64,
-    /// The machine's busiest core during the run (all processes, from
-    /// /proc/stat), busy percentage.
-    pub cpu_busy_core_pct: f64,
-    /// Which core was busiest (null when /proc/stat could not be read).
-    pub cpu_busy_core: Option<usize>,
-    /// Of the busiest core's time, the percentage in soft interrupts
-    /// (NAPI, RPS, the receive protocol stack), tick-sampled.
-    pub cpu_busy_core_softirq_pct: f64,
-    /// Average busy percentage over all cores (all processes).
-    pub cpu_avg_pct: f64,
-    /// Machine-wide CPU-seconds (all cores, all processes) per GB of payload.
-    pub cpu_seconds_per_gb: f64,
-    /// Receive syscalls that returned data.
-    pub syscalls: u64,
-    /// mmsg: payload packets the kernel wrote straight into the frame.
-    pub packets_placed_in_frame: u64,
-    /// Datagrams copied through a staging buffer.
-    pub packets_copied: u64,
-    /// mmsg: receives that returned a coalesced train (UDP GRO).
-    pub gro_trains: u64,
-    /// Datagrams the kernel dropped before the receiver saw them (socket
-    /// buffer full, or the ring's drop count).
-    pub kernel_drops: u64,
-    /// Datagrams from other addresses, dropped.
-    pub packets_foreign: u64,
-    /// Receive buffer granted, bytes.
-    pub recv_buffer: usize,
-    /// Frame buffers lent to the stream (--buffers, or as many of the
-    /// default 16 as fit --buffer-memory).
-    pub buffers: usize,
-    /// TCP: connections the camera opened to us.
-    pub tcp_connections: u64,
-    /// TCP: connections that ended while receiving (each leaves the frames
-    /// then in flight incomplete).
-    pub tcp_connections_lost: u64,
-    /// TCP: bytes that went through a staging buffer (unpredicted records).
-    pub tcp_bytes_copied: u64,
-    /// Host settings in force that change what the stream costs.
-    pub host: HostTuning,
-    /// Complete frames' delivery latency: the receive thread reading the
-    /// frame's last packet → `Stream::wait` returning it to this program.
-    pub frame_delivery_latency_us: LatencySummary,
-    /// With --trigger-software: TriggerSoftware command sent → its frame
-    /// returned complete (the GVCP round trip, the camera's work, the
-    /// frame on the wire and its delivery). Null otherwise.
-    pub trigger_to_frame_latency_us: Option<LatencySummary>,
-    /// CPU time of the receive thread alone (user + system, from
-    /// /proc/self/task/TID/stat) over the stream's lifetime. On veth,
-    /// softirq work can be billed to it: see docs/grab.md.
-    pub receive_thread_cpu: Option<ThreadCpuUsage>,
-    /// Growth of the kernel's drop counters during the run (UDP receive
-    /// buffer errors, interface rx drops, softnet backlog drops); null when
-    /// /proc/net could not be read. `kernel_drops` above is the receive
-    /// backend's own count.
-    pub kernel_drop_counters: Option<KernelDropsDelta>,
-    /// Peak resident memory of this process (VmHWM), MiB: stays flat
-    /// whatever the stream sends, since buffers are allocated up front.
-    pub max_rss_mib: f64,
-    /// Missing byte ranges of the first incomplete frames (block id, ranges), at most 16.
-    pub incomplete_examples: Vec<IncompleteFrame>,
-    /// First verification failures, at most 16.
-    pub corrupt_examples: Vec<String>,
-    /// Why the run ended early (control lost, connection closed,
-    /// "interrupted by SIGINT"...), if it did.
-    pub error: Option<String>,
-    /// The signal that ended the run, if one did.
-    #[serde(skip)]
-    pub interrupted: Option<crate::stop_signal::Interrupted>,
-    /// True when every frame asked for arrived complete (and verified with
-    /// --verify) and nothing ended the run early.
-    pub ok: bool,
-}
-
-/// The receiving host's settings that matter for throughput and loss,
-/// read at the end of the run, so a report says what was in force.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct HostTuning {
-    /// Interface facing the camera.
-    pub interface: String,
-    /// Its MTU.
-    pub mtu: u32,
-    /// Generic receive offload on the interface (null: not reported).
-    pub gro: Option<bool>,
-    /// Large receive offload on the interface (null: not reported).
-    pub lro: Option<bool>,
-    /// net.core.rmem_max: the largest receive buffer an unprivileged socket may ask for.
-    pub rmem_max: Option<u64>,
-    /// net.ipv4.tcp_rmem: min, default and max TCP receive buffer.
-    pub tcp_rmem: Option<String>,
-    /// net.core.netdev_max_backlog: packets queued per CPU before drops.
-    pub netdev_max_backlog: Option<u64>,
-}
-
-impl HostTuning {
-    /// Reads the settings for the interface that owns `local_ip`.
-    fn read(local_ip: Ipv4Addr) -> HostTuning {
-        let sysctl = |path: &str| {
-            std::fs::read_to_string(path)
-                .ok()
-                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+    /// The session these arguments ask for.
+    pub fn config(&self) -> Result<GrabConfig> {
+        let secs = |flag: &str, s: f64| {
+            Duration::try_from_secs_f64(s).with_context(|| format!("{flag} {s}"))
         };
-        let number = |path: &str| sysctl(path).and_then(|s| s.parse().ok());
-        let (interface, offloads) = match linerate_io::netdev::Link::owning(local_ip) {
-            Ok(link) => {
-                let o = linerate_io::netdev::offloads(&link.name).unwrap_or_default();
-                (link.name, o)
-            }
-            Err(_) => (String::new(), linerate_io::netdev::Offloads::default()),
+        let pattern = match self.pattern.as_str() {
+            "linerate" => Some(Pattern::Linerate),
+            "aravis" => Some(Pattern::AravisRamp),
+            "auto" => None,
+            other => bail!("--pattern {other:?}: expected auto, linerate or aravis"),
         };
-        HostTuning {
-            interface,
-            mtu: offloads.mtu,
-            gro: offloads.gro,
-            lro: offloads.lro,
-            rmem_max: number("/proc/sys/net/core/rmem_max"),
-            tcp_rmem: sysctl("/proc/sys/net/ipv4/tcp_rmem"),
-            netdev_max_backlog: number("/proc/sys/net/core/netdev_max_backlog"),
-        }
+        Ok(GrabConfig {
+            camera: self.camera.clone(),
+            frames: self.frames,
+            duration: self.duration.map(|d| secs("--duration", d)).transpose()?,
+            width: self.width,
+            height: self.height,
+            fps: self.fps,
+            trigger_software: self.trigger_software,
+            packet_size: self.packet_size,
+            packet_delay_ns: self.packet_delay,
+            transport: self.transport,
+            pixel_format: self.pixel_format.clone(),
+            backend: self.backend,
+            verify: self.verify,
+            pattern,
+            save: self.save.clone(),
+            interface: self.interface,
+            buffers: self.buffers,
+            buffer_memory: self.buffer_memory,
+            cpu: self.cpu,
+            stream_port: self.stream_port,
+            busy_poll_us: self.busy_poll,
+            coalesce_us: self.coalesce_us,
+            connect: !self.no_connect,
+            gro: !self.no_gro,
+            resend: !self.no_resend,
+            resend_initial: Duration::from_micros(self.resend_initial_us),
+            resend_repeat: Duration::from_millis(self.resend_repeat_ms),
+            resend_ratio: self.resend_ratio,
+            resend_tail: Duration::from_micros(self.resend_tail_us),
+            retention: self.retention_ms.map(Duration::from_millis),
+            frame_timeout: secs("--frame-timeout", self.frame_timeout)?,
+        })
     }
-}
-
-/// One incomplete frame, for the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct IncompleteFrame {
-    /// Block id.
-    pub block_id: u64,
-    /// Why it is incomplete.
-    pub status: String,
-    /// Missing byte ranges `[start, end)`.
-    pub missing: Vec<(usize, usize)>,
-    /// The leader never arrived.
-    pub leader_missing: bool,
-    /// The trailer never arrived.
-    pub trailer_missing: bool,
 }
 
 /// Runs `linerate grab`. With --json, stdout gets one JSON object also
 /// when the grab cannot start (`{"error": ..., "ok": false}`). On SIGINT or
 /// SIGTERM the camera is stopped and released, the report printed, and the
-/// error is [`Interrupted`](crate::stop_signal::Interrupted).
+/// error is [`Interrupted`].
 pub fn run(args: GrabArgs) -> Result<()> {
     let json = args.json;
-    let report = match grab(&args, !json) {
+    let report = match args.config().and_then(|config| grab(&config, !json)) {
         Ok(r) => r,
         Err(e) if json => {
             crate::json_println!(
@@ -409,7 +237,7 @@ pub fn run(args: GrabArgs) -> Result<()> {
     } else {
         print_summary(&report);
     }
-    if let Some(i) = report.interrupted {
+    if let Some(i) = interrupted(&report) {
         return Err(anyhow::Error::new(i).context(format!(
             "stopped the camera and released it after {} complete and {} incomplete frames",
             report.frames_completed, report.frames_incomplete
@@ -434,390 +262,88 @@ pub fn run(args: GrabArgs) -> Result<()> {
     Ok(())
 }
 
-/// Opens the camera, grabs as `args` say, and returns the report. Shows a
-/// progress bar on a terminal when `progress` is set.
-pub fn grab(args: &GrabArgs, progress: bool) -> Result<GrabReport> {
-    // From here on a signal ends the run in order: acquisition stopped,
-    // control released, the report printed.
-    let interrupt = crate::stop_signal::Interrupt::install()?;
-    let control = ControlConfig {
-        local: args.interface,
-        ..ControlConfig::default()
-    };
-    let mut camera = Camera::open(&args.camera, &control)
-        .with_context(|| format!("opening camera {}", args.camera))?;
-    if let Some(i) = interrupt.signal() {
-        return Err(i.into());
-    }
-    configure(&mut camera, args)?;
-    let pattern = match args.pattern.as_str() {
-        "linerate" => Pattern::Linerate,
-        "aravis" => Pattern::AravisRamp,
-        "auto" if camera.info().vendor.eq_ignore_ascii_case("aravis") => Pattern::AravisRamp,
-        "auto" => Pattern::Linerate,
-        other => bail!("--pattern {other:?}: expected auto, linerate or aravis"),
-    };
-    let payload = camera.payload_size().context("reading PayloadSize")?;
-    let mut assembler = AssemblerConfig::new(payload);
-    assembler.resend.enabled = !args.no_resend;
-    assembler.resend.initial_timeout_ns = args.resend_initial_us.saturating_mul(1_000);
-    assembler.resend.repeat_timeout_ns = args.resend_repeat_ms.saturating_mul(1_000_000);
-    assembler.frame_retention_ns = match args.retention_ms {
-        Some(ms) => ms.saturating_mul(1_000_000),
-        None if args.transport == Transport::Tcp => (args.frame_timeout * 1e9) as u64,
-        None => UDP_FRAME_RETENTION_MS * 1_000_000,
-    };
-    assembler.resend.request_ratio = args.resend_ratio;
-    assembler.resend.tail_timeout_ns = args.resend_tail_us.saturating_mul(1_000);
-    let buffers = buffer_count(args.buffers, args.buffer_memory, payload)?;
-    let tcp = args.transport == Transport::Tcp;
-    let options = StreamOptions {
-        transport: args.transport,
-        transfer_size: if tcp { args.packet_size } else { None },
-        backend: args.backend,
-        max_buffers: buffers,
-        cpu: args.cpu,
-        busy_poll_us: args.busy_poll,
-        coalesce_us: args.coalesce_us,
-        assembler: Some(assembler),
-        port: args.stream_port,
-        connect: !args.no_connect,
-        gro: !args.no_gro,
-        ..StreamOptions::default()
-    };
-    if args.trigger_software && !args.fps.map_or(true, |f| f.is_finite() && f > 0.0) {
-        bail!("--fps must be a positive rate with --trigger-software");
-    }
-    let mut stream = camera.stream(&options).context("opening the stream")?;
-    let stream_started = Instant::now();
-    let link = linerate_io::netdev::Link::owning(camera.local_ip()).ok();
-    let drops_before = KernelDrops::read(link.as_ref().map(|l| l.name.as_str())).ok();
-    let trigger_period = args
-        .trigger_software
-        .then(|| Duration::from_secs_f64(1.0 / args.fps.unwrap_or(10.0)));
-    let mut trigger_latency = LatencyHistogram::new();
-    let mut next_trigger = Instant::now();
-    for _ in 0..buffers {
-        stream.queue(Buffer::new(payload))?;
-    }
-    if let Some(dir) = &args.save {
-        linerate_grab::save::prepare_directory(dir)?;
-    }
-    let target = args.frames;
-    let duration = args.duration.map(Duration::from_secs_f64);
+/// The signal that ended a run, if one did (the session was stopped on
+/// request, and only a signal asks it to stop).
+pub fn interrupted(report: &GrabReport) -> Option<Interrupted> {
+    report
+        .stopped
+        .then(|| Interrupt::install().ok()?.signal())
+        .flatten()
+}
+
+/// Runs the grab `config` describes with the command's presentation: the
+/// start-up line, a progress bar on a terminal when `progress` is set,
+/// and SIGINT or SIGTERM ending the run in order (acquisition stopped,
+/// control released, the report returned with the signal in `error`).
+pub fn grab(config: &GrabConfig, progress: bool) -> Result<GrabReport> {
+    let interrupt = Interrupt::install()?;
+    let session = Session::open_with_stop(config.clone(), interrupt.flag())
+        .map_err(|e| start_error(e, &interrupt))?;
+    let info = session.info();
     crate::console::say(format_args!(
-        "grab: camera {} ({} {}), {payload}-byte frames over {} to {}:{}, {}",
-        args.camera,
-        camera.info().vendor,
-        camera.info().model,
-        args.transport.name(),
-        camera.local_ip(),
-        stream.port(),
-        crate::console::until(Some(target), args.duration),
+        "grab: camera {} ({} {}), {}-byte frames over {} to {}:{}, {}",
+        config.camera,
+        info.vendor,
+        info.model,
+        info.payload_size,
+        config.transport.name(),
+        info.local_ip,
+        info.stream_port,
+        crate::console::until(
+            Some(config.frames),
+            config.duration.map(|d| d.as_secs_f64())
+        ),
     ));
+    let target = config.frames;
+    let duration = config.duration;
     let bar = progress_bar(progress, target, duration);
-    let mut verifier = args.verify.then(|| Verifier::new(pattern));
-    let mut tally = Tally::default();
-    let cpu_before = CpuSnapshot::take().ok();
-    let process_cpu_before = crate::usage::process_cpu_seconds();
-    let started = Instant::now();
-    camera.start().context("starting acquisition")?;
-    let frame_timeout = Duration::from_secs_f64(args.frame_timeout.max(0.01));
-    let mut error = None;
-    let mut interrupted = None;
-    loop {
-        if let Some(i) = interrupt.signal() {
-            interrupted = Some(i);
-            break;
-        }
-        let delivered = tally.completed + tally.incomplete;
-        if target > 0 && delivered >= target {
-            break;
-        }
-        if duration.is_some_and(|d| started.elapsed() >= d) {
-            break;
-        }
-        let mut triggered_at = None;
-        if let Some(period) = trigger_period {
-            let now = Instant::now();
-            if next_trigger > now && !sleep_unless_interrupted(next_trigger - now, &interrupt) {
-                continue;
-            }
-            next_trigger = next_trigger.max(now) + period;
-            triggered_at = Some(linerate_grab::clock::now_ns());
-            if let Err(e) = camera.execute("TriggerSoftware") {
-                error = Some(anyhow::Error::new(e).context("sending TriggerSoftware"));
-                break;
-            }
-        }
-        let buffer = match wait_frame(&stream, frame_timeout, tcp, &interrupt) {
-            Ok(Some(b)) => b,
-            Ok(None) => continue,
-            Err(e) => {
-                // Frames stopped: if someone else stopped or redirected the
-                // stream, say so instead of "no frame within ...".
-                let stalled_or_interfered = matches!(
-                    e.downcast_ref::<linerate_grab::Error>(),
-                    Some(
-                        linerate_grab::Error::Timeout(_)
-                            | linerate_grab::Error::ControlInterference { .. }
-                    )
-                );
-                error = Some(match camera.check_interference() {
-                    Err(found) if stalled_or_interfered => anyhow::Error::new(found),
-                    _ => e,
-                });
-                break;
-            }
-        };
-        if let Some(t) = triggered_at.filter(|_| buffer.is_complete()) {
-            trigger_latency.record_between_ns(t, linerate_grab::clock::now_ns());
-        }
-        tally.take(&buffer, verifier.as_mut(), args.save.as_deref());
-        stream.queue(buffer)?;
+    let mut report = session.run_with(|_, p| {
         if let Some(bar) = &bar {
             if target > 0 {
-                bar.set_position(tally.completed + tally.incomplete);
+                bar.set_position(p.frames_delivered());
             } else if duration.is_some() {
-                bar.set_position(started.elapsed().as_secs());
+                bar.set_position(p.seconds as u64);
             }
             bar.set_message(format!(
                 "{} complete, {} incomplete, {:.2} Gbit/s",
-                tally.completed,
-                tally.incomplete,
-                gbit(
-                    stream.stats().assembler.bytes_received,
-                    started.elapsed().as_secs_f64()
-                )
+                p.frames_completed,
+                p.frames_incomplete,
+                p.gbit_per_s()
             ));
         }
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let cpu = cpu_before.and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(&b)));
-    let process_cpu_seconds = crate::usage::process_cpu_seconds() - process_cpu_before;
-    let _ = camera.stop();
-    if args.trigger_software {
-        let _ = camera.set("TriggerMode", "Off");
-    }
-    let stats = stream.stop();
-    let stream_seconds = stream_started.elapsed();
-    let drops_after = KernelDrops::read(link.as_ref().map(|l| l.name.as_str())).ok();
+    })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    // When an error ended the run, the frames delivered meanwhile (e.g.
-    // those a lost connection left incomplete) are accounted for too.
-    // After a normal end, frames beyond the target are not counted.
-    if error.is_some() {
-        for buffer in stream.drain() {
-            tally.take(&buffer, verifier.as_mut(), args.save.as_deref());
+    if report.stopped {
+        if let Some(i) = interrupt.signal() {
+            report.error = Some(i.to_string());
         }
-    }
-    let mut report = report(&camera, args, target, &tally, &stats, seconds, cpu);
-    report.host = HostTuning::read(camera.local_ip());
-    report.process_cpu_seconds = process_cpu_seconds;
-    report.buffers = buffers;
-    report.frame_delivery_latency_us = stream.delivery_latency();
-    report.trigger_to_frame_latency_us = args.trigger_software.then(|| trigger_latency.summary());
-    report.receive_thread_cpu = stream.receive_thread_cpu().map(|t| t.usage(stream_seconds));
-    report.kernel_drop_counters = drops_before
-        .zip(drops_after)
-        .map(|(b, a)| a.delta_since(&b));
-    if let Some(e) = error {
-        report.error = Some(format!("{e:#}"));
-        report.ok = false;
-    }
-    if let Some(i) = interrupted {
-        report.error = Some(i.to_string());
-        report.interrupted = Some(i);
-        report.ok = false;
     }
     Ok(report)
 }
 
-/// Buffers used by default, when 16 frames fit the memory budget.
-const DEFAULT_BUFFERS: usize = 16;
-/// The stream needs one buffer being filled and one being read.
-const MIN_BUFFERS: usize = 2;
-
-/// How many frame buffers of `payload` bytes to lend the stream: the count
-/// asked for, which must fit `budget` bytes, or by default 16 or as many as
-/// fit (at least 2).
-fn buffer_count(asked: Option<usize>, budget: u64, payload: usize) -> Result<usize> {
-    let payload_bytes = (payload as u64).max(1);
-    let fit = usize::try_from(budget / payload_bytes).unwrap_or(usize::MAX);
-    let show = crate::arg_range::show_bytes;
-    let too_big = |n: usize| {
-        anyhow::anyhow!(
-            "{n} buffers × {payload}-byte frames need {} bytes, more than --buffer-memory {} \
+/// A session that could not start, in the command's words: a signal as
+/// [`Interrupted`] (for the exit status), the buffer budget in terms of
+/// the flags that set it.
+fn start_error(e: GrabError, interrupt: &Interrupt) -> anyhow::Error {
+    match e {
+        GrabError::Stopped => match interrupt.signal() {
+            Some(i) => i.into(),
+            None => e.into(),
+        },
+        GrabError::BufferMemory {
+            buffers,
+            payload,
+            budget,
+            fit,
+        } => anyhow::anyhow!(
+            "{buffers} buffers × {payload}-byte frames need {} bytes, more than --buffer-memory {} \
              (at most {fit} such frames fit); lower --buffers or raise --buffer-memory",
-            (n as u64).saturating_mul(payload_bytes),
-            show(budget),
-        )
-    };
-    match asked {
-        Some(n) if n > fit => Err(too_big(n)),
-        Some(n) => Ok(n),
-        None if fit < MIN_BUFFERS => Err(too_big(MIN_BUFFERS)),
-        None => {
-            if fit < DEFAULT_BUFFERS {
-                tracing::warn!(
-                    "using {fit} frame buffers instead of {DEFAULT_BUFFERS}: \
-                     {payload}-byte frames, --buffer-memory {}",
-                    show(budget)
-                );
-            }
-            Ok(fit.min(DEFAULT_BUFFERS))
-        }
-    }
-}
-
-/// How often waits look for a signal.
-const SIGNAL_POLL: Duration = Duration::from_millis(50);
-
-/// Sleeps for `d`, or less when a signal comes; false if one came.
-fn sleep_unless_interrupted(d: Duration, interrupt: &crate::stop_signal::Interrupt) -> bool {
-    let deadline = Instant::now() + d;
-    loop {
-        if interrupt.signal().is_some() {
-            return false;
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return true;
-        }
-        std::thread::sleep(left.min(SIGNAL_POLL));
-    }
-}
-
-/// Waits for the next frame; `None` when a signal came first. On TCP, a
-/// lost stream connection ends the wait at once with an error (the camera
-/// stopped or died), after the frames it left incomplete have been delivered.
-fn wait_frame(
-    stream: &linerate_grab::stream::Stream,
-    timeout: Duration,
-    tcp: bool,
-    interrupt: &crate::stop_signal::Interrupt,
-) -> Result<Option<Buffer>> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if interrupt.signal().is_some() {
-            return Ok(None);
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        match stream.wait(left.min(SIGNAL_POLL)) {
-            Ok(b) => return Ok(Some(b)),
-            Err(linerate_grab::Error::Timeout(_)) if !left.is_zero() => {
-                let lost = tcp && stream.stats().receive.tcp.connections_lost > 0;
-                if lost {
-                    bail!("the camera closed the TCP stream connection");
-                }
-            }
-            Err(linerate_grab::Error::Timeout(_)) => {
-                return Err(linerate_grab::Error::Timeout(timeout).into())
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-}
-
-fn configure(camera: &mut Camera, args: &GrabArgs) -> Result<()> {
-    if let Some(p) = &args.pixel_format {
-        camera
-            .set("PixelFormat", p)
-            .context("setting PixelFormat")?;
-    }
-    if let Some(w) = args.width {
-        camera
-            .set("Width", &w.to_string())
-            .context("setting Width")?;
-    }
-    if let Some(h) = args.height {
-        camera
-            .set("Height", &h.to_string())
-            .context("setting Height")?;
-    }
-    if args.trigger_software {
-        // Older cameras have no selector; the one trigger is then implied.
-        let _ = camera.set("TriggerSelector", "FrameStart");
-        camera
-            .set("TriggerMode", "On")
-            .context("setting TriggerMode On (--trigger-software)")?;
-        camera
-            .set("TriggerSource", "Software")
-            .context("setting TriggerSource Software (--trigger-software)")?;
-    } else if let Some(f) = args.fps {
-        camera
-            .set("AcquisitionFrameRate", &f.to_string())
-            .context("setting AcquisitionFrameRate")?;
-    }
-    if let Some(p) = args
-        .packet_size
-        .filter(|_| args.transport == Transport::Udp)
-    {
-        camera
-            .set_packet_size(p)
-            .context("setting the packet size")?;
-    }
-    if let Some(ns) = args
-        .packet_delay
-        .filter(|_| args.transport == Transport::Udp)
-    {
-        camera
-            .set_packet_delay_ns(ns)
-            .with_context(|| format!("setting the packet delay to {ns} ns"))?;
-    }
-    Ok(())
-}
-
-#[derive(Debug, Default)]
-struct Tally {
-    completed: u64,
-    incomplete: u64,
-    conflict: u64,
-    corrupt: u64,
-    verified: u64,
-    incomplete_examples: Vec<IncompleteFrame>,
-    corrupt_examples: Vec<String>,
-    saved: u64,
-}
-
-impl Tally {
-    fn take(&mut self, buffer: &Buffer, verifier: Option<&mut Verifier>, save: Option<&Path>) {
-        if !buffer.is_complete() {
-            self.incomplete += 1;
-            if buffer.info().status == FrameStatus::Conflict {
-                self.conflict += 1;
-            }
-            if self.incomplete_examples.len() < 16 {
-                self.incomplete_examples.push(IncompleteFrame {
-                    block_id: buffer.info().block_id,
-                    status: format!("{:?}", buffer.info().status),
-                    missing: buffer.missing().iter().map(|r| (r.start, r.end)).collect(),
-                    leader_missing: buffer.info().leader_missing,
-                    trailer_missing: buffer.info().trailer_missing,
-                });
-            }
-            return;
-        }
-        self.completed += 1;
-        if let Some(v) = verifier {
-            match v.check(buffer) {
-                Ok(()) => self.verified += 1,
-                Err(e) => {
-                    self.corrupt += 1;
-                    if self.corrupt_examples.len() < 16 {
-                        self.corrupt_examples.push(e.to_string());
-                    }
-                }
-            }
-        }
-        if let Some(dir) = save {
-            match linerate_grab::save::save_frame(dir, self.completed.saturating_sub(1), buffer) {
-                Ok(_) => self.saved += 1,
-                Err(e) => tracing::warn!(error = %e, "cannot save frame"),
-            }
-        }
+            (buffers as u64).saturating_mul((payload as u64).max(1)),
+            crate::arg_range::show_bytes(budget),
+        ),
+        e => e.into(),
     }
 }
 
@@ -847,123 +373,6 @@ fn progress_bar(show: bool, frames: u64, duration: Option<Duration>) -> Option<P
     }
     bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
-}
-
-/// Runs shorter than this report no throughput: the time is mostly the
-/// camera starting, not the stream.
-const MIN_RATE_SECONDS: f64 = 0.01;
-
-fn gbit(bytes: u64, seconds: f64) -> f64 {
-    if seconds > 0.0 {
-        bytes as f64 * 8.0 / seconds / 1e9
-    } else {
-        0.0
-    }
-}
-
-fn report(
-    camera: &Camera,
-    args: &GrabArgs,
-    target: u64,
-    tally: &Tally,
-    stats: &StreamStats,
-    seconds: f64,
-    cpu: Option<linerate_metrics::CpuDelta>,
-) -> GrabReport {
-    let a = &stats.assembler;
-    let r = &stats.receive;
-    let busiest = cpu.as_ref().and_then(|c| c.busiest());
-    let total = cpu.as_ref().map(|c| c.total());
-    let bytes = a.bytes_received;
-    let cpu_secs = total.map_or(0.0, |t| t.busy_secs);
-    let delivered = tally.completed + tally.incomplete;
-    let all_asked = target == 0 || delivered >= target;
-    GrabReport {
-        vendor: camera.info().vendor.clone(),
-        model: camera.info().model.clone(),
-        transport: args.transport.name().into(),
-        backend: match args.transport {
-            Transport::Udp => args.backend.name().into(),
-            Transport::Tcp => "tcp".into(),
-        },
-        frames_requested: target,
-        frames_completed: tally.completed,
-        frames_incomplete: tally.incomplete,
-        frames_corrupt: tally.corrupt,
-        frames_verified: tally.verified,
-        frames_conflict: tally.conflict,
-        underruns: a.underruns,
-        packets_received: a.packets_received,
-        packets_missing: a.packets_missing,
-        packets_duplicate: a.packets_duplicate,
-        packets_resent: a.packets_resent,
-        packets_conflict: a.packets_conflict,
-        packets_out_of_window: a.packets_out_of_window,
-        packets_wrong_id_form: a.packets_wrong_id_form,
-        packets_after_complete: a.packets_after_complete,
-        packets_ignored: a.packets_ignored + r.foreign,
-        resend_requests: a.resend_requests,
-        bytes,
-        seconds,
-        gbit_per_s: (delivered >= 2 && seconds >= MIN_RATE_SECONDS).then(|| gbit(bytes, seconds)),
-        process_cpu_seconds: 0.0,
-        cpu_busy_core_pct: busiest.map_or(0.0, |b| b.utilisation * 100.0),
-        cpu_busy_core: busiest.and_then(|b| b.cpu),
-        cpu_busy_core_softirq_pct: busiest.map_or(0.0, |b| {
-            if seconds > 0.0 {
-                (b.softirq_secs / seconds * 100.0).min(100.0)
-            } else {
-                0.0
-            }
-        }),
-        cpu_avg_pct: total.map_or(0.0, |t| t.utilisation * 100.0),
-        cpu_seconds_per_gb: if bytes > 0 {
-            cpu_secs / (bytes as f64 / 1e9)
-        } else {
-            0.0
-        },
-        syscalls: r.syscalls,
-        packets_placed_in_frame: r.placed_in_frame,
-        packets_copied: r.copied,
-        gro_trains: r.trains,
-        kernel_drops: r.kernel_drops,
-        packets_foreign: r.foreign,
-        recv_buffer: r.recv_buffer,
-        buffers: 0,
-        tcp_connections: r.tcp.connections,
-        tcp_connections_lost: r.tcp.connections_lost,
-        tcp_bytes_copied: r.tcp.bytes_copied,
-        host: HostTuning::default(),
-        frame_delivery_latency_us: LatencySummary::default(),
-        trigger_to_frame_latency_us: None,
-        receive_thread_cpu: None,
-        kernel_drop_counters: None,
-        error: None,
-        interrupted: None,
-        max_rss_mib: peak_rss_mib(),
-        incomplete_examples: tally.incomplete_examples.clone(),
-        corrupt_examples: tally.corrupt_examples.clone(),
-        // A block dropped for want of a buffer is a lost frame too.
-        ok: all_asked
-            && delivered > 0
-            && tally.incomplete == 0
-            && tally.conflict == 0
-            && a.packets_conflict == 0
-            && tally.corrupt == 0
-            && a.underruns == 0,
-    }
-}
-
-/// VmHWM from /proc/self/status in MiB (0 when unavailable).
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
 }
 
 fn print_summary(r: &GrabReport) {
@@ -1074,21 +483,72 @@ fn print_summary(r: &GrabReport) {
 mod tests {
     use super::*;
 
-    const MIB: u64 = crate::arg_range::MIB;
+    #[derive(clap::Parser)]
+    struct Command {
+        #[command(flatten)]
+        args: GrabArgs,
+    }
+
+    fn parse(argv: &[&str]) -> GrabArgs {
+        <Command as clap::Parser>::try_parse_from(argv)
+            .expect("arguments")
+            .args
+    }
 
     #[test]
-    fn buffers_fit_the_memory_budget() {
-        // The default count shrinks to what fits, never below 2.
-        assert_eq!(buffer_count(None, 1024 * MIB, 1 << 20).ok(), Some(16));
-        assert_eq!(buffer_count(None, 1024 * MIB, 201_326_592).ok(), Some(5));
-        assert!(buffer_count(None, 256 * MIB, 201_326_592).is_err());
-        // An explicit count must fit, and the error says what does.
-        assert_eq!(buffer_count(Some(100), 1024 * MIB, 1 << 20).ok(), Some(100));
-        let e = buffer_count(Some(4096), 1024 * MIB, 1 << 20).expect_err("4 GiB");
+    fn the_command_line_defaults_are_the_librarys() {
+        let config = parse(&["grab", "10.0.0.2"]).config().expect("config");
+        assert_eq!(config, GrabConfig::new("10.0.0.2"));
+    }
+
+    #[test]
+    fn flags_reach_the_config() {
+        let config = parse(&[
+            "grab",
+            "cam",
+            "--duration",
+            "2.5",
+            "--pattern",
+            "aravis",
+            "--no-resend",
+            "--retention-ms",
+            "7",
+            "--transport",
+            "tcp",
+        ])
+        .config()
+        .expect("config");
+        assert_eq!(config.frames, 0, "--duration alone has no frame limit");
+        assert_eq!(config.duration, Some(Duration::from_millis(2500)));
+        assert_eq!(config.pattern, Some(Pattern::AravisRamp));
+        assert!(!config.resend);
+        assert_eq!(config.retention, Some(Duration::from_millis(7)));
+        assert_eq!(config.transport, Transport::Tcp);
+        let e = parse(&["grab", "cam", "--pattern", "ramp"])
+            .config()
+            .expect_err("unknown pattern");
         assert!(
-            e.to_string().contains("at most 1024 such frames fit"),
+            e.to_string().contains("expected auto, linerate or aravis"),
             "{e}"
         );
-        assert!(buffer_count(Some(2), 1024 * MIB, 0).is_ok());
+    }
+
+    #[test]
+    fn a_buffer_budget_error_names_the_flags() {
+        let interrupt = Interrupt::install().expect("handlers");
+        let e = start_error(
+            GrabError::BufferMemory {
+                buffers: 3,
+                payload: 10 << 20,
+                budget: 20 << 20,
+                fit: 2,
+            },
+            &interrupt,
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("more than --buffer-memory 20MiB (at most 2 such frames fit)"),
+            "{text}"
+        );
     }
 }
