@@ -108,10 +108,11 @@ pub fn run(
         ("frames_dropped", s.frames_dropped),
         ("clients_cut", s.clients_cut),
         ("syscalls", s.syscalls),
-        ("max_rss_kib", s.max_rss_kib),
     ] {
         run.detail.insert(format!("server_{k}"), v.into());
     }
+    run.detail
+        .insert("server_max_rss_mib".into(), s.max_rss_mib.into());
     run.detail.insert("clients".into(), clients.into());
     run.detail.insert("frame_bytes".into(), frame_bytes.into());
     run.detail

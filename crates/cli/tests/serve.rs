@@ -266,8 +266,8 @@ fn stalled_client_is_cut_loose(bed: &Testbed, port: u16, method: &str) -> serde_
     // Memory: the frame pool is 12 slots of 68 KiB; the whole process stays
     // far below anything a growing queue would need.
     assert!(s["frame_pool_bytes"].as_u64().expect("pool") <= 12 * 69632);
-    let rss = s["max_rss_kib"].as_u64().expect("rss");
-    assert!(rss > 0 && rss < 64 * 1024, "server RSS {rss} KiB");
+    let rss = s["max_rss_mib"].as_f64().expect("rss");
+    assert!(rss > 0.0 && rss < 64.0, "server RSS {rss} MiB");
     s
 }
 

@@ -14,6 +14,20 @@ pub fn return_free_memory() {
     }
 }
 
+/// The largest resident set this process has had (VmHWM), in MiB; 0 when
+/// /proc cannot tell. Reports give it as `max_rss_mib` so a user sees
+/// that memory stayed flat however long a run was.
+pub fn peak_resident_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -526,7 +526,7 @@ impl Server {
             uring_sends,
             uring_cancels: ring.map(|r| r.cancels()),
             cpu_seconds: linerate_io::sched::process_cpu_seconds(),
-            max_rss_kib: report::max_rss_kib(),
+            max_rss_mib: linerate_io::memory::peak_resident_mib(),
             frame_pool_bytes: self.frames.slots() * self.frames.slot_len(),
             clients: self.reports,
             udp: config.udp,

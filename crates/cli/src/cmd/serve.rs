@@ -220,7 +220,7 @@ fn check(args: &ServeArgs) -> Result<()> {
 
 fn print_report(r: &ServeReport) {
     println!(
-        "served {} frames of {} bytes at {} fps with {} on {} for {:.1} s: {} clients ({} refused, {} cut), {} frames dropped, {:.3} GB sent in {} syscalls, {:.2} CPU-s, max RSS {} MiB",
+        "served {} frames of {} bytes at {} fps with {} on {} for {:.1} s: {} clients ({} refused, {} cut), {} frames dropped, {:.3} GB sent in {} syscalls, {:.2} CPU-s, max RSS {:.1} MiB",
         r.frames_published,
         r.frame_size,
         r.fps,
@@ -234,7 +234,7 @@ fn print_report(r: &ServeReport) {
         r.bytes_sent as f64 / 1e9,
         r.syscalls,
         r.cpu_seconds,
-        r.max_rss_kib / 1024
+        r.max_rss_mib
     );
     if let Some(m) = &r.multicast {
         println!(

@@ -306,7 +306,7 @@ impl GrabReport {
             kernel_drop_counters: None,
             error: None,
             stopped: false,
-            max_rss_mib: peak_rss_mib(),
+            max_rss_mib: linerate_io::memory::peak_resident_mib(),
             incomplete_examples: tally.incomplete_examples.clone(),
             corrupt_examples: tally.corrupt_examples.clone(),
             // A block dropped for want of a buffer is a lost frame too.
@@ -319,18 +319,6 @@ impl GrabReport {
                 && a.underruns == 0,
         }
     }
-}
-
-/// VmHWM from /proc/self/status in MiB (0 when unavailable).
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
 }
 
 #[cfg(test)]

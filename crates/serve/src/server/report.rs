@@ -97,8 +97,9 @@ pub struct ServeReport {
     /// Process CPU seconds (user + system; softirq work it triggers may be
     /// charged elsewhere, see docs/serve.md).
     pub cpu_seconds: f64,
-    /// Largest resident set of the process, KiB (VmHWM).
-    pub max_rss_kib: u64,
+    /// Largest resident set of the process, MiB (VmHWM); the same name
+    /// and unit as grab's report.
+    pub max_rss_mib: f64,
     /// The frame pool's size in bytes (slots × slot length).
     pub frame_pool_bytes: usize,
     /// Every client, in order of arrival.
@@ -164,17 +165,4 @@ pub struct ServeCounters {
     pub clients_connected: u64,
     /// TCP clients accepted so far.
     pub clients_accepted: u64,
-}
-
-/// VmHWM of this process in KiB (0 if /proc cannot tell).
-pub(crate) fn max_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
 }
