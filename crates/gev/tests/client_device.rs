@@ -3,7 +3,6 @@
 //! moves only when the test says so.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::time::Duration;
 
 use linerate_gev::client::{ClientError, Poll, RequestIds, Transaction, TransactionConfig};
 use linerate_gev::device::registers::{bootstrap as bs, device as dev};
@@ -28,7 +27,7 @@ fn run(
     loop {
         attempt += 1;
         if !drop(true, attempt) {
-            let r = device.handle(&datagram, HOST, Duration::from_nanos(*now));
+            let r = device.handle_datagram(&datagram, HOST, *now);
             if let Some(reply) = r.reply {
                 if !drop(false, attempt) {
                     t.on_datagram(&reply.datagram, *now);

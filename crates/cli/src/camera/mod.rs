@@ -166,8 +166,13 @@ fn snapshot(c: &StreamCounters) -> Counters {
     }
 }
 
+/// Nanoseconds since `epoch`: the device core's clock.
+fn elapsed_ns(epoch: Instant) -> u64 {
+    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// Turns a device event into work for the stream thread.
-fn dispatch(event: &DeviceEvent, device: &Device, now: Duration, tx: &mpsc::Sender<StreamCommand>) {
+fn dispatch(event: &DeviceEvent, device: &Device, now: u64, tx: &mpsc::Sender<StreamCommand>) {
     let cfg = device.stream_config();
     let cmd = match event {
         DeviceEvent::AcquisitionStart => {
@@ -207,7 +212,7 @@ fn dispatch(event: &DeviceEvent, device: &Device, now: Duration, tx: &mpsc::Send
                 },
                 triggered: cfg.trigger_mode_on,
                 gradient: cfg.test_pattern == 1,
-                timestamp_offset_ns: i128::from(device.timestamp(now)) - now.as_nanos() as i128,
+                timestamp_offset_ns: i128::from(device.timestamp(now)) - i128::from(now),
             })
         }
         DeviceEvent::AcquisitionStop => StreamCommand::Stop,
@@ -345,15 +350,17 @@ fn serve(
     let mut runs_seen = 0u64;
     let mut moving: Option<Address> = None;
     while !stop.load(Ordering::Relaxed) {
-        let now = epoch.elapsed();
+        let now = elapsed_ns(epoch);
         let wait = device
-            .next_wakeup()
-            .map_or(Duration::from_millis(100), |t| t.saturating_sub(now))
+            .poll_timeout()
+            .map_or(Duration::from_millis(100), |t| {
+                Duration::from_nanos(t.saturating_sub(now))
+            })
             .min(Duration::from_millis(100));
         if let Some((n, from)) = sockets.recv(&mut buf, wait)? {
             device.set_counters(snapshot(&counters));
             let foreign_before = device.access_denied().controller_ip_other_port;
-            let result = device.handle(&buf[..n], from, epoch.elapsed());
+            let result = device.handle_datagram(&buf[..n], from, elapsed_ns(epoch));
             if foreign_before == 0 && device.access_denied().controller_ip_other_port == 1 {
                 eprintln!(
                     "camera: refused a command from {from}: the controlling host's address on \
@@ -366,7 +373,7 @@ fn serve(
                 }
             }
             for e in &result.events {
-                dispatch(e, &device, epoch.elapsed(), &tx);
+                dispatch(e, &device, elapsed_ns(epoch), &tx);
                 if let DeviceEvent::AddressForced {
                     ip,
                     subnet_mask,
@@ -395,8 +402,8 @@ fn serve(
         {
             break;
         }
-        for e in device.poll(epoch.elapsed()) {
-            dispatch(&e, &device, epoch.elapsed(), &tx);
+        for e in device.handle_timeout(elapsed_ns(epoch)) {
+            dispatch(&e, &device, elapsed_ns(epoch), &tx);
         }
         // Single- and multi-frame acquisitions end by themselves.
         let runs = counters.runs_finished.load(Ordering::Relaxed);
