@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::marker::PhantomData;
 
-use linerate_fade::board::{BoardConfig, Controller, FadeBoard, Transmit};
+use linerate_fade::board::{BoardConfig, BoardPoll, Controller, FadeBoard};
 use linerate_fade::fair::{FairConfig, FairShare};
 use linerate_fade::version::{TenG, Version, V1};
 use linerate_fade::window::{FadeWindow, Verdict};
@@ -184,19 +184,19 @@ impl<W: Version> Sim<W> {
         let mut buf = vec![0u8; W::DATA_PACKET_LEN];
         loop {
             match self.boards[i].poll_transmit(self.now, &mut buf) {
-                Transmit::Send(len) => {
+                BoardPoll::Send(len) => {
                     // Serialised on the board's own line, then one hop.
                     let t = self.now + line_gap_ns::<W>() + HOP_NS;
                     self.at(t, Ev::AtSwitch(i, buf[..len].to_vec()));
                 }
-                Transmit::WakeAt(t) => {
+                BoardPoll::WaitUntil(t) => {
                     if self.wake_at[i].map_or(true, |w| w > t || w <= self.now) {
                         self.wake_at[i] = Some(t);
                         self.at(t, Ev::Wake(i));
                     }
                     return;
                 }
-                Transmit::Idle => return,
+                BoardPoll::Idle => return,
             }
         }
     }
@@ -259,7 +259,7 @@ impl<W: Version> Sim<W> {
                 }
                 Ev::Rx => self.receive_thread(),
                 Ev::Ack(i, payload) => {
-                    let _ = self.boards[i].on_packet(&payload, t);
+                    let _ = self.boards[i].handle_packet(&payload, t);
                     self.poll_board(i);
                 }
             }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use linerate_fade::board::{BoardConfig, BoardCounters, FadeBoard, Transmit};
+use linerate_fade::board::{BoardConfig, BoardCounters, BoardPoll, FadeBoard};
 use linerate_fade::host::{BoardFailure, HostConfig};
 use linerate_fade::ring::RingReader;
 use linerate_fade::stream;
@@ -59,13 +59,13 @@ fn board<W: Version>(
         while !stop.load(Ordering::Relaxed) {
             let wait = match peer {
                 Some(to) => match board.poll_transmit(now(), &mut frame[14..]) {
-                    Transmit::Send(len) => {
+                    BoardPoll::Send(len) => {
                         sock.write_header(&mut frame, to);
                         sock.send(&frame[..14 + len]).expect("board send");
                         Duration::ZERO
                     }
-                    Transmit::WakeAt(_) => Duration::from_micros(20),
-                    Transmit::Idle => Duration::from_millis(1),
+                    BoardPoll::WaitUntil(_) => Duration::from_micros(20),
+                    BoardPoll::Idle => Duration::from_millis(1),
                 },
                 None => Duration::from_millis(1),
             };
@@ -81,7 +81,7 @@ fn board<W: Version>(
                     }
                     if let (Some(src), Some(payload)) = (f.data.get(6..12), f.data.get(14..)) {
                         peer.get_or_insert_with(|| src.try_into().expect("6 bytes"));
-                        let _ = board.on_packet(payload, now());
+                        let _ = board.handle_packet(payload, now());
                     }
                 }
             }

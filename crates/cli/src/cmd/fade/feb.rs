@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use linerate_fade::adaptive_delay;
-use linerate_fade::board::{BoardConfig, Controller, Event, FadeBoard, Transmit};
+use linerate_fade::board::{BoardConfig, BoardPoll, Controller, Event, FadeBoard};
 use linerate_fade::version::{self, TenG, V1};
 use linerate_io::raw::{RawSocket, ETH_HEADER_LEN};
 use linerate_testbed::Rate;
@@ -270,12 +270,12 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
         }
         let mut wait = Some(Duration::from_millis(10));
         if let Some(dest) = link.host {
-            // Transmit what is due, batched while packets may go back to back.
+            // BoardPoll what is due, batched while packets may go back to back.
             let mut n = 0;
             while n < SEND_BATCH {
                 let frame = &mut frames[n];
                 match board.poll_transmit(now_ns(), &mut frame[ETH_HEADER_LEN..]) {
-                    Transmit::Send(len) => {
+                    BoardPoll::Send(len) => {
                         sock.write_header(frame, dest);
                         frame.truncate(ETH_HEADER_LEN + len);
                         n += 1;
@@ -283,13 +283,13 @@ fn run_version<W: version::Version>(args: FebArgs) -> Result<()> {
                             break;
                         }
                     }
-                    Transmit::WakeAt(t) => {
+                    BoardPoll::WaitUntil(t) => {
                         let left = t.saturating_sub(now_ns());
                         wait = (left > 0 && left >= spin_ns)
                             .then(|| Duration::from_nanos(left - spin_ns / 2));
                         break;
                     }
-                    Transmit::Idle => break,
+                    BoardPoll::Idle => break,
                 }
             }
             if n > 0 {
@@ -443,7 +443,7 @@ impl Link {
             }
             let mut mac = [0u8; 6];
             mac.copy_from_slice(src);
-            match board.on_frame(mac, payload, now) {
+            match board.handle_frame(mac, payload, now) {
                 Ok(Event::Started) => {
                     self.host = Some(mac);
                     self.streaming_since.get_or_insert(now);
