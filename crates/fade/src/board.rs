@@ -1,4 +1,4 @@
-//! The board's side of FADE: seed 004's descriptor manager, as a sans-IO
+//! The board's side of FADE: the published core's descriptor manager, as a sans-IO
 //! state machine, for both wire versions ([`Board`] speaks v1,
 //! [`TenGBoard`] FADE-10G; see [`crate::version`]).
 //!
@@ -6,7 +6,7 @@
 //! 32; 10G: 16). Stream packet *i* lives in buffer *i* mod the window, so a
 //! buffer can take a later packet only once the host has confirmed the
 //! current one. Each buffer has a
-//! descriptor with the seed's flags: V (filled, valid for sending), S (sent
+//! descriptor with the published core's flags: V (filled, valid for sending), S (sent
 //! at least once) and C (confirmed by an ACK). Three pointers walk the
 //! ring, all counted here as packet indices since the stream began:
 //! `head` (next buffer to fill), `tail` (oldest unconfirmed) and `retr`
@@ -19,11 +19,12 @@
 //! adaptive inter-packet delay ([`crate::adaptive_delay`]), and never less
 //! than the gap a configured line rate needs.
 //!
-//! Two controllers choose the delay ([`Controller`]): seed 004's, which
+//! Two controllers choose the delay ([`Controller`]): the published
+//! core's adaptive delay, which
 //! adapts it to the board's own resend ratio, and linerate's fair sharing,
 //! which takes the gap the host puts in its ACKs
 //! (`linerate_wire::fade::pacing`, computed by [`crate::fair`]) and falls
-//! back to the seed's delay until a hinted ACK arrives.
+//! back to the adaptive delay until a hinted ACK arrives.
 //!
 //! The data is the verifiable counter stream of [`crate::stream`]. The
 //! board fills the 10-bit retry field of every DATA packet with how many
@@ -68,12 +69,12 @@ pub use crate::error::BoardError;
 /// How a board chooses its inter-packet delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Controller {
-    /// Seed 004's adaptive delay only: each board reacts to its own
-    /// resend ratio; pacing hints in ACKs are ignored, as the published
-    /// core ignores all ACK padding.
-    Seed,
+    /// The published core's adaptive delay only ([`crate::adaptive_delay`]):
+    /// each board reacts to its own resend ratio; pacing hints in ACKs are
+    /// ignored, as the published core ignores all ACK padding.
+    AdaptiveDelay,
     /// linerate's fair sharing: keep the gap of the last ACK that carried
-    /// a pacing hint; seed 004's delay until one arrives (so a board works
+    /// a pacing hint; the adaptive delay until one arrives (so a board works
     /// with a host that sends no hints).
     #[default]
     Fair,
@@ -101,7 +102,7 @@ pub struct BoardConfig {
     /// Smallest gap between two packet starts, in nanoseconds: the time one
     /// frame takes at the configured line rate (0: unlimited).
     pub min_gap_ns: u64,
-    /// The adaptive inter-packet delay's parameters (seed values by default).
+    /// The adaptive inter-packet delay's parameters (the published core's by default).
     pub delay: adaptive_delay::Config,
     /// Which controller sets the delay between packets.
     pub controller: Controller,
@@ -381,7 +382,7 @@ impl<W: Version> FadeBoard<W> {
     }
 
     /// The current inter-packet delay in nanoseconds, as the controller
-    /// sets it: the hinted gap (fair, once hinted) or seed 004's adaptive
+    /// sets it: the hinted gap (fair, once hinted) or the adaptive
     /// delay. This is what DATA packets report.
     pub fn delay_ns(&self) -> u64 {
         match (self.config.controller, self.hint_gap_ns) {
@@ -397,7 +398,7 @@ impl<W: Version> FadeBoard<W> {
     }
 
     /// The gap of the last pacing hint received, if any (always `None`
-    /// with the seed controller).
+    /// with the adaptive-delay controller).
     pub fn hint_gap_ns(&self) -> Option<u64> {
         self.hint_gap_ns
     }
@@ -1040,7 +1041,10 @@ mod tests {
 
     #[test]
     fn the_fair_controller_keeps_the_hinted_gap_and_the_seed_one_ignores_it() {
-        for (controller, want) in [(Controller::Fair, 25_000), (Controller::Seed, 8_000)] {
+        for (controller, want) in [
+            (Controller::Fair, 25_000),
+            (Controller::AdaptiveDelay, 8_000),
+        ] {
             let mut b = started(BoardConfig {
                 min_gap_ns: 8_000,
                 controller,

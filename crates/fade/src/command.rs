@@ -1,7 +1,7 @@
 //! The host's command channel to one FADE-10G board, as a sans-IO state
 //! machine: START, STOP, RESET and user commands, resent until answered.
 //!
-//! The FADE host API (seed 004's kernel driver, FADE-10G version) sends a
+//! The FADE host API (the published kernel driver, FADE-10G version) sends a
 //! command with a sequence number and resends it, with the seq unchanged,
 //! every few milliseconds until the board's response with the same code
 //! and seq arrives, or a retry limit is reached. The board answers a repeat

@@ -85,7 +85,7 @@ pub struct HostConfig {
     pub ring_bytes: usize,
     /// `Some`: linerate's fair controller divides the link and every ACK
     /// carries the board's pacing gap (its `frame_bits` is set from the
-    /// wire version). `None`: plain ACKs, as seed 004's host sends them.
+    /// wire version). `None`: plain ACKs, as the published FADE host sends them.
     pub fair: Option<FairConfig>,
     /// A user command for every board (FADE-10G only).
     pub command: Option<UserCommand>,

@@ -19,7 +19,7 @@
 //! packet number the board cannot be sending) means the board and host
 //! disagree about the stream, for example because the board restarted:
 //! that is fatal, and the caller must send STOP and report the error to the
-//! application, as seed 004's driver does.
+//! application, as the published kernel driver does.
 //!
 //! The host ACKs a packet as soon as it is accepted and re-ACKs every
 //! duplicate. A new packet that does not fit the caller's ring buffer (the

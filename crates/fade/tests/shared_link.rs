@@ -375,19 +375,22 @@ fn the_fair_controller_splits_the_link_evenly_and_fills_it() {
 }
 
 #[test]
-fn with_a_short_queue_the_seed_controller_loses_what_ours_keeps() {
-    // A switch buffer smaller than the boards' windows: seed 004's boards
+fn with_a_short_queue_the_adaptive_delay_loses_what_fair_sharing_keeps() {
+    // A switch buffer smaller than the boards' windows: the published boards
     // (fixed timeout, resend on timeout only) overflow it and lose link
     // time to drops and resends; ours paces below it.
-    let (seed, seed_drops) = rates(Controller::Seed, 64, true);
+    let (adaptive, adaptive_drops) = rates(Controller::AdaptiveDelay, 64, true);
     let (fair, fair_drops) = rates(Controller::Fair, 64, false);
-    let (s, f): (f64, f64) = (seed.iter().sum(), fair.iter().sum());
+    let (s, f): (f64, f64) = (adaptive.iter().sum(), fair.iter().sum());
     eprintln!(
-        "seed {seed:?} ({s:.1}, {seed_drops} drops), fair {fair:?} ({f:.1}, {fair_drops} drops)"
+        "adaptive {adaptive:?} ({s:.1}, {adaptive_drops} drops), fair {fair:?} ({f:.1}, {fair_drops} drops)"
     );
-    assert!(seed.iter().all(|&x| x > 0.0), "{seed:?}");
-    assert!(f > s * 1.5, "fair {f:.1} vs seed {s:.1}");
-    assert!(fair_drops * 10 < seed_drops, "{fair_drops} vs {seed_drops}");
+    assert!(adaptive.iter().all(|&x| x > 0.0), "{adaptive:?}");
+    assert!(f > s * 1.5, "fair {f:.1} vs adaptive {s:.1}");
+    assert!(
+        fair_drops * 10 < adaptive_drops,
+        "{fair_drops} vs {adaptive_drops}"
+    );
 }
 
 #[test]
@@ -449,12 +452,12 @@ fn a_preempted_receive_thread_is_not_taken_for_a_host_queue() {
     assert!(late > 50, "{late} late rounds");
     assert_eq!(cuts, 0);
     assert_eq!(capacity, 1_120_000_000);
-    // It moves what the seed's controller moves on the same host.
-    let (seed, _) = run_of::<V1>(Controller::Seed, 1192, false, preempted());
-    let seed: f64 = seed.iter().sum();
+    // It moves what the adaptive delay moves on the same host.
+    let (adaptive, _) = run_of::<V1>(Controller::AdaptiveDelay, 1192, false, preempted());
+    let adaptive: f64 = adaptive.iter().sum();
     assert!(
-        total >= seed * 0.99,
-        "fair {total:.1} against seed {seed:.1}"
+        total >= adaptive * 0.99,
+        "fair {total:.1} against adaptive {adaptive:.1}"
     );
     // Judged by the waits alone (before the guard knew about the empty
     // socket), the same host had the capacity cut again and again and
