@@ -1512,7 +1512,7 @@ proptest! {
 
 #[test]
 fn a_port_sweep_from_the_controllers_ip_is_refused_counted_and_keeps_no_heartbeat() {
-    // Issue 20 item 7: an attacker forges the controlling host's IP address
+    // An attacker forges the controlling host's IP address
     // and tries every source port. Only the controller's own port may write
     // or keep control alive; the rest are refused and counted apart.
     let mut dev = device();
