@@ -76,7 +76,8 @@ pub enum Work {
     Fade {
         /// Number of boards.
         boards: usize,
-        /// The boards' rate controller (`seed` or linerate's).
+        /// The boards' rate controller (`seed`: the published adaptive delay, or
+        /// `fair`: linerate's).
         controller: String,
         /// The receiver's receive backend (`raw`, `ring` or `xdp`).
         backend: String,

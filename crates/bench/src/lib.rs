@@ -1,8 +1,8 @@
-//! `linerate bench`: the seeds' measurement studies, run on whatever host
+//! `linerate bench`: the published measurement studies, run on whatever host
 //! it is given, with linerate, Aravis and iperf3 side by side.
 //!
 //! Users choose a stack by comparing numbers on their own machine, so the
-//! bench does what the seed documents did (CPU by packet size, UDP against
+//! bench does what those studies did (CPU by packet size, UDP against
 //! TCP, iperf3 ceilings, lossless rates, trigger latency, FADE sharing) and
 //! does it the same way every time:
 //!

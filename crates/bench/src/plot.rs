@@ -1,6 +1,7 @@
-//! PNG charts in the style of the seeds' figures: CPU per GB against packet
-//! size (seed 001), receiving core against throughput, and busiest core
-//! against the average (seed 000).
+//! PNG charts in the style of the published studies' figures: CPU per GB
+//! against packet size (Basler's CPU-load paper), receiving core against
+//! throughput, and busiest core against the average (Allied Vision's TCP
+//! paper).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -67,7 +68,7 @@ pub fn draw_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>> {
         let path = dir.join("cpu-per-gb-vs-packet-size.png");
         line_chart(
             &path,
-            "Receiving CPU per GB against GVSP packet size (seed 001)",
+            "Receiving CPU per GB against GVSP packet size",
             "packet size (bytes)",
             "receiving core, CPU-seconds per GB",
             &sizes,
@@ -106,7 +107,7 @@ pub fn draw_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>> {
         let path = dir.join("busiest-vs-average-core.png");
         bar_chart(
             &path,
-            &format!("One camera, {matrix_case}: busiest core against the average (seed 000)"),
+            &format!("One camera, {matrix_case}: busiest core against the average"),
             &matrix,
         )?;
         files.push(path);

@@ -1,4 +1,4 @@
-//! The studies `linerate bench` can run, one per seed measurement.
+//! The studies `linerate bench` can run, one per published measurement.
 
 use std::fmt;
 use std::str::FromStr;
@@ -7,30 +7,30 @@ use serde::Serialize;
 
 use crate::error::Error;
 
-/// One study. Each reproduces a measurement of a seed document on this
+/// One study. Each reproduces a published measurement on this
 /// machine, with linerate and the anchors (Aravis, iperf3) side by side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scenario {
-    /// Seed 001: receiving CPU per GB against packet size, per receive
+    /// Basler's CPU-load paper: receiving CPU per GB against packet size, per receive
     /// backend and for Aravis, on the same stream.
     PacketSizes,
-    /// Seed 000: UDP against TCP transports for one fast camera stream,
+    /// Allied Vision's TCP paper: UDP against TCP transports for one fast camera stream,
     /// with the busiest core against the average.
     UdpTcp,
-    /// Seed 002: iperf3's TCP and UDP ceilings on the same link, next to
+    /// The APDCAM-10G study: iperf3's TCP and UDP ceilings on the same link, next to
     /// linerate's own.
     Ceilings,
     /// The highest frame rate each receiver takes without losing a frame.
     LosslessRate,
-    /// Seed 001: software trigger to frame delivered, latency and jitter.
+    /// Basler's CPU-load paper: software trigger to frame delivered, latency and jitter.
     TriggerLatency,
-    /// Seed 004: FADE boards, one alone and three sharing a 1 Gbit/s link.
+    /// The FADE paper: FADE boards, one alone and three sharing a 1 Gbit/s link.
     Fade,
     /// One FADE-10G board against one FADE v1 board, on a 1 Gbit/s link
     /// and on an unshaped one.
     FadeVersions,
-    /// Seed 003: `linerate serve`'s send methods at one aggregate rate to
+    /// The Axis send-path study: `linerate serve`'s send methods at one aggregate rate to
     /// 1 to 32 clients, the server's core per GB sent.
     Serve,
     /// The emulated camera alone against Aravis's fake camera: how fast
@@ -73,21 +73,21 @@ impl Scenario {
         }
     }
 
-    /// One line saying what the scenario measures and which seed it redoes.
+    /// One line saying what the scenario measures and which published study it redoes.
     pub fn summary(self) -> &'static str {
         match self {
             Scenario::PacketSizes => {
-                "seed 001: receiving CPU per GB against GVSP packet size, per backend and Aravis"
+                "Basler: receiving CPU per GB against GVSP packet size, per backend and Aravis"
             }
             Scenario::UdpTcp => {
-                "seed 000: one fast camera over UDP and over TCP, busiest core against average"
+                "Allied Vision: one fast camera over UDP and over TCP, busiest core against average"
             }
-            Scenario::Ceilings => "seed 002: iperf3 TCP and UDP ceilings next to linerate's own",
+            Scenario::Ceilings => "APDCAM-10G: iperf3 TCP and UDP ceilings next to linerate's own",
             Scenario::LosslessRate => "highest lossless frame rate per backend and for Aravis",
-            Scenario::TriggerLatency => "seed 001: software trigger to frame delivered, jitter",
-            Scenario::Fade => "seed 004: FADE, one board alone and three sharing 1 Gbit/s",
+            Scenario::TriggerLatency => "Basler: software trigger to frame delivered, jitter",
+            Scenario::Fade => "FADE paper: one board alone and three sharing 1 Gbit/s",
             Scenario::FadeVersions => "one FADE-10G board against one v1 board, shaped and unshaped",
-            Scenario::Serve => "seed 003: serve's send methods, server CPU per GB to 1-32 clients",
+            Scenario::Serve => "Axis: serve's send methods, server CPU per GB to 1-32 clients",
             Scenario::Camera => "the emulated camera alone against Aravis's fake camera",
             Scenario::Floor => {
                 "receiving CPU per GB of a stream dropped before any receiver, beside grab and Aravis"

@@ -65,7 +65,7 @@ enum Commands {
     Serve(cmd::serve::ServeArgs),
     /// Open K client connections to `linerate serve` and verify every frame.
     Watch(cmd::watch::WatchArgs),
-    /// Measure linerate against Aravis and iperf3 on this machine (the seeds' studies).
+    /// Measure linerate against Aravis and iperf3 on this machine (the published studies).
     Bench(cmd::bench::BenchArgs),
     /// Print a shell completion script (e.g. `linerate completions bash > /etc/bash_completion.d/linerate`).
     Completions(cmd::docs::CompletionsArgs),

@@ -174,7 +174,7 @@ fn bench_never_replaces_a_bed_it_did_not_make() {
     assert!(help.contains("[default: lrbench]"), "{help}");
 }
 
-/// Issue 22: Ctrl-C or SIGTERM to `bench` left its namespaces behind. Now
+/// Ctrl-C or SIGTERM to `bench` used to leave its namespaces behind. Now
 /// the bench stops at its next wait, removes its bed, prints what it
 /// measured (one JSON object saying it was interrupted) and exits as a
 /// shell reports the signal.

@@ -730,7 +730,7 @@ fn assert_refused_and_counted(s: &Sweep) {
 
 #[test]
 fn a_port_sweep_forged_from_the_hosts_address_is_refused_counted_and_named() {
-    // Issue 20 item 7: forged AcquisitionStop from the controlling host's IP,
+    // A forged AcquisitionStop from the controlling host's IP,
     // one datagram per source port, sent by a third host on the switch.
     let s = sweep_ports_with("gvsweep", |_| vec![(dev::ACQUISITION_STOP, 1)]);
     let error = s.report["error"].as_str().unwrap_or_default();
@@ -775,7 +775,7 @@ fn a_forged_stream_redirect_is_named_by_the_heartbeat() {
 
 #[test]
 fn force_ip_brings_a_camera_from_another_subnet_onto_the_hosts() {
-    // Issue 22: a camera on a subnet pc cannot reach; `discover` offers the
+    // A camera on a subnet pc cannot reach: `discover` offers the
     // exact FORCEIP command; the camera takes the address once its
     // interface has it (the emulator leaves interface addresses alone),
     // and then discover, grab and Aravis find it there.

@@ -717,7 +717,7 @@ fn a_closed_stdout_ends_quietly_with_status_141() {
     }
 }
 
-/// Issue 22: `--cpu` on the long-running commands that had none. `serve
+/// `--cpu` on the long-running commands. `serve
 /// --cpu N` puts every thread of the server on CPU N, as `taskset` would.
 #[test]
 fn cpu_pins_every_thread_of_a_long_running_command() {
@@ -750,7 +750,7 @@ fn cpu_pins_every_thread_of_a_long_running_command() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-/// Issue 22: with --json, every failure is one JSON object on stdout with
+/// With --json, every failure is one JSON object on stdout with
 /// `ok: false` and an `error` naming the cause (an argument refused while
 /// parsing, a failure at run time, a command that prints its own report).
 #[test]

@@ -890,7 +890,7 @@ fn an_unverified_run_reports_bytes_received_and_no_verified_bytes() {
     );
 }
 
-// The attacks of issue 20 on FADE: a third host on the switch ("atk")
+// Attacks on FADE: a third host on the switch ("atk")
 // forges frames with an AF_PACKET socket, with its own MAC or another's.
 
 const FADE: u16 = 0xfade;
@@ -1160,7 +1160,7 @@ fn a_board_that_stops_mid_stream_is_reported_with_the_cause() {
     );
 }
 
-/// Issue 22: a board of the other wire version ignores the receiver's
+/// A board of the other wire version ignores the receiver's
 /// commands, which used to show only as "nothing received for 2000 ms".
 /// The receiver now probes a silent board in the other version and names
 /// the mismatch, both ways round.

@@ -803,7 +803,7 @@ fn tcp_camera_killed_mid_frame_is_a_clean_error_with_the_frame_incomplete() {
     );
 }
 
-/// The measurement fields of issue 7: delivery latency for every complete
+/// The report's measurement fields: delivery latency for every complete
 /// frame, the receive thread's own CPU, and the kernel's drop counters.
 #[test]
 fn report_has_delivery_latency_receive_thread_cpu_and_kernel_drop_counters() {

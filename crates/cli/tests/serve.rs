@@ -430,7 +430,7 @@ fn never_reading_clients_from(
 
 #[test]
 fn five_hundred_clients_that_never_read_are_cut_and_watchers_get_in() {
-    // Issue 20: 500 clients connect and never read; serve admitted 64,
+    // 500 clients connect and never read. Serve used to admit 64,
     // kept them for the whole run (clients_cut 0), and `watch --clients 4`
     // started afterwards was refused on all 4 clients. Default stall time.
     let bed = bed("svn");
@@ -600,7 +600,7 @@ fn forged_joins(n: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn spoofed_joins_send_the_victim_no_frames_and_no_more_bytes_than_the_attacker() {
-    // Issue 20: one spoofed 8-byte join made serve send the victim 16 MB in
+    // One spoofed 8-byte join used to make serve send the victim 16 MB in
     // 2 s, and 1000 joins 1.05 GB.
     let bed = common::spoof::spoof_bed("svx");
     let srv_ip = bed.addr("srv").expect("addr");
@@ -680,7 +680,7 @@ fn subscribe_by_hand(at: SocketAddrV4, server: SocketAddrV4) -> UdpSocket {
 
 #[test]
 fn a_subscriber_whose_port_answers_unreachable_is_dropped() {
-    // Issue 20: ICMP port unreachable did not stop the stream.
+    // ICMP port unreachable used not to stop the stream.
     let bed = common::spoof::spoof_bed("svi");
     let port = 5690;
     let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);
@@ -722,7 +722,7 @@ fn a_subscriber_whose_port_answers_unreachable_is_dropped() {
 
 #[test]
 fn garbage_on_serves_ports_changes_nothing() {
-    // Issue 20 lists garbage on serve's ports as held; this keeps it so.
+    // Garbage on serve's ports changes nothing; this keeps it so.
     let bed = bed("svg");
     let port = 5700;
     let srv = SocketAddrV4::new(bed.addr("srv").expect("addr"), port);

@@ -1,11 +1,12 @@
-//! Seed 004's adaptive inter-packet delay, as a board computes it.
+//! The published FADE core's adaptive inter-packet delay, as a board
+//! computes it.
 //!
 //! The board counts packets it sent and packets it had to resend. Every
 //! `window` packets it compares the resend ratio with two thresholds: above
 //! `t_high` it multiplies its delay by `alpha_incr` (> 1), below `t_low` by
 //! `alpha_decr` (< 1). The controller needs no communication between boards,
-//! which is why seed 004 found it shares a link unfairly; linerate keeps it
-//! as the seed-compatible baseline.
+//! which is why the FADE paper found it shares a link unfairly; linerate
+//! keeps it as the baseline compatible with the published boards.
 
 /// Why a controller configuration is refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -43,18 +44,18 @@ pub enum ConfigError {
     },
 }
 
-/// Parameters of the controller; [`Default`] gives seed 004's values.
+/// Parameters of the controller; [`Default`] gives the published core's values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Config {
-    /// Resend ratio above which the delay grows (seed: 1/8).
+    /// Resend ratio above which the delay grows (published: 1/8).
     pub t_high: f64,
-    /// Resend ratio below which the delay shrinks (seed: 1/32).
+    /// Resend ratio below which the delay shrinks (published: 1/32).
     pub t_low: f64,
-    /// Growth factor (seed: 1.25).
+    /// Growth factor (published: 1.25).
     pub alpha_incr: f64,
-    /// Shrink factor (seed: 0.75).
+    /// Shrink factor (published: 0.75).
     pub alpha_decr: f64,
-    /// Packets between evaluations (seed: 10 000).
+    /// Packets between evaluations (published: 10 000).
     pub window: u32,
     /// Starting delay in nanoseconds.
     pub initial_ns: u64,

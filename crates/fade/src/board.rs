@@ -1,4 +1,4 @@
-//! The board's side of FADE: seed 004's descriptor manager, as a sans-IO
+//! The board's side of FADE: the published core's descriptor manager, as a sans-IO
 //! state machine, for both wire versions ([`Board`] speaks v1,
 //! [`TenGBoard`] FADE-10G; see [`crate::version`]).
 //!
@@ -6,7 +6,7 @@
 //! 32; 10G: 16). Stream packet *i* lives in buffer *i* mod the window, so a
 //! buffer can take a later packet only once the host has confirmed the
 //! current one. Each buffer has a
-//! descriptor with the seed's flags: V (filled, valid for sending), S (sent
+//! descriptor with the published core's flags: V (filled, valid for sending), S (sent
 //! at least once) and C (confirmed by an ACK). Three pointers walk the
 //! ring, all counted here as packet indices since the stream began:
 //! `head` (next buffer to fill), `tail` (oldest unconfirmed) and `retr`
@@ -19,11 +19,12 @@
 //! adaptive inter-packet delay ([`crate::adaptive_delay`]), and never less
 //! than the gap a configured line rate needs.
 //!
-//! Two controllers choose the delay ([`Controller`]): seed 004's, which
+//! Two controllers choose the delay ([`Controller`]): the published
+//! core's adaptive delay, which
 //! adapts it to the board's own resend ratio, and linerate's fair sharing,
 //! which takes the gap the host puts in its ACKs
 //! (`linerate_wire::fade::pacing`, computed by [`crate::fair`]) and falls
-//! back to the seed's delay until a hinted ACK arrives.
+//! back to the adaptive delay until a hinted ACK arrives.
 //!
 //! The data is the verifiable counter stream of [`crate::stream`]. The
 //! board fills the 10-bit retry field of every DATA packet with how many
@@ -44,9 +45,9 @@
 //! ACK echoes it, which tells the fast retransmission exactly which copy
 //! arrived.
 //!
-//! Drive it with [`FadeBoard::on_packet`] for every received FADE payload
-//! and [`FadeBoard::poll_transmit`] whenever it may send; the latter says
-//! when to call again.
+//! Drive it with [`FadeBoard::handle_packet`] for every received FADE payload
+//! and [`FadeBoard::poll_transmit`] whenever it may send; the latter (and
+//! [`FadeBoard::poll_timeout`]) says when to call again.
 
 use std::marker::PhantomData;
 
@@ -68,12 +69,12 @@ pub use crate::error::BoardError;
 /// How a board chooses its inter-packet delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Controller {
-    /// Seed 004's adaptive delay only: each board reacts to its own
-    /// resend ratio; pacing hints in ACKs are ignored, as the published
-    /// core ignores all ACK padding.
-    Seed,
+    /// The published core's adaptive delay only ([`crate::adaptive_delay`]):
+    /// each board reacts to its own resend ratio; pacing hints in ACKs are
+    /// ignored, as the published core ignores all ACK padding.
+    AdaptiveDelay,
     /// linerate's fair sharing: keep the gap of the last ACK that carried
-    /// a pacing hint; seed 004's delay until one arrives (so a board works
+    /// a pacing hint; the adaptive delay until one arrives (so a board works
     /// with a host that sends no hints).
     #[default]
     Fair,
@@ -101,14 +102,14 @@ pub struct BoardConfig {
     /// Smallest gap between two packet starts, in nanoseconds: the time one
     /// frame takes at the configured line rate (0: unlimited).
     pub min_gap_ns: u64,
-    /// The adaptive inter-packet delay's parameters (seed values by default).
+    /// The adaptive inter-packet delay's parameters (the published core's by default).
     pub delay: adaptive_delay::Config,
     /// Which controller sets the delay between packets.
     pub controller: Controller,
     /// How long the owner (the host whose START is running the board) must
     /// have been silent before another host's command may take the board
     /// over, in nanoseconds; `None`: never, only the owner's RESET frees
-    /// the board. Used by [`FadeBoard::on_frame`].
+    /// the board. Used by [`FadeBoard::handle_frame`].
     pub takeover_after_ns: Option<u64>,
     /// Stream bytes to send in all; `None` sends until stopped. v1 rounds
     /// up to whole packets. FADE-10G rounds up to 64-bit words and ends a
@@ -138,12 +139,13 @@ impl Default for BoardConfig {
 
 /// What [`Board::poll_transmit`] asks the caller to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transmit {
+pub enum BoardPoll {
     /// Send the first `len` bytes of the buffer as one FADE payload, then
     /// poll again.
     Send(usize),
-    /// Nothing to send before this time (nanoseconds, the caller's clock).
-    WakeAt(u64),
+    /// Nothing to send before this time (nanoseconds, the caller's clock),
+    /// which is also [`FadeBoard::poll_timeout`].
+    WaitUntil(u64),
     /// Nothing to send until a packet arrives (not started, stopped, all
     /// confirmed).
     Idle,
@@ -166,7 +168,7 @@ pub enum Event {
     /// A NACK, which the published core ignores too.
     Nack,
     /// A command or ACK from a host other than the board's owner (see
-    /// [`FadeBoard::on_frame`]): ignored, and counted.
+    /// [`FadeBoard::handle_frame`]): ignored, and counted.
     Foreign,
     /// A FADE-10G user command, run and answered (its response is queued).
     User {
@@ -256,7 +258,7 @@ pub struct FadeBoard<W: Version> {
     hint_gap_ns: Option<u64>,
     /// Doublings of the adaptive timeout since the last confirmation.
     backoff: u32,
-    /// The host whose START runs the board ([`FadeBoard::on_frame`]).
+    /// The host whose START runs the board ([`FadeBoard::handle_frame`]).
     owner: Option<[u8; 6]>,
     /// When the owner was last heard from.
     owner_heard_ns: u64,
@@ -265,6 +267,9 @@ pub struct FadeBoard<W: Version> {
     response: CommandResponse,
     /// The answer has not been sent since the command arrived.
     response_due: bool,
+    /// What [`FadeBoard::poll_timeout`] says: when `poll_transmit` next
+    /// has work, as its last answer or the last input left it.
+    timeout: Option<u64>,
     /// The last packet of a limited FADE-10G stream that ends part-way
     /// through it: its index and count of valid words.
     flush_last: Option<(u64, u64)>,
@@ -345,6 +350,7 @@ impl<W: Version> FadeBoard<W> {
             owner_heard_ns: 0,
             response: CommandResponse::NONE,
             response_due: false,
+            timeout: None,
             flush_last: flush_last::<W>(config.limit_bytes),
             version: PhantomData,
         })
@@ -376,7 +382,7 @@ impl<W: Version> FadeBoard<W> {
     }
 
     /// The current inter-packet delay in nanoseconds, as the controller
-    /// sets it: the hinted gap (fair, once hinted) or seed 004's adaptive
+    /// sets it: the hinted gap (fair, once hinted) or the adaptive
     /// delay. This is what DATA packets report.
     pub fn delay_ns(&self) -> u64 {
         match (self.config.controller, self.hint_gap_ns) {
@@ -392,7 +398,7 @@ impl<W: Version> FadeBoard<W> {
     }
 
     /// The gap of the last pacing hint received, if any (always `None`
-    /// with the seed controller).
+    /// with the adaptive-delay controller).
     pub fn hint_gap_ns(&self) -> Option<u64> {
         self.hint_gap_ns
     }
@@ -415,8 +421,8 @@ impl<W: Version> FadeBoard<W> {
 
     /// Handles one FADE payload received at `now_ns` from the host that
     /// runs the board, whoever that is: no ownership rule applies (see
-    /// [`Self::on_frame`] for a board on a shared segment).
-    pub fn on_packet(&mut self, payload: &[u8], now_ns: u64) -> Result<Event, BoardError> {
+    /// [`Self::handle_frame`] for a board on a shared segment).
+    pub fn handle_packet(&mut self, payload: &[u8], now_ns: u64) -> Result<Event, BoardError> {
         let input = self.parse(payload)?;
         Ok(self.handle(input, now_ns))
     }
@@ -429,7 +435,7 @@ impl<W: Version> FadeBoard<W> {
     /// [`BoardConfig::takeover_after_ns`] allows another host to take over
     /// an owner that has been silent that long. An unowned board takes
     /// commands from anyone; its first START makes the sender its owner.
-    pub fn on_frame(
+    pub fn handle_frame(
         &mut self,
         from: [u8; 6],
         payload: &[u8],
@@ -464,7 +470,7 @@ impl<W: Version> FadeBoard<W> {
         Ok(self.handle(input, now_ns))
     }
 
-    /// The host that owns the board ([`Self::on_frame`]), if any.
+    /// The host that owns the board ([`Self::handle_frame`]), if any.
     pub fn owner(&self) -> Option<[u8; 6]> {
         self.owner
     }
@@ -476,6 +482,8 @@ impl<W: Version> FadeBoard<W> {
 
     /// Runs one parsed input.
     fn handle(&mut self, input: BoardInput, now_ns: u64) -> Event {
+        // Any accepted input may make a payload due: poll again now.
+        self.timeout = Some(now_ns);
         match input {
             BoardInput::Command { command, seq, arg } => {
                 let event = match command {
@@ -680,13 +688,32 @@ impl<W: Version> FadeBoard<W> {
     /// answer is waiting and no DATA packet can carry it now.
     ///
     /// `buf` must hold [`Version::DATA_PACKET_LEN`] bytes; a shorter buffer
-    /// gets [`Transmit::Idle`] rather than a panic.
-    pub fn poll_transmit(&mut self, now_ns: u64, buf: &mut [u8]) -> Transmit {
+    /// gets [`BoardPoll::Idle`] rather than a panic.
+    pub fn poll_transmit(&mut self, now_ns: u64, buf: &mut [u8]) -> BoardPoll {
         if buf.len() < W::DATA_PACKET_LEN {
-            return Transmit::Idle;
+            return BoardPoll::Idle;
         }
+        let poll = self.poll_payload(now_ns, buf);
+        self.timeout = match poll {
+            BoardPoll::Send(_) => Some(now_ns),
+            BoardPoll::WaitUntil(t) => Some(t),
+            BoardPoll::Idle => None,
+        };
+        poll
+    }
+
+    /// When (ns) [`Self::poll_transmit`] next has work, once it has
+    /// answered [`BoardPoll::WaitUntil`] or [`BoardPoll::Idle`]: that
+    /// time, or `None` until a packet arrives. After a packet arrives or a
+    /// payload was sent, the time of that call: poll again at once.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.timeout
+    }
+
+    /// [`Self::poll_transmit`] with a buffer known to be large enough.
+    fn poll_payload(&mut self, now_ns: u64, buf: &mut [u8]) -> BoardPoll {
         let t = self.poll_data(now_ns, buf);
-        if !self.response_due || matches!(t, Transmit::Send(_)) {
+        if !self.response_due || matches!(t, BoardPoll::Send(_)) {
             self.response_due = false;
             return t;
         }
@@ -694,24 +721,24 @@ impl<W: Version> FadeBoard<W> {
         match W::emit_response(&self.response, buf) {
             Some(len) => {
                 self.counters.response_packets += 1;
-                Transmit::Send(len)
+                BoardPoll::Send(len)
             }
             None => t,
         }
     }
 
     /// The DATA part of [`Self::poll_transmit`].
-    fn poll_data(&mut self, now_ns: u64, buf: &mut [u8]) -> Transmit {
+    fn poll_data(&mut self, now_ns: u64, buf: &mut [u8]) -> BoardPoll {
         if self.state != State::Running {
-            return Transmit::Idle;
+            return BoardPoll::Idle;
         }
         self.fill();
         let outstanding = self.head - self.tail;
         if outstanding == 0 {
-            return Transmit::Idle;
+            return BoardPoll::Idle;
         }
         if now_ns < self.next_send_ns {
-            return Transmit::WakeAt(self.next_send_ns);
+            return BoardPoll::WaitUntil(self.next_send_ns);
         }
         if self.retr < self.tail || self.retr >= self.head {
             self.retr = self.tail;
@@ -744,7 +771,7 @@ impl<W: Version> FadeBoard<W> {
             earliest = Some(earliest.map_or(due, |e: u64| e.min(due)));
         }
         let Some(index) = pick else {
-            return earliest.map_or(Transmit::Idle, Transmit::WakeAt);
+            return earliest.map_or(BoardPoll::Idle, BoardPoll::WaitUntil);
         };
         let delay_ns = self.delay_ns();
         let d = &mut self.descriptors[(index % W::WINDOW) as usize];
@@ -762,7 +789,7 @@ impl<W: Version> FadeBoard<W> {
                 .map(|(_, words)| words),
         };
         let Some(len) = W::emit_data(&out, buf) else {
-            return Transmit::Idle;
+            return BoardPoll::Idle;
         };
         d.sent = true;
         d.due = false;
@@ -783,7 +810,7 @@ impl<W: Version> FadeBoard<W> {
         let gap = self.gap_ns();
         let floor = now_ns.saturating_sub(gap.saturating_mul(PACING_CATCH_UP));
         self.next_send_ns = self.next_send_ns.max(floor).saturating_add(gap);
-        Transmit::Send(len)
+        BoardPoll::Send(len)
     }
 }
 
@@ -813,7 +840,7 @@ mod tests {
     fn started(config: BoardConfig) -> Board {
         let mut b = Board::new(config).expect("config");
         assert_eq!(
-            b.on_packet(&control(ControlRepr::Start), 0),
+            b.handle_packet(&control(ControlRepr::Start), 0),
             Ok(Event::Started)
         );
         b
@@ -823,10 +850,13 @@ mod tests {
     fn waits_for_start_then_fills_one_set_and_stops_for_acks() {
         let mut b = Board::new(BoardConfig::default()).expect("config");
         let mut buf = [0u8; 2048];
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Idle);
-        b.on_packet(&control(ControlRepr::Start), 0).expect("start");
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Idle);
+        assert_eq!(b.poll_timeout(), None, "idle until a packet arrives");
+        b.handle_packet(&control(ControlRepr::Start), 0)
+            .expect("start");
+        assert_eq!(b.poll_timeout(), Some(0), "START: poll again now");
         for i in 0..32u16 {
-            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+            assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
             let d = data(&buf[..1034]);
             assert_eq!(d.tag.set, 0);
             assert_eq!(u16::from(d.tag.packet_retry.packet()), i);
@@ -834,15 +864,16 @@ mod tests {
             assert_eq!(stream::mismatches(u64::from(i) * 1024, d.data), 0);
         }
         // Window full, nothing confirmed: wait for the retransmission timeout.
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::WakeAt(200_000));
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::WaitUntil(200_000));
+        assert_eq!(b.poll_timeout(), Some(200_000));
         // ACK packet 0: buffer 0 takes packet 0 of set 1.
-        b.on_packet(
+        b.handle_packet(
             &control(ControlRepr::Ack(Tag::new(0, 0, 0).expect("tag"))),
             1,
         )
         .expect("ack");
         assert_eq!(b.confirmed(), 1);
-        assert_eq!(b.poll_transmit(1, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(1, &mut buf), BoardPoll::Send(1034));
         let d = data(&buf[..1034]);
         assert_eq!((d.tag.set, d.tag.packet_retry.packet()), (1, 0));
         assert_eq!(stream::mismatches(32 * 1024, d.data), 0);
@@ -856,26 +887,26 @@ mod tests {
             ..BoardConfig::default()
         });
         let mut buf = [0u8; 1034];
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
-        b.on_packet(
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
+        b.handle_packet(
             &control(ControlRepr::Ack(Tag::new(0, 1, 0).expect("tag"))),
             5,
         )
         .expect("ack");
         // Packet 1 confirmed out of order: tail stays on packet 0.
         assert_eq!(b.confirmed(), 0);
-        assert_eq!(b.poll_transmit(10, &mut buf), Transmit::WakeAt(200_000));
-        assert_eq!(b.poll_transmit(200_000, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(10, &mut buf), BoardPoll::WaitUntil(200_000));
+        assert_eq!(b.poll_transmit(200_000, &mut buf), BoardPoll::Send(1034));
         let d = data(&buf);
         assert_eq!(d.tag.packet_retry.packet(), 0);
         assert_eq!(d.tag.packet_retry.retry(), 1);
         assert_eq!(b.counters().resent, 1);
-        b.on_packet(&control(ControlRepr::Ack(d.tag)), 200_001)
+        b.handle_packet(&control(ControlRepr::Ack(d.tag)), 200_001)
             .expect("ack");
         assert_eq!(b.confirmed(), 2);
         assert!(b.is_done());
-        assert_eq!(b.poll_transmit(300_000, &mut buf), Transmit::Idle);
+        assert_eq!(b.poll_transmit(300_000, &mut buf), BoardPoll::Idle);
     }
 
     #[test]
@@ -883,17 +914,17 @@ mod tests {
         let mut b = started(BoardConfig::default());
         let mut buf = [0u8; 1034];
         for _ in 0..3 {
-            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+            assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
         }
         // Packet 1 confirmed: packet 0, sent before it, was lost; packet 2,
         // sent after, may still be on its way.
-        b.on_packet(
+        b.handle_packet(
             &control(ControlRepr::Ack(Tag::new(0, 1, 0).expect("tag"))),
             10,
         )
         .expect("ack");
         let mut resent = Vec::new();
-        while let Transmit::Send(_) = b.poll_transmit(20, &mut buf) {
+        while let BoardPoll::Send(_) = b.poll_transmit(20, &mut buf) {
             let d = data(&buf);
             if d.tag.packet_retry.retry() > 0 {
                 resent.push(d.tag.packet_retry.packet());
@@ -913,9 +944,9 @@ mod tests {
         assert_eq!(b.retransmit_timeout_ns(), 1_000);
         for i in 0..20u64 {
             let t = i * 1_000_000;
-            assert_eq!(b.poll_transmit(t, &mut buf), Transmit::Send(1034));
+            assert_eq!(b.poll_transmit(t, &mut buf), BoardPoll::Send(1034));
             let tag = data(&buf).tag;
-            b.on_packet(&control(ControlRepr::Ack(tag)), t + 500_000)
+            b.handle_packet(&control(ControlRepr::Ack(tag)), t + 500_000)
                 .expect("ack");
         }
         // Round trips of 500 us, steady: the timeout settles just above.
@@ -929,7 +960,7 @@ mod tests {
         fixed.poll_transmit(0, &mut buf);
         let tag = data(&buf).tag;
         fixed
-            .on_packet(&control(ControlRepr::Ack(tag)), 500_000)
+            .handle_packet(&control(ControlRepr::Ack(tag)), 500_000)
             .expect("ack");
         assert_eq!(fixed.retransmit_timeout_ns(), 1_000);
     }
@@ -942,7 +973,7 @@ mod tests {
         // Wrong set for buffer 0, unsent buffer 1, packet number 40.
         for (set, p) in [(1, 0), (0, 1), (0, 40)] {
             let ack = control(ControlRepr::Ack(Tag::new(set, p, 0).expect("tag")));
-            assert_eq!(b.on_packet(&ack, 1), Ok(Event::StaleAck));
+            assert_eq!(b.handle_packet(&ack, 1), Ok(Event::StaleAck));
         }
         assert_eq!(b.confirmed(), 0);
         assert_eq!(b.counters().stale_acks, 3);
@@ -953,16 +984,20 @@ mod tests {
         let mut b = started(BoardConfig::default());
         let mut buf = [0u8; 1034];
         b.poll_transmit(0, &mut buf);
-        b.on_packet(&control(ControlRepr::Ack(data(&buf).tag)), 1)
+        b.handle_packet(&control(ControlRepr::Ack(data(&buf).tag)), 1)
             .expect("ack");
-        b.on_packet(&control(ControlRepr::Stop), 2).expect("stop");
-        assert_eq!(b.poll_transmit(3, &mut buf), Transmit::Idle);
-        b.on_packet(&control(ControlRepr::Start), 4).expect("start");
-        assert_eq!(b.poll_transmit(4, &mut buf), Transmit::Send(1034));
+        b.handle_packet(&control(ControlRepr::Stop), 2)
+            .expect("stop");
+        assert_eq!(b.poll_transmit(3, &mut buf), BoardPoll::Idle);
+        b.handle_packet(&control(ControlRepr::Start), 4)
+            .expect("start");
+        assert_eq!(b.poll_transmit(4, &mut buf), BoardPoll::Send(1034));
         assert_eq!(data(&buf).tag.packet_retry.packet(), 1);
-        b.on_packet(&control(ControlRepr::Reset), 5).expect("reset");
-        assert_eq!(b.poll_transmit(6, &mut buf), Transmit::Idle);
-        b.on_packet(&control(ControlRepr::Start), 7).expect("start");
+        b.handle_packet(&control(ControlRepr::Reset), 5)
+            .expect("reset");
+        assert_eq!(b.poll_transmit(6, &mut buf), BoardPoll::Idle);
+        b.handle_packet(&control(ControlRepr::Start), 7)
+            .expect("start");
         b.poll_transmit(7, &mut buf);
         let d = data(&buf);
         assert_eq!((d.tag.set, d.tag.packet_retry.packet()), (0, 0));
@@ -976,22 +1011,25 @@ mod tests {
             ..BoardConfig::default()
         });
         let mut buf = [0u8; 1034];
-        assert_eq!(b.poll_transmit(100, &mut buf), Transmit::Send(1034));
-        assert_eq!(b.poll_transmit(101, &mut buf), Transmit::WakeAt(8_000));
+        assert_eq!(b.poll_transmit(100, &mut buf), BoardPoll::Send(1034));
+        assert_eq!(b.poll_transmit(101, &mut buf), BoardPoll::WaitUntil(8_000));
         // Woken 2 us late: the next slot still follows the schedule.
-        assert_eq!(b.poll_transmit(10_000, &mut buf), Transmit::Send(1034));
-        assert_eq!(b.poll_transmit(10_001, &mut buf), Transmit::WakeAt(16_000));
+        assert_eq!(b.poll_transmit(10_000, &mut buf), BoardPoll::Send(1034));
+        assert_eq!(
+            b.poll_transmit(10_001, &mut buf),
+            BoardPoll::WaitUntil(16_000)
+        );
         // Far behind (160 us, 20 gaps): the missed slots are made good
         // back to back (up to 32 gaps, which is the window anyway), then
         // the schedule again.
         let mut burst = 0;
-        while let Transmit::Send(_) = b.poll_transmit(176_000, &mut buf) {
+        while let BoardPoll::Send(_) = b.poll_transmit(176_000, &mut buf) {
             burst += 1;
         }
         assert_eq!(burst, 21);
         assert_eq!(
             b.poll_transmit(176_000, &mut buf),
-            Transmit::WakeAt(184_000)
+            BoardPoll::WaitUntil(184_000)
         );
     }
 
@@ -1003,24 +1041,30 @@ mod tests {
 
     #[test]
     fn the_fair_controller_keeps_the_hinted_gap_and_the_seed_one_ignores_it() {
-        for (controller, want) in [(Controller::Fair, 25_000), (Controller::Seed, 8_000)] {
+        for (controller, want) in [
+            (Controller::Fair, 25_000),
+            (Controller::AdaptiveDelay, 8_000),
+        ] {
             let mut b = started(BoardConfig {
                 min_gap_ns: 8_000,
                 controller,
                 ..BoardConfig::default()
             });
             let mut buf = [0u8; 1034];
-            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+            assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
             // No hint yet: the line rate's gap.
             assert_eq!(b.gap_ns(), 8_000);
-            b.on_packet(&hinted_ack(data(&buf).tag, 25_000), 1_000)
+            b.handle_packet(&hinted_ack(data(&buf).tag, 25_000), 1_000)
                 .expect("ack");
             assert_eq!(b.gap_ns(), want, "{controller:?}");
             // The slot already scheduled stands; the one after follows the hint.
-            assert_eq!(b.poll_transmit(1_001, &mut buf), Transmit::WakeAt(8_000));
-            assert_eq!(b.poll_transmit(8_000, &mut buf), Transmit::Send(1034));
+            assert_eq!(
+                b.poll_transmit(1_001, &mut buf),
+                BoardPoll::WaitUntil(8_000)
+            );
+            assert_eq!(b.poll_transmit(8_000, &mut buf), BoardPoll::Send(1034));
             let next = 8_000 + want;
-            assert_eq!(b.poll_transmit(8_001, &mut buf), Transmit::WakeAt(next));
+            assert_eq!(b.poll_transmit(8_001, &mut buf), BoardPoll::WaitUntil(next));
             // DATA reports the delay in force.
             let reported = u64::from(data(&buf).delay);
             assert_eq!(
@@ -1032,7 +1076,7 @@ mod tests {
                 }
             );
             // A smaller hint speeds the board up, but never past its line.
-            b.on_packet(&hinted_ack(data(&buf).tag, 1_000), next)
+            b.handle_packet(&hinted_ack(data(&buf).tag, 1_000), next)
                 .expect("ack");
             assert_eq!(b.gap_ns(), 8_000);
         }
@@ -1042,26 +1086,30 @@ mod tests {
     fn a_huge_hint_is_clamped_and_the_next_good_one_ends_it_at_once() {
         let mut b = started(BoardConfig::default());
         let mut buf = [0u8; 1034];
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
         let tag = data(&buf).tag;
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
         let second = data(&buf).tag;
         // A forged ACK with the largest gap a hint can say (4.3 s).
-        b.on_packet(&hinted_ack(tag, u32::MAX), 1_000).expect("ack");
+        b.handle_packet(&hinted_ack(tag, u32::MAX), 1_000)
+            .expect("ack");
         assert_eq!(b.hint_gap_ns(), Some(MAX_HINT_GAP_NS));
         assert_eq!(b.counters().clamped_hints, 1);
         // The slot already scheduled stands; the one after is 10 ms on.
-        assert_eq!(b.poll_transmit(1_000, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(1_000, &mut buf), BoardPoll::Send(1034));
         assert_eq!(
             b.poll_transmit(1_000, &mut buf),
-            Transmit::WakeAt(MAX_HINT_GAP_NS)
+            BoardPoll::WaitUntil(MAX_HINT_GAP_NS)
         );
         // The host's next ACK says 20 us: the next packet is due 20 us
         // after the last, not 10 ms.
-        b.on_packet(&hinted_ack(second, 20_000), 2_000)
+        b.handle_packet(&hinted_ack(second, 20_000), 2_000)
             .expect("ack");
-        assert_eq!(b.poll_transmit(2_000, &mut buf), Transmit::WakeAt(20_000));
-        assert_eq!(b.poll_transmit(20_000, &mut buf), Transmit::Send(1034));
+        assert_eq!(
+            b.poll_transmit(2_000, &mut buf),
+            BoardPoll::WaitUntil(20_000)
+        );
+        assert_eq!(b.poll_transmit(20_000, &mut buf), BoardPoll::Send(1034));
     }
 
     #[test]
@@ -1071,17 +1119,17 @@ mod tests {
         let stop = control(ControlRepr::Stop);
         let reset = control(ControlRepr::Reset);
         let mut b = Board::new(BoardConfig::default()).expect("config");
-        assert_eq!(b.on_frame(host, &start, 0), Ok(Event::Started));
+        assert_eq!(b.handle_frame(host, &start, 0), Ok(Event::Started));
         assert_eq!(b.owner(), Some(host));
         let mut buf = [0u8; 1034];
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
         let tag = data(&buf).tag;
         // Another host's START, STOP, RESET and hinted ACK: ignored, counted.
         for c in [&start, &stop, &reset] {
-            assert_eq!(b.on_frame(other, c, 10), Ok(Event::Foreign));
+            assert_eq!(b.handle_frame(other, c, 10), Ok(Event::Foreign));
         }
         assert_eq!(
-            b.on_frame(other, &hinted_ack(tag, 1_000_000), 10),
+            b.handle_frame(other, &hinted_ack(tag, 1_000_000), 10),
             Ok(Event::Foreign)
         );
         assert!(b.is_running());
@@ -1092,18 +1140,18 @@ mod tests {
             (3, 1)
         );
         assert_eq!(
-            b.on_frame(host, &hinted_ack(tag, 500), 20),
+            b.handle_frame(host, &hinted_ack(tag, 500), 20),
             Ok(Event::Confirmed)
         );
         // The owner's STOP stops it and keeps it owned; its RESET frees it.
-        assert_eq!(b.on_frame(host, &stop, 30), Ok(Event::Stopped));
-        assert_eq!(b.on_frame(other, &start, 40), Ok(Event::Foreign));
-        assert_eq!(b.on_frame(host, &reset, 50), Ok(Event::Reset));
+        assert_eq!(b.handle_frame(host, &stop, 30), Ok(Event::Stopped));
+        assert_eq!(b.handle_frame(other, &start, 40), Ok(Event::Foreign));
+        assert_eq!(b.handle_frame(host, &reset, 50), Ok(Event::Reset));
         assert_eq!(b.owner(), None);
-        assert_eq!(b.on_frame(other, &start, 60), Ok(Event::Started));
+        assert_eq!(b.handle_frame(other, &start, 60), Ok(Event::Started));
         assert_eq!(b.owner(), Some(other));
         // The trusted path (one host, no source) has no owner rule.
-        assert_eq!(b.on_packet(&stop, 70), Ok(Event::Stopped));
+        assert_eq!(b.handle_packet(&stop, 70), Ok(Event::Stopped));
     }
 
     #[test]
@@ -1115,13 +1163,13 @@ mod tests {
             ..BoardConfig::default()
         })
         .expect("config");
-        b.on_frame(host, &start, 0).expect("start");
-        assert_eq!(b.on_frame(other, &start, 999_999), Ok(Event::Foreign));
-        assert_eq!(b.on_frame(other, &start, 1_000_000), Ok(Event::Started));
+        b.handle_frame(host, &start, 0).expect("start");
+        assert_eq!(b.handle_frame(other, &start, 999_999), Ok(Event::Foreign));
+        assert_eq!(b.handle_frame(other, &start, 1_000_000), Ok(Event::Started));
         assert_eq!(b.owner(), Some(other));
         assert_eq!(b.counters().takeovers, 1);
         // The old owner is now a stranger; an ACK never takes over.
-        assert_eq!(b.on_frame(host, &start, 1_000_001), Ok(Event::Foreign));
+        assert_eq!(b.handle_frame(host, &start, 1_000_001), Ok(Event::Foreign));
     }
 
     #[test]
@@ -1131,20 +1179,23 @@ mod tests {
             ..BoardConfig::default()
         });
         let mut buf = [0u8; 1034];
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
         let tag = data(&buf).tag;
         // No ACK: resent after 200 us, then 400, then 800.
         let mut t = 0;
         for wait in [200_000, 400_000, 800_000] {
-            assert_eq!(b.poll_transmit(t + 1, &mut buf), Transmit::WakeAt(t + wait));
+            assert_eq!(
+                b.poll_transmit(t + 1, &mut buf),
+                BoardPoll::WaitUntil(t + wait)
+            );
             t += wait;
-            assert_eq!(b.poll_transmit(t, &mut buf), Transmit::Send(1034));
+            assert_eq!(b.poll_transmit(t, &mut buf), BoardPoll::Send(1034));
         }
         assert_eq!(b.retransmit_timeout_ns(), 1_600_000);
         assert_eq!(b.counters().resent, 3);
         // The ACK of a packet sent four times measures nothing (Karn): the
         // backed-off timeout stays.
-        b.on_packet(&control(ControlRepr::Ack(tag)), t + 10)
+        b.handle_packet(&control(ControlRepr::Ack(tag)), t + 10)
             .expect("ack");
         assert_eq!(b.retransmit_timeout_ns(), 1_600_000);
         assert!(b.is_done());
@@ -1157,21 +1208,21 @@ mod tests {
             ..BoardConfig::default()
         });
         let mut buf = [0u8; 1034];
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
-        assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
+        assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Send(1034));
         let second = data(&buf).tag;
         // Packet 0 times out and is resent: the timeout doubles, so packet
         // 1 is not due yet.
-        assert_eq!(b.poll_transmit(250_000, &mut buf), Transmit::Send(1034));
+        assert_eq!(b.poll_transmit(250_000, &mut buf), BoardPoll::Send(1034));
         assert_eq!(data(&buf).tag.packet_retry.packet(), 0);
         assert_eq!(b.retransmit_timeout_ns(), 400_000);
         assert_eq!(
             b.poll_transmit(250_000, &mut buf),
-            Transmit::WakeAt(400_000)
+            BoardPoll::WaitUntil(400_000)
         );
         // Packet 1 was sent once: its ACK is a clean sample of 260 us, and
         // the timeout is the estimate again (260 + 4 x 130 us), undoubled.
-        b.on_packet(&control(ControlRepr::Ack(second)), 260_000)
+        b.handle_packet(&control(ControlRepr::Ack(second)), 260_000)
             .expect("ack");
         assert_eq!(b.retransmit_timeout_ns(), 780_000);
     }
@@ -1187,10 +1238,10 @@ mod tests {
         })
         .to_vec();
         assert_eq!(
-            b.on_packet(&pkt, 0),
+            b.handle_packet(&pkt, 0),
             Err(BoardError::UnexpectedData { set: 3, packet: 4 })
         );
-        assert!(b.on_packet(&[0x00, 0x09, 0, 0, 0, 0], 0).is_err());
+        assert!(b.handle_packet(&[0x00, 0x09, 0, 0, 0, 0], 0).is_err());
         assert_eq!(b.counters().rejected, 2);
     }
 
@@ -1201,7 +1252,7 @@ mod tests {
             let mut b = started(BoardConfig::default());
             let mut buf = [0u8; 1034];
             b.poll_transmit(0, &mut buf);
-            let _ = b.on_packet(&bytes, 1);
+            let _ = b.handle_packet(&bytes, 1);
             let _ = b.poll_transmit(2, &mut buf);
         }
 
@@ -1220,7 +1271,7 @@ mod tests {
             for _ in 0..200_000 {
                 if b.is_done() { break; }
                 match b.poll_transmit(now, &mut buf) {
-                    Transmit::Send(_) => {
+                    BoardPoll::Send(_) => {
                         if next() < loss { continue; }
                         let d = data(&buf);
                         let p = u64::from(d.tag.packet_retry.packet());
@@ -1230,10 +1281,10 @@ mod tests {
                         prop_assert_eq!(index % 32, p);
                         got[index as usize] = true;
                         if next() < loss { continue; }
-                        b.on_packet(&control(ControlRepr::Ack(d.tag)), now).expect("ack");
+                        b.handle_packet(&control(ControlRepr::Ack(d.tag)), now).expect("ack");
                     }
-                    Transmit::WakeAt(t) => now = t,
-                    Transmit::Idle => prop_assert!(false, "idle before done"),
+                    BoardPoll::WaitUntil(t) => now = t,
+                    BoardPoll::Idle => prop_assert!(false, "idle before done"),
                 }
             }
             prop_assert!(b.is_done());
@@ -1271,15 +1322,15 @@ mod tests {
         fn fills_a_window_of_16_with_numbered_8192_byte_packets() {
             let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
             let mut buf = vec![0u8; 9000];
-            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::Idle);
+            assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::Idle);
             assert_eq!(
-                b.on_packet(&command(Command::Start, 9), 0),
+                b.handle_packet(&command(Command::Start, 9), 0),
                 Ok(Event::Started)
             );
             for i in 0..16u32 {
                 assert_eq!(
                     b.poll_transmit(0, &mut buf),
-                    Transmit::Send(wire::DATA_PACKET_LEN)
+                    BoardPoll::Send(wire::DATA_PACKET_LEN)
                 );
                 let d = data(&buf[..wire::DATA_PACKET_LEN]);
                 assert_eq!((d.packet_number, d.seq), (i, i as u16));
@@ -1289,10 +1340,10 @@ mod tests {
                 assert_eq!(stream::mismatches(u64::from(i) * 8192, d.data), 0);
             }
             // Window full: wait for the timeout.
-            assert_eq!(b.poll_transmit(0, &mut buf), Transmit::WakeAt(200_000));
+            assert_eq!(b.poll_transmit(0, &mut buf), BoardPoll::WaitUntil(200_000));
             assert_eq!(b.counters().response_packets, 0);
             // A buffer too short for a 10G DATA packet is refused, not a panic.
-            assert_eq!(b.poll_transmit(0, &mut buf[..1034]), Transmit::Idle);
+            assert_eq!(b.poll_transmit(0, &mut buf[..1034]), BoardPoll::Idle);
         }
 
         #[test]
@@ -1303,12 +1354,13 @@ mod tests {
                 ..BoardConfig::default()
             })
             .expect("config");
-            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            b.handle_packet(&command(Command::Start, 1), 0)
+                .expect("start");
             let mut buf = vec![0u8; 9000];
             for i in 0..3u32 {
                 assert_eq!(
                     b.poll_transmit(0, &mut buf),
-                    Transmit::Send(wire::DATA_PACKET_LEN)
+                    BoardPoll::Send(wire::DATA_PACKET_LEN)
                 );
                 let d = data(&buf[..wire::DATA_PACKET_LEN]);
                 assert_eq!(d.packet_number, i);
@@ -1317,7 +1369,7 @@ mod tests {
                 assert_eq!(stream::mismatches(u64::from(i) * 8192, &d.data[..104]), 0);
             }
             assert!(
-                matches!(b.poll_transmit(0, &mut buf), Transmit::WakeAt(_)),
+                matches!(b.poll_transmit(0, &mut buf), BoardPoll::WaitUntil(_)),
                 "three packets only"
             );
             // The last 7 bytes of a packet leave no room for the count: a
@@ -1343,17 +1395,18 @@ mod tests {
                 ..BoardConfig::default()
             })
             .expect("config");
-            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            b.handle_packet(&command(Command::Start, 1), 0)
+                .expect("start");
             let mut buf = vec![0u8; 9000];
             let mut sent = Vec::new();
             for t in [0, 1_000, 2_000] {
-                assert!(matches!(b.poll_transmit(t, &mut buf), Transmit::Send(_)));
+                assert!(matches!(b.poll_transmit(t, &mut buf), BoardPoll::Send(_)));
                 sent.push(buf[..wire::DATA_PACKET_LEN].to_vec());
             }
             // Packet 0 times out and is resent as transmission 3.
             assert!(matches!(
                 b.poll_transmit(200_000, &mut buf),
-                Transmit::Send(_)
+                BoardPoll::Send(_)
             ));
             let resent = data(&buf[..wire::DATA_PACKET_LEN]);
             assert_eq!((resent.packet_number, resent.seq), (0, 3));
@@ -1362,27 +1415,27 @@ mod tests {
             // copy, makes no other packet due (by the last transmission,
             // packets 1 and 2 would look lost).
             assert_eq!(
-                b.on_packet(&ack_of(&sent[0]), 200_001),
+                b.handle_packet(&ack_of(&sent[0]), 200_001),
                 Ok(Event::Confirmed)
             );
             assert_eq!(b.confirmed(), 1);
             assert!(matches!(
                 b.poll_transmit(200_002, &mut buf),
-                Transmit::WakeAt(_)
+                BoardPoll::WaitUntil(_)
             ));
             // The ACK of packet 2 (seq 2) makes packet 1 (seq 1) due at once.
             assert_eq!(
-                b.on_packet(&ack_of(&sent[2]), 200_003),
+                b.handle_packet(&ack_of(&sent[2]), 200_003),
                 Ok(Event::Confirmed)
             );
             assert!(matches!(
                 b.poll_transmit(200_004, &mut buf),
-                Transmit::Send(_)
+                BoardPoll::Send(_)
             ));
             let d = data(&buf[..wire::DATA_PACKET_LEN]);
             assert_eq!((d.packet_number, d.seq), (1, 4));
             assert_eq!(b.counters().resent, 2);
-            b.on_packet(&ack_of(&buf[..wire::DATA_PACKET_LEN]), 200_005)
+            b.handle_packet(&ack_of(&buf[..wire::DATA_PACKET_LEN]), 200_005)
                 .expect("ack");
             assert!(b.is_done());
             // An ACK for a packet not in flight is stale.
@@ -1392,23 +1445,24 @@ mod tests {
                 delay: 0,
             }))
             .to_vec();
-            assert_eq!(b.on_packet(&stale, 200_006), Ok(Event::StaleAck));
+            assert_eq!(b.handle_packet(&stale, 200_006), Ok(Event::StaleAck));
         }
 
         #[test]
         fn a_stopped_board_answers_in_a_response_packet_and_reset_clears_the_answer() {
             let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
             let mut buf = vec![0u8; 9000];
-            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            b.handle_packet(&command(Command::Start, 1), 0)
+                .expect("start");
             assert!(matches!(
                 b.poll_transmit(0, &mut buf),
-                Transmit::Send(wire::DATA_PACKET_LEN)
+                BoardPoll::Send(wire::DATA_PACKET_LEN)
             ));
             assert_eq!(
-                b.on_packet(&command(Command::Stop, 2), 1),
+                b.handle_packet(&command(Command::Stop, 2), 1),
                 Ok(Event::Stopped)
             );
-            let Transmit::Send(n) = b.poll_transmit(2, &mut buf) else {
+            let BoardPoll::Send(n) = b.poll_transmit(2, &mut buf) else {
                 panic!("no answer")
             };
             assert_eq!(n, wire::RESPONSE_PACKET_LEN);
@@ -1417,20 +1471,21 @@ mod tests {
                 other => panic!("{other:?}"),
             }
             // Answered once; a repeat of the command (same seq) is answered again.
-            assert_eq!(b.poll_transmit(3, &mut buf), Transmit::Idle);
-            b.on_packet(&command(Command::Stop, 2), 4)
+            assert_eq!(b.poll_transmit(3, &mut buf), BoardPoll::Idle);
+            b.handle_packet(&command(Command::Stop, 2), 4)
                 .expect("stop again");
-            assert!(matches!(b.poll_transmit(5, &mut buf), Transmit::Send(50)));
+            assert!(matches!(b.poll_transmit(5, &mut buf), BoardPoll::Send(50)));
             assert_eq!(b.counters().commands, 3);
             // RESET: no answer, the carried response is cleared, the stream restarts at 0.
             assert_eq!(
-                b.on_packet(&command(Command::Reset, 3), 6),
+                b.handle_packet(&command(Command::Reset, 3), 6),
                 Ok(Event::Reset)
             );
-            assert_eq!(b.poll_transmit(7, &mut buf), Transmit::Idle);
+            assert_eq!(b.poll_transmit(7, &mut buf), BoardPoll::Idle);
             assert!(b.response().is_none());
-            b.on_packet(&command(Command::Start, 4), 8).expect("start");
-            assert!(matches!(b.poll_transmit(9, &mut buf), Transmit::Send(_)));
+            b.handle_packet(&command(Command::Start, 4), 8)
+                .expect("start");
+            assert!(matches!(b.poll_transmit(9, &mut buf), BoardPoll::Send(_)));
             assert_eq!(data(&buf[..wire::DATA_PACKET_LEN]).packet_number, 0);
         }
 
@@ -1441,14 +1496,15 @@ mod tests {
                 ..BoardConfig::default()
             })
             .expect("config");
-            b.on_packet(&command(Command::Start, 1), 0).expect("start");
+            b.handle_packet(&command(Command::Start, 1), 0)
+                .expect("start");
             let mut buf = vec![0u8; 9000];
-            assert!(matches!(b.poll_transmit(0, &mut buf), Transmit::Send(_)));
+            assert!(matches!(b.poll_transmit(0, &mut buf), BoardPoll::Send(_)));
             let mut ack = ack_of(&buf[..wire::DATA_PACKET_LEN]);
             assert!(linerate_wire::fade::pacing::write_hint_ten_g(
                 &mut ack, 70_000
             ));
-            b.on_packet(&ack, 10).expect("ack");
+            b.handle_packet(&ack, 10).expect("ack");
             assert_eq!(b.hint_gap_ns(), Some(70_000));
             assert_eq!(b.gap_ns(), 70_000);
         }
@@ -1458,10 +1514,10 @@ mod tests {
             #[test]
             fn any_bytes_are_handled(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..8300)) {
                 let mut b = TenGBoard::new(BoardConfig::default()).expect("config");
-                b.on_packet(&command(Command::Start, 1), 0).expect("start");
+                b.handle_packet(&command(Command::Start, 1), 0).expect("start");
                 let mut buf = vec![0u8; 9000];
                 b.poll_transmit(0, &mut buf);
-                let _ = b.on_packet(&bytes, 1);
+                let _ = b.handle_packet(&bytes, 1);
                 let _ = b.poll_transmit(2, &mut buf);
             }
         }
@@ -1473,7 +1529,7 @@ mod tests {
                 linerate_wire::fade::v1::Repr::Control(linerate_wire::fade::v1::ControlRepr::Start)
                     .to_vec();
             assert!(matches!(
-                b.on_packet(&v1_start, 0),
+                b.handle_packet(&v1_start, 0),
                 Err(BoardError::Wire(_))
             ));
             let d = [0u8; wire::DATA_LEN];
@@ -1487,7 +1543,7 @@ mod tests {
             })
             .to_vec();
             assert_eq!(
-                b.on_packet(&pkt, 0),
+                b.handle_packet(&pkt, 0),
                 Err(BoardError::UnexpectedTenGData { packet_number: 7 })
             );
             let resp = Repr::Response(wire::CommandResponse {
@@ -1497,7 +1553,7 @@ mod tests {
             })
             .to_vec();
             assert_eq!(
-                b.on_packet(&resp, 0),
+                b.handle_packet(&resp, 0),
                 Err(BoardError::UnexpectedResponse { code: 0x100 })
             );
             assert_eq!(b.counters().rejected, 3);

@@ -1,7 +1,7 @@
 //! The host's command channel to one FADE-10G board, as a sans-IO state
 //! machine: START, STOP, RESET and user commands, resent until answered.
 //!
-//! The FADE host API (seed 004's kernel driver, FADE-10G version) sends a
+//! The FADE host API (the published kernel driver, FADE-10G version) sends a
 //! command with a sequence number and resends it, with the seq unchanged,
 //! every few milliseconds until the board's response with the same code
 //! and seq arrives, or a retry limit is reached. The board answers a repeat
@@ -15,9 +15,9 @@
 //! One command is outstanding at a time, as in the driver.
 //!
 //! Use: [`CommandClient::issue`] returns the payload to send;
-//! feed every response seen to [`CommandClient::on_response`]; call
-//! [`CommandClient::poll`] when it asks, which says when to resend and
-//! when to give up.
+//! feed every response seen to [`CommandClient::handle_response`]; call
+//! [`CommandClient::poll_transmit`] at [`CommandClient::poll_timeout`],
+//! which says when to resend and when to give up.
 
 use linerate_wire::fade::ten_g::{self, Command, CommandResponse};
 use linerate_wire::fade::CONTROL_LEN;
@@ -88,13 +88,14 @@ pub struct Completion {
     pub elapsed_ns: u64,
 }
 
-/// What [`CommandClient::poll`] asks of the caller.
+/// What [`CommandClient::poll_transmit`] asks of the caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandPoll {
     /// Send this payload again now.
     Resend([u8; CONTROL_LEN]),
-    /// Poll again at this time (nanoseconds, the caller's clock).
-    WakeAt(u64),
+    /// Nothing to send before this time (nanoseconds, the caller's clock),
+    /// which is also [`CommandClient::poll_timeout`].
+    WaitUntil(u64),
     /// Nothing outstanding.
     Idle,
     /// The outstanding command was never answered; it is dropped.
@@ -171,7 +172,11 @@ impl CommandClient {
 
     /// Feeds a response seen in a DATA or response packet; returns the
     /// completion when it answers the outstanding command.
-    pub fn on_response(&mut self, response: &CommandResponse, now_ns: u64) -> Option<Completion> {
+    pub fn handle_response(
+        &mut self,
+        response: &CommandResponse,
+        now_ns: u64,
+    ) -> Option<Completion> {
         let p = self.pending?;
         if response.code != p.command.code() || response.seq != p.seq {
             return None;
@@ -187,19 +192,19 @@ impl CommandClient {
         })
     }
 
-    /// When [`Self::poll`] next has work (a resend or the timeout), if a
+    /// When [`Self::poll_transmit`] next has work (a resend or the timeout), if a
     /// command is outstanding.
-    pub fn next_wake_ns(&self) -> Option<u64> {
+    pub fn poll_timeout(&self) -> Option<u64> {
         self.pending.map(|p| p.next_ns)
     }
 
-    /// Resends or gives up when it is time.
-    pub fn poll(&mut self, now_ns: u64) -> CommandPoll {
+    /// Resends or gives up when it is time (`now_ns`).
+    pub fn poll_transmit(&mut self, now_ns: u64) -> CommandPoll {
         let Some(p) = self.pending.as_mut() else {
             return CommandPoll::Idle;
         };
         if now_ns < p.next_ns {
-            return CommandPoll::WakeAt(p.next_ns);
+            return CommandPoll::WaitUntil(p.next_ns);
         }
         if p.tries >= self.config.max_tries {
             let e = CommandError::TimedOut {
@@ -264,7 +269,7 @@ pub fn parse_u32(s: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{BoardConfig, Event, TenGBoard, Transmit};
+    use crate::board::{BoardConfig, BoardPoll, Event, TenGBoard};
 
     fn user(code: u16) -> Command {
         Command::User(ten_g::UserCommand::new(code).expect("user code"))
@@ -280,7 +285,7 @@ mod tests {
             &[1, 0, 0x01, 0x23, 0, 40, 0xca, 0xfe, 0xf0, 0x0d]
         );
         assert_eq!(
-            board.on_packet(&cmd, 5),
+            board.handle_packet(&cmd, 5),
             Ok(Event::User {
                 code: 0x0123,
                 arg: 0xcafe_f00d
@@ -288,16 +293,16 @@ mod tests {
         );
         // Not streaming: the answer leaves in a response-only packet.
         let mut buf = vec![0u8; 9000];
-        let Transmit::Send(n) = board.poll_transmit(10, &mut buf) else {
+        let BoardPoll::Send(n) = board.poll_transmit(10, &mut buf) else {
             panic!("no response packet")
         };
         assert_eq!(n, ten_g::RESPONSE_PACKET_LEN);
-        assert_eq!(board.poll_transmit(11, &mut buf[..]), Transmit::Idle);
+        assert_eq!(board.poll_transmit(11, &mut buf[..]), BoardPoll::Idle);
         let r = response_of(&buf[..n]).expect("a response");
         // A response to something else is not ours.
         let other = CommandResponse { seq: 41, ..r };
-        assert_eq!(client.on_response(&other, 20), None);
-        let done = client.on_response(&r, 30).expect("answered");
+        assert_eq!(client.handle_response(&other, 20), None);
+        let done = client.handle_response(&r, 30).expect("answered");
         assert_eq!(done.command, user(0x0123));
         assert_eq!(
             (done.seq, done.arg, done.tries, done.elapsed_ns),
@@ -324,11 +329,11 @@ mod tests {
             client.issue(Command::Stop, 0, 1_001),
             Err(CommandError::Busy { pending: 1, seq: 7 })
         );
-        assert_eq!(client.poll(1_050), CommandPoll::WakeAt(1_100));
-        assert_eq!(client.poll(1_100), CommandPoll::Resend(first));
-        assert_eq!(client.poll(1_200), CommandPoll::Resend(first));
+        assert_eq!(client.poll_transmit(1_050), CommandPoll::WaitUntil(1_100));
+        assert_eq!(client.poll_transmit(1_100), CommandPoll::Resend(first));
+        assert_eq!(client.poll_transmit(1_200), CommandPoll::Resend(first));
         assert_eq!(
-            client.poll(1_300),
+            client.poll_transmit(1_300),
             CommandPoll::Failed(CommandError::TimedOut {
                 code: 1,
                 seq: 7,
@@ -336,7 +341,7 @@ mod tests {
                 tries: 3
             })
         );
-        assert_eq!(client.poll(1_400), CommandPoll::Idle);
+        assert_eq!(client.poll_transmit(1_400), CommandPoll::Idle);
         // The next command gets the next seq.
         let next = client.issue(Command::Stop, 0, 2_000).expect("issue");
         assert_eq!(&next[2..6], &[0, 2, 0, 8]);
@@ -347,26 +352,26 @@ mod tests {
         let mut client = CommandClient::new(CommandConfig::default(), 0xfffe);
         let mut board = TenGBoard::new(BoardConfig::default()).expect("board");
         let start = client.issue(Command::Start, 0, 0).expect("start");
-        board.on_packet(&start, 0).expect("start");
+        board.handle_packet(&start, 0).expect("start");
         let mut buf = vec![0u8; 9000];
         // The first DATA packet carries START's answer, so no response
         // packet is needed.
         assert_eq!(
             board.poll_transmit(1, &mut buf),
-            Transmit::Send(ten_g::DATA_PACKET_LEN)
+            BoardPoll::Send(ten_g::DATA_PACKET_LEN)
         );
         let r = response_of(&buf[..ten_g::DATA_PACKET_LEN]).expect("response in DATA");
         assert_eq!((r.code, r.seq), (1, 0xfffe));
-        assert!(client.on_response(&r, 2).is_some());
+        assert!(client.handle_response(&r, 2).is_some());
         // A user command while streaming: answered in the next DATA packet.
         let cmd = client.issue(user(0x0200), 5, 3).expect("user");
-        board.on_packet(&cmd, 3).expect("user");
+        board.handle_packet(&cmd, 3).expect("user");
         assert_eq!(
             board.poll_transmit(4, &mut buf),
-            Transmit::Send(ten_g::DATA_PACKET_LEN)
+            BoardPoll::Send(ten_g::DATA_PACKET_LEN)
         );
         let r = response_of(&buf[..ten_g::DATA_PACKET_LEN]).expect("response in DATA");
-        let done = client.on_response(&r, 5).expect("answered");
+        let done = client.handle_response(&r, 5).expect("answered");
         assert_eq!(done.seq, 0xffff, "seq wraps");
         assert_eq!(&done.data[..4], &5u32.to_be_bytes());
         assert_eq!(board.counters().response_packets, 0);
@@ -374,8 +379,8 @@ mod tests {
         let reset = client.issue(Command::Reset, 0, 6).expect("reset");
         assert!(!client.is_pending());
         assert_eq!(&reset[4..6], &[0, 0], "seq wrapped to 0");
-        assert_eq!(board.on_packet(&reset, 6), Ok(Event::Reset));
-        assert_eq!(board.poll_transmit(7, &mut buf), Transmit::Idle);
+        assert_eq!(board.handle_packet(&reset, 6), Ok(Event::Reset));
+        assert_eq!(board.poll_transmit(7, &mut buf), BoardPoll::Idle);
         assert!(board.response().is_none());
     }
 

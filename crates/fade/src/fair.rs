@@ -2,10 +2,10 @@
 //! the shared link each board may use, as a pacing gap to put in its ACKs
 //! (`linerate_wire::fade::pacing`).
 //!
-//! Seed 004's boards each adapt their own inter-packet delay to their own
+//! The published FADE boards each adapt their own inter-packet delay to their own
 //! retransmissions. Nothing ties the boards together, so when several share
-//! one link the one that happens to back off first keeps losing (seed 004
-//! measured 385/416/87 Mbit/s). Here the host, which sees every board,
+//! one link the one that happens to back off first keeps losing (the FADE
+//! paper measured 385/416/87 Mbit/s). Here the host, which sees every board,
 //! divides the link instead, and each board only has to obey a number:
 //!
 //! * Every round (default 2 ms) the host counts each board's DATA packets.

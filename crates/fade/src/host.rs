@@ -14,7 +14,7 @@
 //! once it streams, and collect the answers.
 //!
 //! The caller owns the sockets and the clock. It hands every received
-//! frame to [`Host::on_frame`], which passes the ACK back at once, through
+//! frame to [`Host::handle_frame`], which passes the ACK back at once, through
 //! a callback, before it copies the data: the ACK's latency is the figure
 //! that matters most and the copy can wait. It sends what
 //! [`Host::poll_transmit`] returns and calls [`Host::handle_timeout`] when
@@ -85,7 +85,7 @@ pub struct HostConfig {
     pub ring_bytes: usize,
     /// `Some`: linerate's fair controller divides the link and every ACK
     /// carries the board's pacing gap (its `frame_bits` is set from the
-    /// wire version). `None`: plain ACKs, as seed 004's host sends them.
+    /// wire version). `None`: plain ACKs, as the published FADE host sends them.
     pub fair: Option<FairConfig>,
     /// A user command for every board (FADE-10G only).
     pub command: Option<UserCommand>,
@@ -224,29 +224,30 @@ fn silence_cause(delivered: u64, foreign: Option<ForeignCommand>) -> String {
     }
 }
 
-/// A frame for the caller to send: complete, header included.
+/// A control frame for the caller to send to one board (an ACK, START,
+/// STOP, RESET or command): complete, Ethernet header included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Transmit {
+pub struct ControlFrame {
     /// The board it goes to (index in [`HostConfig::boards`]).
     pub board: usize,
     /// The Ethernet frame.
     pub frame: [u8; CONTROL_FRAME_LEN],
 }
 
-impl Transmit {
+impl ControlFrame {
     /// `payload` to board `board` at `destination`, from `source`.
     fn new(
         board: usize,
         destination: [u8; 6],
         source: [u8; 6],
         payload: &[u8; CONTROL_LEN],
-    ) -> Transmit {
+    ) -> ControlFrame {
         let mut frame = [0u8; CONTROL_FRAME_LEN];
         frame[..6].copy_from_slice(&destination);
         frame[6..12].copy_from_slice(&source);
         frame[12..HEADER_LEN].copy_from_slice(&ETHERTYPE_FADE.to_be_bytes());
         frame[HEADER_LEN..].copy_from_slice(payload);
-        Transmit { board, frame }
+        ControlFrame { board, frame }
     }
 
     /// The FADE payload, after the Ethernet header.
@@ -255,7 +256,7 @@ impl Transmit {
     }
 }
 
-/// What [`Host::on_frame`] did with a frame from a board.
+/// What [`Host::handle_frame`] did with a frame from a board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Handled {
     /// The board it came from.
@@ -357,7 +358,7 @@ impl<W: Version> Board<W> {
         let Some(client) = self.client.as_mut() else {
             return;
         };
-        if let Some(done) = client.on_response(r, now_ns) {
+        if let Some(done) = client.handle_response(r, now_ns) {
             self.command = Some(Ok(done));
         }
     }
@@ -369,7 +370,7 @@ pub struct Host<W: Version> {
     config: HostConfig,
     boards: Vec<Board<W>>,
     fair: Option<FairShare>,
-    out: VecDeque<Transmit>,
+    out: VecDeque<ControlFrame>,
     started_ns: Option<u64>,
     version: PhantomData<W>,
 }
@@ -478,12 +479,12 @@ impl<W: Version> Host<W> {
     /// is kept: the board resends a packet whose ACK was lost, and that
     /// copy is ACKed as a duplicate). Frames that are not FADE, or come
     /// from a board not in the readout, are ignored (`None`).
-    pub fn on_frame<E>(
+    pub fn handle_frame<E>(
         &mut self,
         frame: &[u8],
         now_ns: u64,
         queued_ns: Option<u64>,
-        send_ack: impl FnOnce(Transmit) -> Result<(), E>,
+        send_ack: impl FnOnce(ControlFrame) -> Result<(), E>,
     ) -> Result<Option<Handled>, E> {
         let (Some(src), Some(ethertype), Some(payload)) = (
             frame.get(6..12),
@@ -564,7 +565,7 @@ impl<W: Version> Host<W> {
         };
         let mut sent = Ok(());
         if let Some(payload) = ack {
-            let mut t = Transmit::new(i, b.mac, self.config.host_mac, &payload);
+            let mut t = ControlFrame::new(i, b.mac, self.config.host_mac, &payload);
             if let Some(fair) = &self.fair {
                 W::write_hint(&mut t.frame[HEADER_LEN..], fair.gap_ns(i));
             }
@@ -616,7 +617,7 @@ impl<W: Version> Host<W> {
     /// frames and found none waiting: the host's queue drained, so late
     /// frames this round came from a late (preempted) caller, not from a
     /// queue standing in the host. Cheap; call it on every empty look.
-    pub fn on_queue_empty(&mut self) {
+    pub fn handle_queue_empty(&mut self) {
         if let Some(fair) = self.fair.as_mut() {
             fair.on_queue_empty();
         }
@@ -624,7 +625,7 @@ impl<W: Version> Host<W> {
 
     /// The next frame to send that is not an ACK (START, STOP, RESET, a
     /// user command), if any.
-    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+    pub fn poll_transmit(&mut self) -> Option<ControlFrame> {
         self.out.pop_front()
     }
 
@@ -686,7 +687,7 @@ impl<W: Version> Host<W> {
                 // client's resend times.
                 let command = match (self.config.command, b.first_data_ns, &b.command) {
                     (Some(_), Some(first), None) => {
-                        b.client.as_ref().map_or(Some(first), |c| c.next_wake_ns())
+                        b.client.as_ref().map_or(Some(first), |c| c.poll_timeout())
                     }
                     _ => None,
                 };
@@ -783,17 +784,17 @@ impl<W: Version> Host<W> {
                     }
                 }
             }
-            Some(client) => match client.poll(now_ns) {
+            Some(client) => match client.poll_transmit(now_ns) {
                 CommandPoll::Resend(p) => Some(p),
                 CommandPoll::Failed(e) => {
                     b.command = Some(Err(e));
                     None
                 }
-                CommandPoll::WakeAt(_) | CommandPoll::Idle => None,
+                CommandPoll::WaitUntil(_) | CommandPoll::Idle => None,
             },
         };
         if let Some(p) = payload {
-            let t = Transmit::new(i, b.mac, self.config.host_mac, &p);
+            let t = ControlFrame::new(i, b.mac, self.config.host_mac, &p);
             self.out.push_back(t);
         }
     }
@@ -806,7 +807,7 @@ impl<W: Version> Host<W> {
         let Some(payload) = W::command(command, b.seq, 0) else {
             return;
         };
-        let t = Transmit::new(i, b.mac, self.config.host_mac, &payload);
+        let t = ControlFrame::new(i, b.mac, self.config.host_mac, &payload);
         for _ in 0..copies.max(1) {
             self.out.push_back(t);
         }
@@ -816,7 +817,7 @@ impl<W: Version> Host<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{BoardConfig, FadeBoard, Transmit as BoardTransmit};
+    use crate::board::{BoardConfig, BoardPoll, FadeBoard};
     use crate::stream;
     use crate::version::{TenG, V1};
     use linerate_wire::fade::ten_g::UserCommand as UserCode;
@@ -845,7 +846,7 @@ mod tests {
     fn started_board() -> FadeBoard<V1> {
         let mut board = FadeBoard::<V1>::new(BoardConfig::default()).expect("board");
         let start = V1::command(Command::Start, 0, 0).expect("start");
-        board.on_packet(&start, 0).expect("start");
+        board.handle_packet(&start, 0).expect("start");
         board
     }
 
@@ -903,15 +904,13 @@ mod tests {
             let mut buf = vec![0u8; W::DATA_PACKET_LEN];
             let mut acks = Vec::new();
             for i in 0..self.boards.len() {
-                while let BoardTransmit::Send(len) =
-                    self.boards[i].poll_transmit(self.now, &mut buf)
-                {
+                while let BoardPoll::Send(len) = self.boards[i].poll_transmit(self.now, &mut buf) {
                     self.data_sent += 1;
                     if (self.drop_data)(self.data_sent) {
                         continue;
                     }
                     let f = frame_from(i, &buf[..len]);
-                    let r = self.host.on_frame(&f, self.now, Some(US), |t| {
+                    let r = self.host.handle_frame(&f, self.now, Some(US), |t| {
                         acks.push(t);
                         Ok::<(), ()>(())
                     });
@@ -922,7 +921,7 @@ mod tests {
             for t in acks {
                 self.acks_sent += 1;
                 if !(self.drop_ack)(self.acks_sent) {
-                    let _ = self.boards[t.board].on_packet(t.payload(), self.now);
+                    let _ = self.boards[t.board].handle_packet(t.payload(), self.now);
                 }
             }
             self.host.handle_timeout(self.now);
@@ -944,7 +943,7 @@ mod tests {
                 assert_eq!(t.frame[6..12], HOST_MAC);
                 self.controls
                     .push((t.board, [t.payload()[0], t.payload()[1]]));
-                let _ = self.boards[t.board].on_packet(t.payload(), self.now);
+                let _ = self.boards[t.board].handle_packet(t.payload(), self.now);
             }
         }
 
@@ -1029,7 +1028,7 @@ mod tests {
         // The board loses its state and streams from 0 again.
         r.boards[0] = FadeBoard::new(BoardConfig::default()).expect("board");
         let start = V1::command(Command::Start, 0, 0).expect("start");
-        let _ = r.boards[0].on_packet(&start, r.now);
+        let _ = r.boards[0].handle_packet(&start, r.now);
         for _ in 0..10 {
             r.step();
         }
@@ -1113,7 +1112,7 @@ mod tests {
         // STOP from someone else: the board falls silent, and the host's
         // START retries are lost.
         let stop = V1::command(Command::Stop, 0, 0).expect("stop");
-        let _ = r.boards[0].on_packet(&stop, r.now);
+        let _ = r.boards[0].handle_packet(&stop, r.now);
         r.host.start(r.now);
         let end = r.now + 3_000 * MS;
         while !r.host.is_finished() && r.now < end {
@@ -1139,7 +1138,7 @@ mod tests {
         host.start(0);
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
         let mut board = started_board();
-        let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) else {
+        let BoardPoll::Send(len) = board.poll_transmit(0, &mut buf) else {
             panic!("the board sends");
         };
         let good = frame_from(0, &buf[..len]);
@@ -1148,11 +1147,11 @@ mod tests {
         let mut ip = good.clone();
         ip[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
         for f in [&good[..5], &good[..13], &stranger[..], &ip[..]] {
-            let r = host.on_frame(f, 1, None, |_| Err("no ACK expected"));
+            let r = host.handle_frame(f, 1, None, |_| Err("no ACK expected"));
             assert_eq!(r, Ok(None));
         }
         // A frame from the board that is no DATA packet: no ACK.
-        let r = host.on_frame(&good[..HEADER_LEN + 3], 1, None, |_| Err("no ACK expected"));
+        let r = host.handle_frame(&good[..HEADER_LEN + 3], 1, None, |_| Err("no ACK expected"));
         assert_eq!(
             r,
             Ok(Some(Handled {
@@ -1162,7 +1161,7 @@ mod tests {
         );
         assert_eq!(host.outcomes()[0].counters.rejected, 1);
         // The real one is ACKed, and a failed send is the caller's error.
-        let r = host.on_frame(&good, 2, None, |_| Err("link down"));
+        let r = host.handle_frame(&good, 2, None, |_| Err("link down"));
         assert_eq!(r, Err("link down"));
         assert_eq!(host.outcomes()[0].delivered, 1024, "the data is kept");
     }
@@ -1174,7 +1173,7 @@ mod tests {
         while host.poll_transmit().is_some() {}
         let mut board = started_board();
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
-        let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) else {
+        let BoardPoll::Send(len) = board.poll_transmit(0, &mut buf) else {
             panic!("the board sends");
         };
         let good = frame_from(0, &buf[..len]);
@@ -1184,13 +1183,13 @@ mod tests {
         // The forged copy first, then the real one: both ACKed, the real
         // one counted as a conflict; the same bytes again are no conflict.
         for (k, f) in [&forged, &good, &forged].iter().enumerate() {
-            let h = host.on_frame(f, k as u64 + 1, None, ok).expect("ok");
+            let h = host.handle_frame(f, k as u64 + 1, None, ok).expect("ok");
             assert_eq!(h.map(|h| h.acked), Some(true));
         }
         // Consumed by the reader: still compared (the ring keeps it).
         let n = readers[0].data().len() as u64;
         readers[0].commit(n).expect("commit");
-        host.on_frame(&good, 5, None, ok).expect("ok");
+        host.handle_frame(&good, 5, None, ok).expect("ok");
         let o = &host.outcomes()[0];
         assert_eq!(o.counters.conflicts, 2, "{o:?}");
         assert_eq!(o.counters.duplicates, 3);
@@ -1212,7 +1211,7 @@ mod tests {
         .to_vec();
         let f = frame_from(0, &old);
         let ok = |_| Ok::<(), ()>(());
-        let h = host.on_frame(&f, 1, None, ok).expect("ok");
+        let h = host.handle_frame(&f, 1, None, ok).expect("ok");
         assert_eq!(h.map(|h| h.acked), Some(false));
         assert_eq!(host.outcomes()[0].counters.stale, 1);
         assert!(host.outcomes()[0].failure.is_none());
@@ -1223,9 +1222,9 @@ mod tests {
             data: &d,
         })
         .to_vec();
-        host.on_frame(&frame_from(0, &first), 2, None, ok)
+        host.handle_frame(&frame_from(0, &first), 2, None, ok)
             .expect("ok");
-        host.on_frame(&f, 3, None, ok).expect("ok");
+        host.handle_frame(&f, 3, None, ok).expect("ok");
         assert!(host.outcomes()[0].failure.is_some());
         let sent: Vec<[u8; 2]> = std::iter::from_fn(|| host.poll_transmit())
             .map(|t| [t.payload()[0], t.payload()[1]])
@@ -1246,7 +1245,7 @@ mod tests {
         // A STOP forged with the host's MAC: the board obeys and answers
         // it; the host's START after 50 ms of silence resumes the stream.
         let stop = TenG::command(Command::Stop, 0x4242, 0).expect("stop");
-        let _ = r.boards[0].on_packet(&stop, r.now);
+        let _ = r.boards[0].handle_packet(&stop, r.now);
         let end = r.now + 2_000 * MS;
         while !r.host.is_finished() && r.now < end {
             r.step();
@@ -1293,18 +1292,18 @@ mod tests {
         let mut board = started_board();
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
         let mut frames = Vec::new();
-        while let BoardTransmit::Send(len) = board.poll_transmit(0, &mut buf) {
+        while let BoardPoll::Send(len) = board.poll_transmit(0, &mut buf) {
             frames.push(frame_from(0, &buf[..len]));
         }
         let ok = |_| Ok::<(), ()>(());
-        host.on_frame(&frames[0], MS, None, ok).expect("first");
+        host.handle_frame(&frames[0], MS, None, ok).expect("first");
         assert!(host.is_finished());
         assert_eq!(std::iter::from_fn(|| host.poll_transmit()).count(), 3);
         // Its RESETs were lost: it keeps sending.
         let mut resets = 0;
         for (k, f) in frames.iter().enumerate().skip(1) {
             let h = host
-                .on_frame(f, MS + k as u64 * 10 * MS, None, ok)
+                .handle_frame(f, MS + k as u64 * 10 * MS, None, ok)
                 .expect("later");
             assert_eq!(
                 h,
@@ -1396,7 +1395,7 @@ mod tests {
             host.start(0);
             for (t, (from, payload)) in frames.iter().enumerate() {
                 let f = frame_from(*from, payload);
-                let _ = host.on_frame(&f, t as u64, Some(1), |_| Ok::<(), ()>(()));
+                let _ = host.handle_frame(&f, t as u64, Some(1), |_| Ok::<(), ()>(()));
                 host.handle_timeout(t as u64);
                 while host.poll_transmit().is_some() {}
             }

@@ -1,6 +1,6 @@
 //! FADE protocol cores, sans-IO.
 //!
-//! FADE (seed 004) carries data from FPGA front-end boards over raw Ethernet
+//! FADE (Proc. SPIE 8903, 2013) carries data from FPGA front-end boards over raw Ethernet
 //! (ethertype 0xfade) with a per-packet ACK and a sliding window small enough
 //! for a cheap FPGA. The cores here are plain state machines: they take
 //! packets and timestamps and return what to send and when to wake up, so the
@@ -15,8 +15,9 @@
 //!   buffers with V/S/C flags and head/tail/retr pointers, retransmission
 //!   after a timeout, START/STOP/RESET, FADE-10G's numbered commands
 //!   answered in the DATA packets), which the board emulator runs;
-//! * [`adaptive_delay`]: the board's inter-packet delay controller from seed
-//!   004 (retransmit ratio above `T_high` slows down, below `T_low` speeds up);
+//! * [`adaptive_delay`]: the published board's inter-packet delay
+//!   controller (retransmit ratio above `T_high` slows down, below `T_low`
+//!   speeds up);
 //! * [`fair`]: linerate's fair sharing, the host's side: max-min shares of
 //!   the link among the boards, sent to each board as a pacing gap in its
 //!   ACKs (the board keeps the gap, see [`board::Controller`]);

@@ -2,7 +2,7 @@
 //! space: the receive thread writes packets into place, the application
 //! reads them where they lie.
 //!
-//! Seed 004's kernel driver gives each board an mmap-able circular buffer
+//! The published FADE kernel driver gives each board an mmap-able circular buffer
 //! and ioctls to set a wakeup threshold, read the pointers (head, tail,
 //! available bytes, end of stream, error) and write back how many bytes the
 //! application consumed. [`ring`] makes the same pair of ends:

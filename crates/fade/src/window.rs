@@ -19,7 +19,7 @@
 //! packet number the board cannot be sending) means the board and host
 //! disagree about the stream, for example because the board restarted:
 //! that is fatal, and the caller must send STOP and report the error to the
-//! application, as seed 004's driver does.
+//! application, as the published kernel driver does.
 //!
 //! The host ACKs a packet as soon as it is accepted and re-ACKs every
 //! duplicate. A new packet that does not fit the caller's ring buffer (the
@@ -321,7 +321,7 @@ pub fn control(c: ControlRepr) -> [u8; 64] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{Board, BoardConfig, Transmit};
+    use crate::board::{Board, BoardConfig, BoardPoll};
     use crate::stream;
     use linerate_wire::fade::v1::{DataRepr, DATA_LEN};
     use proptest::prelude::*;
@@ -490,7 +490,7 @@ mod tests {
             let mut next = move || { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; rng };
             let packets = 300u64;
             let mut board = Board::new(BoardConfig { limit_bytes: Some(packets * 1024), ..BoardConfig::default() }).expect("board");
-            board.on_packet(&control(ControlRepr::Start), 0).expect("start");
+            board.handle_packet(&control(ControlRepr::Start), 0).expect("start");
             let mut w = Window::new();
             let mut ring = vec![0u8; (packets * 1024) as usize];
             let mut now = 0;
@@ -500,12 +500,12 @@ mod tests {
             for _ in 0..500_000 {
                 if board.is_done() { break; }
                 match board.poll_transmit(now, &mut buf) {
-                    Transmit::Send(n) => {
+                    BoardPoll::Send(n) => {
                         sent += 1;
                         if (next() % 100) as u32 >= loss { in_flight.push((sent, buf[..n].to_vec())); }
                     }
-                    Transmit::WakeAt(t) => now = t,
-                    Transmit::Idle => prop_assert!(false, "idle before done"),
+                    BoardPoll::WaitUntil(t) => now = t,
+                    BoardPoll::Idle => prop_assert!(false, "idle before done"),
                 }
                 // Deliver a random one of the few oldest in-flight packets,
                 // so order varies by a few places, as on a real link
@@ -524,7 +524,7 @@ mod tests {
                         v => { prop_assert!(false, "{:?}", v); None }
                     };
                     if let Some(a) = ack {
-                        if (next() % 100) as u32 >= loss { board.on_packet(&a, now).expect("ack"); }
+                        if (next() % 100) as u32 >= loss { board.handle_packet(&a, now).expect("ack"); }
                     }
                     if !overdue { break; }
                 }
@@ -537,7 +537,7 @@ mod tests {
 
     mod ten_g {
         use super::super::*;
-        use crate::board::{BoardConfig, TenGBoard, Transmit};
+        use crate::board::{BoardConfig, BoardPoll, TenGBoard};
         use crate::stream;
         use linerate_wire::fade::ten_g::{self as wire, CommandResponse, DataRepr, Repr};
         use proptest::prelude::*;
@@ -762,7 +762,7 @@ mod tests {
                 let mut board = TenGBoard::new(BoardConfig { limit_bytes: Some(limit), ..BoardConfig::default() }).expect("board");
                 board.start_at(first);
                 let start = TenG::command(wire::Command::Start, 1, 0).expect("start");
-                board.on_packet(&start, 0).expect("start");
+                board.handle_packet(&start, 0).expect("start");
                 let mut w = TenGWindow::starting_at(first);
                 let mut ring = vec![0u8; (packets * 8192) as usize];
                 let mut now = 0;
@@ -772,12 +772,12 @@ mod tests {
                 for _ in 0..200_000 {
                     if board.is_done() { break; }
                     match board.poll_transmit(now, &mut buf) {
-                        Transmit::Send(n) => {
+                        BoardPoll::Send(n) => {
                             sent += 1;
                             if (next() % 100) as u32 >= loss { in_flight.push((sent, buf[..n].to_vec())); }
                         }
-                        Transmit::WakeAt(t) => now = t,
-                        Transmit::Idle => prop_assert!(false, "idle before done"),
+                        BoardPoll::WaitUntil(t) => now = t,
+                        BoardPoll::Idle => prop_assert!(false, "idle before done"),
                     }
                     while !in_flight.is_empty() {
                         let overdue = in_flight.first().is_some_and(|(at, _)| at + 4 <= sent);
@@ -795,7 +795,7 @@ mod tests {
                             v => { prop_assert!(false, "{:?}", v); None }
                         };
                         if let Some(a) = ack {
-                            if (next() % 100) as u32 >= loss { board.on_packet(&a, now).expect("ack"); }
+                            if (next() % 100) as u32 >= loss { board.handle_packet(&a, now).expect("ack"); }
                         }
                         if !overdue { break; }
                     }

@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::marker::PhantomData;
 
-use linerate_fade::board::{BoardConfig, Controller, FadeBoard, Transmit};
+use linerate_fade::board::{BoardConfig, BoardPoll, Controller, FadeBoard};
 use linerate_fade::fair::{FairConfig, FairShare};
 use linerate_fade::version::{TenG, Version, V1};
 use linerate_fade::window::{FadeWindow, Verdict};
@@ -184,19 +184,19 @@ impl<W: Version> Sim<W> {
         let mut buf = vec![0u8; W::DATA_PACKET_LEN];
         loop {
             match self.boards[i].poll_transmit(self.now, &mut buf) {
-                Transmit::Send(len) => {
+                BoardPoll::Send(len) => {
                     // Serialised on the board's own line, then one hop.
                     let t = self.now + line_gap_ns::<W>() + HOP_NS;
                     self.at(t, Ev::AtSwitch(i, buf[..len].to_vec()));
                 }
-                Transmit::WakeAt(t) => {
+                BoardPoll::WaitUntil(t) => {
                     if self.wake_at[i].map_or(true, |w| w > t || w <= self.now) {
                         self.wake_at[i] = Some(t);
                         self.at(t, Ev::Wake(i));
                     }
                     return;
                 }
-                Transmit::Idle => return,
+                BoardPoll::Idle => return,
             }
         }
     }
@@ -259,7 +259,7 @@ impl<W: Version> Sim<W> {
                 }
                 Ev::Rx => self.receive_thread(),
                 Ev::Ack(i, payload) => {
-                    let _ = self.boards[i].on_packet(&payload, t);
+                    let _ = self.boards[i].handle_packet(&payload, t);
                     self.poll_board(i);
                 }
             }
@@ -375,19 +375,22 @@ fn the_fair_controller_splits_the_link_evenly_and_fills_it() {
 }
 
 #[test]
-fn with_a_short_queue_the_seed_controller_loses_what_ours_keeps() {
-    // A switch buffer smaller than the boards' windows: seed 004's boards
+fn with_a_short_queue_the_adaptive_delay_loses_what_fair_sharing_keeps() {
+    // A switch buffer smaller than the boards' windows: the published boards
     // (fixed timeout, resend on timeout only) overflow it and lose link
     // time to drops and resends; ours paces below it.
-    let (seed, seed_drops) = rates(Controller::Seed, 64, true);
+    let (adaptive, adaptive_drops) = rates(Controller::AdaptiveDelay, 64, true);
     let (fair, fair_drops) = rates(Controller::Fair, 64, false);
-    let (s, f): (f64, f64) = (seed.iter().sum(), fair.iter().sum());
+    let (s, f): (f64, f64) = (adaptive.iter().sum(), fair.iter().sum());
     eprintln!(
-        "seed {seed:?} ({s:.1}, {seed_drops} drops), fair {fair:?} ({f:.1}, {fair_drops} drops)"
+        "adaptive {adaptive:?} ({s:.1}, {adaptive_drops} drops), fair {fair:?} ({f:.1}, {fair_drops} drops)"
     );
-    assert!(seed.iter().all(|&x| x > 0.0), "{seed:?}");
-    assert!(f > s * 1.5, "fair {f:.1} vs seed {s:.1}");
-    assert!(fair_drops * 10 < seed_drops, "{fair_drops} vs {seed_drops}");
+    assert!(adaptive.iter().all(|&x| x > 0.0), "{adaptive:?}");
+    assert!(f > s * 1.5, "fair {f:.1} vs adaptive {s:.1}");
+    assert!(
+        fair_drops * 10 < adaptive_drops,
+        "{fair_drops} vs {adaptive_drops}"
+    );
 }
 
 #[test]
@@ -449,12 +452,12 @@ fn a_preempted_receive_thread_is_not_taken_for_a_host_queue() {
     assert!(late > 50, "{late} late rounds");
     assert_eq!(cuts, 0);
     assert_eq!(capacity, 1_120_000_000);
-    // It moves what the seed's controller moves on the same host.
-    let (seed, _) = run_of::<V1>(Controller::Seed, 1192, false, preempted());
-    let seed: f64 = seed.iter().sum();
+    // It moves what the adaptive delay moves on the same host.
+    let (adaptive, _) = run_of::<V1>(Controller::AdaptiveDelay, 1192, false, preempted());
+    let adaptive: f64 = adaptive.iter().sum();
     assert!(
-        total >= seed * 0.99,
-        "fair {total:.1} against seed {seed:.1}"
+        total >= adaptive * 0.99,
+        "fair {total:.1} against adaptive {adaptive:.1}"
     );
     // Judged by the waits alone (before the guard knew about the empty
     // socket), the same host had the capacity cut again and again and

@@ -1,9 +1,8 @@
 //! linerate-genicam against linerate's own emulated camera, sans-IO: a
 //! `RegisterPort` that encodes GVCP READMEM/WRITEMEM commands, hands them to
-//! `linerate_gev::device::Device::handle` and decodes the acks. No sockets.
+//! `linerate_gev::device::Device::handle_datagram` and decodes the acks. No sockets.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::time::Duration;
 
 use linerate_genicam::{
     fetch_xml, fetch_xml_document, read_url, AccessMode, Bounds, Category, Error, FeatureKind,
@@ -69,7 +68,7 @@ impl CameraPort {
         let bytes = CommandRepr::new(command, self.request_id)
             .to_vec()
             .expect("command encodes");
-        let result = self.device.handle(&bytes, HOST, Duration::from_millis(10));
+        let result = self.device.handle_datagram(&bytes, HOST, 10_000_000);
         self.events.extend(result.events);
         let reply = result.reply.expect("the camera acks");
         let packet = AckPacket::new_checked(&reply.datagram[..]).expect("ack header");

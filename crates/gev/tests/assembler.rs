@@ -87,7 +87,7 @@ fn in_order_block_completes_with_the_source_bytes() {
     let data = source(1050, 1);
     let mut a = assembler(4096);
     for (t, p) in block(5, false, &data).iter().enumerate() {
-        a.on_packet(p, t as u64);
+        a.handle_packet(p, t as u64);
     }
     let f = a.poll_frame().expect("delivered");
     assert_eq!(f.status, FrameStatus::Complete);
@@ -103,7 +103,7 @@ fn in_order_block_completes_with_the_source_bytes() {
     assert_eq!(c.bytes_received, 1050);
     assert_eq!(c.packets_ignored + c.packets_duplicate, 0);
     assert_eq!(a.poll_transmit(1_000 * MS), None);
-    assert_eq!(a.next_wakeup(), None);
+    assert_eq!(a.poll_timeout(), None);
     a.recycle(f);
 }
 
@@ -115,7 +115,7 @@ fn leader_after_payload_and_trailer_before_the_last_payloads() {
     let order = [11usize, 12, 5, 6, 1, 2, 3, 4, 0, 7, 8, 9, 10];
     let mut a = assembler(4096);
     for i in order {
-        a.on_packet(&pk[i], 10);
+        a.handle_packet(&pk[i], 10);
     }
     let f = a.poll_frame().expect("delivered");
     assert!(f.is_complete());
@@ -132,11 +132,11 @@ fn lost_packets_are_requested_merged_and_resends_complete_the_frame() {
     let dropped = [0u32, 3, 4, 5, 8, 11];
     for id in 0..p.packet_count() {
         if !dropped.contains(&id) {
-            a.on_packet(&packet(&p, &data, id, Status::SUCCESS), MS);
+            a.handle_packet(&packet(&p, &data, id, Status::SUCCESS), MS);
         }
     }
     assert!(a.poll_frame().is_none());
-    let due = a.next_wakeup().expect("a gap is pending");
+    let due = a.poll_timeout().expect("a gap is pending");
     assert_eq!(due, MS + 300_000);
     assert_eq!(a.poll_transmit(due - 1), None);
     let mut reqs = Vec::new();
@@ -150,7 +150,7 @@ fn lost_packets_are_requested_merged_and_resends_complete_the_frame() {
     assert_eq!(a.poll_transmit(due + 4 * MS), None);
     assert!(a.poll_transmit(due + 5 * MS).is_some());
     for id in dropped {
-        a.on_packet(&packet(&p, &data, id, Status::PACKET_RESEND), due + 6 * MS);
+        a.handle_packet(&packet(&p, &data, id, Status::PACKET_RESEND), due + 6 * MS);
     }
     let f = a.poll_frame().expect("completed");
     assert!(f.is_complete());
@@ -168,12 +168,12 @@ fn unanswered_gaps_deliver_an_incomplete_frame_with_exact_ranges() {
     let mut a = assembler(4096);
     for id in 0..p.packet_count() {
         if ![3, 4, 11].contains(&id) {
-            a.on_packet(&packet(&p, &data, id, Status::SUCCESS), 0);
+            a.handle_packet(&packet(&p, &data, id, Status::SUCCESS), 0);
         }
     }
     while a.poll_transmit(MS).is_some() {}
     assert!(a.poll_frame().is_none());
-    assert!(a.next_wakeup().is_some_and(|t| t <= 100 * MS));
+    assert!(a.poll_timeout().is_some_and(|t| t <= 100 * MS));
     a.poll_transmit(100 * MS);
     let f = a.poll_frame().expect("timed out");
     assert_eq!(f.status, FrameStatus::TimedOut);
@@ -185,7 +185,7 @@ fn unanswered_gaps_deliver_an_incomplete_frame_with_exact_ranges() {
     // Late packets for it are ignored.
     let late = packet(&p, &data, 3, Status::PACKET_RESEND);
     assert_eq!(
-        a.on_packet(&late, 101 * MS),
+        a.handle_packet(&late, 101 * MS),
         Placement::Ignored(IgnoreReason::Late)
     );
     assert_eq!(a.counters().packets_late, 1);
@@ -198,7 +198,7 @@ fn unavailable_packets_are_never_requested_again() {
     let mut a = assembler(4096);
     for id in 0..p.packet_count() {
         if id != 3 {
-            a.on_packet(&packet(&p, &data, id, Status::SUCCESS), 0);
+            a.handle_packet(&packet(&p, &data, id, Status::SUCCESS), 0);
         }
     }
     assert_eq!(
@@ -212,7 +212,7 @@ fn unavailable_packets_are_never_requested_again() {
     );
     let e = error_packet(40, 3, Status::PACKET_UNAVAILABLE);
     assert!(matches!(
-        a.on_packet(&e, 2 * MS),
+        a.handle_packet(&e, 2 * MS),
         Placement::Error { packet_id: 3, .. }
     ));
     assert_eq!(a.poll_transmit(50 * MS), None);
@@ -229,7 +229,7 @@ fn standard_block_ids_wrap_from_65535_to_1() {
     for (n, id) in [65534u64, 65535, 1, 2].into_iter().enumerate() {
         let data = source(300, n as u8);
         for pk in block(id, false, &data) {
-            a.on_packet(&pk, 0);
+            a.handle_packet(&pk, 0);
         }
         let f = a.poll_frame().expect("delivered");
         assert!(f.is_complete());
@@ -239,13 +239,13 @@ fn standard_block_ids_wrap_from_65535_to_1() {
     }
     let stale = block(65535, false, &source(300, 0));
     assert_eq!(
-        a.on_packet(&stale[1], 0),
+        a.handle_packet(&stale[1], 0),
         Placement::Ignored(IgnoreReason::Late)
     );
     // Block id 0 is never valid.
     let zero = [0u8, 0, 0, 0, 3, 0, 0, 1, 0xaa];
     assert_eq!(
-        a.on_packet(&zero, 0),
+        a.handle_packet(&zero, 0),
         Placement::Ignored(IgnoreReason::Malformed)
     );
 }
@@ -258,12 +258,12 @@ fn extended_ids_complete_and_request_in_extended_form() {
     let mut a = assembler(4096);
     for pid in 0..p.packet_count() {
         if pid != 2 {
-            a.on_packet(&packet(&p, &data, pid, Status::SUCCESS), 0);
+            a.handle_packet(&packet(&p, &data, pid, Status::SUCCESS), 0);
         }
     }
     let r = a.poll_transmit(MS).expect("request");
     assert_eq!((r.block_id, r.first_packet_id, r.extended), (id, 2, true));
-    a.on_packet(&packet(&p, &data, 2, Status::PACKET_RESEND), MS);
+    a.handle_packet(&packet(&p, &data, 2, Status::PACKET_RESEND), MS);
     let f = a.poll_frame().expect("complete");
     assert!(f.is_complete() && f.extended);
     assert_eq!(f.data(), &data[..]);
@@ -274,22 +274,22 @@ fn out_of_bounds_payload_is_ignored_and_counted() {
     let data = source(1050, 7);
     let pk = block(3, false, &data);
     let mut a = assembler(4096);
-    a.on_packet(&pk[0], 0); // leader announces 1050 bytes
+    a.handle_packet(&pk[0], 0); // leader announces 1050 bytes
     let big = plan(3, false, 4000);
     let far = packet(&big, &source(4000, 0), 20, Status::SUCCESS);
     assert_eq!(
-        a.on_packet(&far, 0),
+        a.handle_packet(&far, 0),
         Placement::Ignored(IgnoreReason::OutOfBounds)
     );
     // Past the buffer entirely, and past the packet id limit.
     let huge = plan(3, false, 1_000_000);
     let beyond = packet(&huge, &source(1_000_000, 0), 9000, Status::SUCCESS);
     assert_eq!(
-        a.on_packet(&beyond, 0),
+        a.handle_packet(&beyond, 0),
         Placement::Ignored(IgnoreReason::OutOfBounds)
     );
     for p in &pk[1..] {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     // After the trailer, ids past it are out of bounds too.
     assert_eq!(a.counters().packets_out_of_bounds, 2);
@@ -309,7 +309,7 @@ fn too_many_frames_evict_the_oldest_and_no_buffer_is_an_underrun() {
     for id in 1..=3u64 {
         let pk = block(id, false, &data);
         for p in &pk[..pk.len() - 1] {
-            a.on_packet(p, 0);
+            a.handle_packet(p, 0);
         }
     }
     let f = a.poll_frame().expect("evicted");
@@ -318,18 +318,18 @@ fn too_many_frames_evict_the_oldest_and_no_buffer_is_an_underrun() {
                                    // Never recycled: block 4 finds no buffer.
     let pk = block(4, false, &data);
     assert_eq!(
-        a.on_packet(&pk[0], 0),
+        a.handle_packet(&pk[0], 0),
         Placement::Ignored(IgnoreReason::NoBuffer)
     );
     assert_eq!(a.counters().underruns, 1);
     assert_eq!(
-        a.on_packet(&pk[1], 0),
+        a.handle_packet(&pk[1], 0),
         Placement::Ignored(IgnoreReason::Late)
     );
     a.recycle(f);
     let pk = block(5, false, &data);
     for p in &pk {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     a.flush();
     let statuses: Vec<_> = std::iter::from_fn(|| a.poll_frame())
@@ -401,7 +401,7 @@ proptest! {
         let pk = block(7, false, &data);
         let mut a = assembler(4096);
         for i in &order {
-            a.on_packet(&pk[*i], 0);
+            a.handle_packet(&pk[*i], 0);
         }
         let f = a.poll_frame().expect("delivered");
         prop_assert!(f.is_complete());
@@ -425,7 +425,7 @@ proptest! {
             sent.reverse();
         }
         for i in &sent {
-            a.on_packet(&pk[*i], 0);
+            a.handle_packet(&pk[*i], 0);
         }
         a.poll_transmit(200 * MS);
         if sent.is_empty() {
@@ -481,19 +481,19 @@ proptest! {
         let mut a = Assembler::new(c).expect("valid");
         let split = at.index(junk.len() + 1);
         for j in &junk[..split] {
-            a.on_packet(j, 0);
+            a.handle_packet(j, 0);
             let _ = a.poll_transmit(0);
         }
         for (i, p) in pk.iter().enumerate() {
-            a.on_packet(p, 0);
+            a.handle_packet(p, 0);
             if let Some(j) = junk.get(split + i) {
-                a.on_packet(j, 0);
+                a.handle_packet(j, 0);
             }
         }
         for j in junk.iter().skip(split + pk.len()) {
-            a.on_packet(j, 0);
+            a.handle_packet(j, 0);
         }
-        let _ = a.next_wakeup();
+        let _ = a.poll_timeout();
         a.flush();
         let mut found = false;
         while let Some(f) = a.poll_frame() {
@@ -518,12 +518,12 @@ fn lost_trailer_is_requested_once_the_next_block_starts() {
     let first = block(1, false, &data);
     let trailer_id = first.len() as u32 - 1;
     for p in &first[..first.len() - 1] {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     // Nothing says the trailer is late until block 2 begins.
     assert_eq!(a.poll_transmit(MS), None);
     let second = block(2, false, &data);
-    a.on_packet(&second[0], MS);
+    a.handle_packet(&second[0], MS);
     assert_eq!(
         a.poll_transmit(2 * MS),
         Some(ResendRequest {
@@ -533,7 +533,7 @@ fn lost_trailer_is_requested_once_the_next_block_starts() {
             extended: false,
         })
     );
-    a.on_packet(&first[first.len() - 1], 3 * MS);
+    a.handle_packet(&first[first.len() - 1], 3 * MS);
     let f = a.poll_frame().expect("block 1 delivered");
     assert!(f.is_complete());
     assert_eq!(f.data(), &data[..]);
@@ -549,12 +549,12 @@ fn lost_tail_is_requested_after_a_silence_without_a_next_block() {
     let last_id = first.len() as u32 - 1;
     // Packets 0..=7 arrive 10 µs apart; 8, 9 and the trailer are lost.
     for (i, p) in first[..8].iter().enumerate() {
-        a.on_packet(p, i as u64 * 10_000);
+        a.handle_packet(p, i as u64 * 10_000);
     }
     let last_seen = 70_000;
     assert_eq!(a.poll_transmit(last_seen + MS / 2), None, "too early");
     assert_eq!(
-        a.next_wakeup(),
+        a.poll_timeout(),
         Some(last_seen + MS),
         "the tail timeout is the next deadline"
     );
@@ -568,7 +568,7 @@ fn lost_tail_is_requested_after_a_silence_without_a_next_block() {
         })
     );
     for p in &first[8..] {
-        a.on_packet(p, 2 * MS);
+        a.handle_packet(p, 2 * MS);
     }
     let f = a.poll_frame().expect("block 1 delivered");
     assert!(f.is_complete());
@@ -585,7 +585,7 @@ fn a_slow_sender_is_given_sixteen_packet_gaps_before_its_tail_is_requested() {
     // A line-scan-like sender: one packet every 400 µs.
     let gap = 400_000;
     for (i, p) in first[..6].iter().enumerate() {
-        a.on_packet(p, i as u64 * gap);
+        a.handle_packet(p, i as u64 * gap);
     }
     let last_seen = 5 * gap;
     // 5 payload packets over 2 ms: a 400 µs mean gap, so 6.4 ms of silence.
@@ -609,7 +609,7 @@ fn a_lost_resend_of_a_long_burst_is_asked_for_again() {
     let lost = 40..100u32;
     for (i, p) in first.iter().enumerate() {
         if !lost.contains(&(i as u32)) {
-            a.on_packet(p, i as u64 * 1_000);
+            a.handle_packet(p, i as u64 * 1_000);
         }
     }
     let t0 = 200_000;
@@ -623,7 +623,7 @@ fn a_lost_resend_of_a_long_burst_is_asked_for_again() {
     assert_eq!(a.poll_transmit(t0 + 2 * MS), None, "waits for the answer");
     assert_eq!(a.poll_transmit(t0 + 7 * MS), want, "asked again in full");
     for p in &first[40..100] {
-        a.on_packet(p, t0 + 8 * MS);
+        a.handle_packet(p, t0 + 8 * MS);
     }
     let f = a.poll_frame().expect("delivered");
     assert!(f.is_complete());
@@ -644,7 +644,7 @@ fn an_unanswered_tail_request_is_made_again_in_full_and_answers_give_budget_back
     let first = block(1, false, &data);
     let trailer = first.len() as u32 - 1;
     for (i, p) in first[..36].iter().enumerate() {
-        a.on_packet(p, i as u64 * 1_000);
+        a.handle_packet(p, i as u64 * 1_000);
     }
     let t0 = 35_000;
     let tail = Some(ResendRequest {
@@ -659,7 +659,7 @@ fn an_unanswered_tail_request_is_made_again_in_full_and_answers_give_budget_back
     // The answer loses every other packet; the rest is asked for again.
     let p = plan(1, false, len);
     for id in (36..=trailer).step_by(2) {
-        a.on_packet(&packet(&p, &data, id, Status::PACKET_RESEND), t0 + 7 * MS);
+        a.handle_packet(&packet(&p, &data, id, Status::PACKET_RESEND), t0 + 7 * MS);
     }
     let mut asked = Vec::new();
     while let Some(r) = a.poll_transmit(t0 + 12 * MS) {
@@ -668,7 +668,7 @@ fn an_unanswered_tail_request_is_made_again_in_full_and_answers_give_budget_back
     let missing: Vec<u32> = (37..=trailer).step_by(2).collect();
     assert_eq!(asked, missing);
     for &id in &missing {
-        a.on_packet(&packet(&p, &data, id, Status::PACKET_RESEND), t0 + 13 * MS);
+        a.handle_packet(&packet(&p, &data, id, Status::PACKET_RESEND), t0 + 13 * MS);
     }
     let f = a.poll_frame().expect("delivered");
     assert!(f.is_complete());
@@ -688,14 +688,14 @@ fn a_forged_payload_placed_first_makes_the_frame_a_conflict_never_complete() {
     let mut a = assembler(4096);
     let fake = forged(3, &data);
     assert!(matches!(
-        a.on_packet(&fake[2], 0),
+        a.handle_packet(&fake[2], 0),
         Placement::Payload { block_id: 3, .. }
     ));
     let pk = block(3, false, &data);
-    a.on_packet(&pk[0], 1);
-    a.on_packet(&pk[1], 2);
+    a.handle_packet(&pk[0], 1);
+    a.handle_packet(&pk[1], 2);
     assert_eq!(
-        a.on_packet(&pk[2], 3),
+        a.handle_packet(&pk[2], 3),
         Placement::Conflict {
             block_id: 3,
             packet_id: 2
@@ -706,7 +706,10 @@ fn a_forged_payload_placed_first_makes_the_frame_a_conflict_never_complete() {
     assert!(!f.is_complete());
     // The rest of the block is late: nothing completes it afterwards.
     for p in &pk[3..] {
-        assert_eq!(a.on_packet(p, 4), Placement::Ignored(IgnoreReason::Late));
+        assert_eq!(
+            a.handle_packet(p, 4),
+            Placement::Ignored(IgnoreReason::Late)
+        );
     }
     assert!(a.poll_frame().is_none());
     let c = a.counters();
@@ -721,10 +724,10 @@ fn a_forged_duplicate_after_the_genuine_packet_is_a_conflict_too() {
     let mut a = assembler(4096);
     let pk = block(4, false, &data);
     for p in &pk[..5] {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     assert!(matches!(
-        a.on_packet(&forged(4, &data)[3], 1),
+        a.handle_packet(&forged(4, &data)[3], 1),
         Placement::Conflict { block_id: 4, .. }
     ));
     assert_eq!(
@@ -739,13 +742,13 @@ fn an_identical_duplicate_is_only_a_duplicate() {
     let mut a = assembler(4096);
     let pk = block(5, false, &data);
     for p in &pk[..4] {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     for p in &pk[..4] {
-        assert!(matches!(a.on_packet(p, 1), Placement::Duplicate { .. }));
+        assert!(matches!(a.handle_packet(p, 1), Placement::Duplicate { .. }));
     }
     for p in &pk[4..] {
-        a.on_packet(p, 2);
+        a.handle_packet(p, 2);
     }
     let f = a.poll_frame().expect("complete");
     assert!(f.is_complete());
@@ -761,17 +764,17 @@ fn a_different_leader_or_trailer_is_a_conflict() {
     let other = block(6, false, &source(2000, 5));
     // Leader: another image size.
     let mut a = assembler(4096);
-    a.on_packet(&pk[0], 0);
+    a.handle_packet(&pk[0], 0);
     assert!(matches!(
-        a.on_packet(&other[0], 1),
+        a.handle_packet(&other[0], 1),
         Placement::Conflict { packet_id: 0, .. }
     ));
     // Trailer: another packet id.
     let mut a = assembler(4096);
-    a.on_packet(&pk[1], 0);
-    a.on_packet(&pk[pk.len() - 1], 0);
+    a.handle_packet(&pk[1], 0);
+    a.handle_packet(&pk[pk.len() - 1], 0);
     assert!(matches!(
-        a.on_packet(&other[other.len() - 1], 1),
+        a.handle_packet(&other[other.len() - 1], 1),
         Placement::Conflict { .. }
     ));
     assert_eq!(
@@ -785,7 +788,7 @@ fn far_block_ids_get_no_buffer_and_no_resend_request() {
     let data = source(1050, 6);
     let mut a = assembler(4096);
     for p in &block(10, false, &data) {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     let done = a.poll_frame().expect("complete");
     assert!(done.is_complete());
@@ -797,7 +800,7 @@ fn far_block_ids_get_no_buffer_and_no_resend_request() {
         let pk = block(far, false, &data);
         for p in &pk[1..4] {
             assert_eq!(
-                a.on_packet(p, MS),
+                a.handle_packet(p, MS),
                 Placement::Ignored(IgnoreReason::OutOfWindow),
                 "block {far}"
             );
@@ -809,7 +812,7 @@ fn far_block_ids_get_no_buffer_and_no_resend_request() {
     assert!(a.poll_frame().is_none(), "a phantom frame was delivered");
     // Within the window, new blocks still start (74 is 64 ahead).
     for p in &block(74, false, &data) {
-        a.on_packet(p, 60 * MS);
+        a.handle_packet(p, 60 * MS);
     }
     assert!(a.poll_frame().expect("block 74").is_complete());
     assert_eq!(a.counters().block_id_resyncs, 0);
@@ -824,22 +827,22 @@ fn packets_of_the_other_id_form_are_ignored_and_counted() {
     let mut a = Assembler::new(c).expect("valid");
     for p in &block(9, true, &data) {
         assert_eq!(
-            a.on_packet(p, 0),
+            a.handle_packet(p, 0),
             Placement::Ignored(IgnoreReason::WrongIdForm)
         );
     }
     for p in &block(9, false, &data) {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     assert!(a.poll_frame().expect("standard block").is_complete());
     // Learned from the first block.
     let mut a = assembler(4096);
     for p in &block(1, true, &data) {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     assert!(a.poll_frame().expect("extended block").is_complete());
     assert_eq!(
-        a.on_packet(&block(2, false, &data)[1], 0),
+        a.handle_packet(&block(2, false, &data)[1], 0),
         Placement::Ignored(IgnoreReason::WrongIdForm)
     );
     assert_eq!(a.counters().packets_wrong_id_form, 1);
@@ -851,7 +854,7 @@ fn a_device_that_restarts_its_ids_is_followed_once_nothing_is_in_flight() {
     let data = source(3000, 8);
     let mut a = assembler(4096);
     for p in &block(500, false, &data) {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     let done = a.poll_frame().expect("block 500");
     a.recycle(done);
@@ -860,7 +863,7 @@ fn a_device_that_restarts_its_ids_is_followed_once_nothing_is_in_flight() {
     // are requested again.
     let pk = block(1, false, &data);
     for (i, p) in pk.iter().enumerate() {
-        let placed = a.on_packet(p, MS);
+        let placed = a.handle_packet(p, MS);
         if i + 1 < RESYNC_PACKETS as usize {
             assert_eq!(placed, Placement::Ignored(IgnoreReason::OutOfWindow));
         } else {
@@ -877,7 +880,7 @@ fn a_device_that_restarts_its_ids_is_followed_once_nothing_is_in_flight() {
     );
     for id in 0..=14 {
         let p = plan(1, false, data.len());
-        a.on_packet(&packet(&p, &data, id, Status::PACKET_RESEND), 3 * MS);
+        a.handle_packet(&packet(&p, &data, id, Status::PACKET_RESEND), 3 * MS);
     }
     let f = a.poll_frame().expect("block 1");
     assert!(f.is_complete());
@@ -889,17 +892,17 @@ fn stray_packets_do_not_move_the_window_while_a_frame_is_in_flight() {
     let data = source(3000, 9);
     let mut a = assembler(4096);
     let pk = block(20, false, &data);
-    a.on_packet(&pk[0], 0);
+    a.handle_packet(&pk[0], 0);
     // Many packets of one far block while block 20 is in flight.
     let far = block(30_000, false, &data);
     for _ in 0..3 {
         for p in &far[1..] {
-            a.on_packet(p, 0);
+            a.handle_packet(p, 0);
         }
     }
     assert_eq!(a.counters().block_id_resyncs, 0);
     for p in &pk[1..] {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     assert!(a.poll_frame().expect("block 20").is_complete());
 }
@@ -954,7 +957,7 @@ proptest! {
         }
         let mut a = assembler(4096);
         for &(g, id) in &order {
-            a.on_packet(if g { &genuine[id] } else { &fake[id] }, 0);
+            a.handle_packet(if g { &genuine[id] } else { &fake[id] }, 0);
         }
         a.flush();
         let f = a.poll_frame().expect("delivered");
@@ -973,13 +976,13 @@ fn a_restarted_device_with_small_frames_is_followed_too() {
     let data = source(50, 10);
     let mut a = assembler(4096);
     for p in &block(9000, false, &data) {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     assert!(a.poll_frame().expect("block 9000").is_complete());
     let mut complete = Vec::new();
     for id in 1..=10u64 {
         for p in &block(id, false, &data) {
-            a.on_packet(p, id * MS);
+            a.handle_packet(p, id * MS);
         }
         while let Some(f) = a.poll_frame() {
             if f.is_complete() {
@@ -994,7 +997,7 @@ fn a_restarted_device_with_small_frames_is_followed_too() {
     // Random far ids never add up to a resync.
     for id in [20_000u64, 40_000, 60_000, 30_000, 50_000, 10_000] {
         for p in &block(id, false, &data) {
-            a.on_packet(p, 20 * MS);
+            a.handle_packet(p, 20 * MS);
         }
     }
     assert_eq!(a.counters().block_id_resyncs, 1);
@@ -1006,19 +1009,22 @@ fn a_forged_frame_that_completes_first_is_complete_but_the_cameras_copies_are_co
     let data = source(1050, 11);
     let mut a = assembler(4096);
     for p in &forged(12, &data) {
-        a.on_packet(p, 0);
+        a.handle_packet(p, 0);
     }
     let f = a.poll_frame().expect("forged frame");
     assert!(f.is_complete());
     assert_ne!(f.data(), &data[..]);
     let pk = block(12, false, &data);
     for p in &pk {
-        assert_eq!(a.on_packet(p, MS), Placement::Ignored(IgnoreReason::Late));
+        assert_eq!(
+            a.handle_packet(p, MS),
+            Placement::Ignored(IgnoreReason::Late)
+        );
     }
     // The camera's copies are the hint; a late resend answer is not.
     assert_eq!(a.counters().packets_after_complete, pk.len() as u64);
     let p = plan(12, false, data.len());
-    a.on_packet(&packet(&p, &data, 3, Status::PACKET_RESEND), 2 * MS);
+    a.handle_packet(&packet(&p, &data, 3, Status::PACKET_RESEND), 2 * MS);
     assert_eq!(a.counters().packets_after_complete, pk.len() as u64);
     assert_eq!(a.counters().packets_late, pk.len() as u64 + 1);
 }

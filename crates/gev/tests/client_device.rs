@@ -3,9 +3,10 @@
 //! moves only when the test says so.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::time::Duration;
 
-use linerate_gev::client::{ClientError, Poll, RequestIds, Transaction, TransactionConfig};
+use linerate_gev::client::{
+    ClientError, RequestIds, Transaction, TransactionConfig, TransactionPoll,
+};
 use linerate_gev::device::registers::{bootstrap as bs, device as dev};
 use linerate_gev::device::{Device, DeviceConfig, DeviceIdentity};
 use linerate_wire::gvcp::{Ack, Command, RegisterWrite};
@@ -28,21 +29,21 @@ fn run(
     loop {
         attempt += 1;
         if !drop(true, attempt) {
-            let r = device.handle(&datagram, HOST, Duration::from_nanos(*now));
+            let r = device.handle_datagram(&datagram, HOST, *now);
             if let Some(reply) = r.reply {
                 if !drop(false, attempt) {
-                    t.on_datagram(&reply.datagram, *now);
+                    t.handle_datagram(&reply.datagram, *now);
                 }
             }
         }
         loop {
-            match t.poll(*now) {
-                Poll::Done(r) => return r.map(|a| a.ack),
-                Poll::Resend(d) => {
+            match t.poll_transmit(*now) {
+                TransactionPoll::Done(r) => return r.map(|a| a.ack),
+                TransactionPoll::Resend(d) => {
                     datagram = d;
                     break;
                 }
-                Poll::WaitUntil(at) => *now = at,
+                TransactionPoll::WaitUntil(at) => *now = at,
             }
         }
     }

@@ -1,10 +1,9 @@
-//! The emulated camera's GVCP logic, driven through `Device::handle` and
-//! `Device::poll` with hand-made commands, Aravis's captured traffic and
+//! The emulated camera's GVCP logic, driven through `Device::handle_datagram` and
+//! `Device::handle_timeout` with hand-made commands, Aravis's captured traffic and
 //! random datagrams.
 
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::time::Duration;
 
 use linerate_gev::device::registers::{bootstrap as bs, device as reg};
 use linerate_gev::device::{
@@ -24,8 +23,8 @@ const A_STREAM: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::new(169, 254, 10, 2),
 const B: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::new(169, 254, 10, 3), 50_001);
 const FAR: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::new(192, 168, 1, 7), 40_000);
 
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
+fn ms(v: u64) -> u64 {
+    v * 1_000_000
 }
 
 fn device() -> Device {
@@ -41,13 +40,13 @@ fn parse_ack(bytes: &[u8]) -> AckRepr {
 fn send(
     dev: &mut Device,
     from: SocketAddrV4,
-    now: Duration,
+    now: u64,
     command: Command,
 ) -> (AckRepr, Vec<DeviceEvent>) {
     let bytes = CommandRepr::new(command, 0x1234)
         .to_vec()
         .expect("command encodes");
-    let HandleResult { reply, events } = dev.handle(&bytes, from, now);
+    let HandleResult { reply, events } = dev.handle_datagram(&bytes, from, now);
     let reply = reply.expect("an ack");
     let ack = parse_ack(&reply.datagram);
     assert_eq!(ack.ack_id, 0x1234);
@@ -81,7 +80,7 @@ fn read1(dev: &mut Device, address: u32) -> u32 {
 fn write(
     dev: &mut Device,
     from: SocketAddrV4,
-    now: Duration,
+    now: u64,
     writes: &[(u32, u32)],
 ) -> (Status, u16, Vec<DeviceEvent>) {
     let writes = writes
@@ -129,7 +128,7 @@ fn write_mem(dev: &mut Device, from: SocketAddrV4, address: u32, data: &[u8]) ->
     }
 }
 
-fn take_control(dev: &mut Device, from: SocketAddrV4, now: Duration) {
+fn take_control(dev: &mut Device, from: SocketAddrV4, now: u64) {
     let (status, _, events) = write(dev, from, now, &[(bs::CONTROL_CHANNEL_PRIVILEGE, 2)]);
     assert_eq!(status, Status::SUCCESS);
     assert_eq!(
@@ -152,7 +151,7 @@ fn raw_command(flag_bits: u8, command: u16, id: u16, payload: &[u8]) -> Vec<u8> 
 }
 
 fn raw_ack(dev: &mut Device, bytes: &[u8]) -> AckRepr {
-    let reply = dev.handle(bytes, A, ms(0)).reply.expect("an ack");
+    let reply = dev.handle_datagram(bytes, A, ms(0)).reply.expect("an ack");
     parse_ack(&reply.datagram)
 }
 
@@ -187,19 +186,25 @@ fn discovery_ack_destination() {
         .expect("encodes");
     assert_eq!(bytes[1], 0x11, "ack required + allow broadcast");
     // Same subnet: unicast even though broadcast is allowed.
-    let r = dev.handle(&bytes, A, ms(0)).reply.expect("ack");
+    let r = dev.handle_datagram(&bytes, A, ms(0)).reply.expect("ack");
     assert_eq!(r.to, A);
     assert!(!r.is_broadcast());
     // Another subnet with broadcast allowed: broadcast to the sender's port.
-    let r = dev.handle(&bytes, FAR, ms(0)).reply.expect("ack");
+    let r = dev.handle_datagram(&bytes, FAR, ms(0)).reply.expect("ack");
     assert_eq!(r.to, SocketAddrV4::new(Ipv4Addr::BROADCAST, FAR.port()));
     assert!(r.is_broadcast());
     // Another subnet without the flag: unicast.
     let plain = raw_command(flags::ACK_REQUIRED, code::DISCOVERY_CMD, 0xffff, &[]);
-    assert_eq!(dev.handle(&plain, FAR, ms(0)).reply.expect("ack").to, FAR);
+    assert_eq!(
+        dev.handle_datagram(&plain, FAR, ms(0))
+            .reply
+            .expect("ack")
+            .to,
+        FAR
+    );
     // No ack required: silence.
     let silent = raw_command(0, code::DISCOVERY_CMD, 0xffff, &[]);
-    assert_eq!(dev.handle(&silent, A, ms(0)).reply, None);
+    assert_eq!(dev.handle_datagram(&silent, A, ms(0)).reply, None);
 }
 
 #[test]
@@ -551,11 +556,11 @@ fn malformed_and_unknown_commands() {
         &[0x42, 1, 0, 0x80][..],
         &[0, 0, 0, 0x81, 0, 0, 0, 1][..],
     ] {
-        assert_eq!(dev.handle(junk, A, ms(0)), HandleResult::default());
+        assert_eq!(dev.handle_datagram(junk, A, ms(0)), HandleResult::default());
     }
     // No ACK_REQUIRED: the command runs, silently.
     let bytes = raw_command(0, code::WRITEREG_CMD, 8, &[0, 0, 0x0a, 0, 0, 0, 0, 2]);
-    let r = dev.handle(&bytes, A, ms(0));
+    let r = dev.handle_datagram(&bytes, A, ms(0));
     assert_eq!(r.reply, None);
     assert_eq!(dev.controller(), Some(A));
 }
@@ -598,7 +603,7 @@ fn force_ip() {
     let bytes = CommandRepr::new(force(MacAddr([2, 0, 0, 0, 0, 9]), new_ip, mask24), 3)
         .to_vec()
         .expect("encodes");
-    assert_eq!(dev.handle(&bytes, A, ms(0)).reply, None);
+    assert_eq!(dev.handle_datagram(&bytes, A, ms(0)).reply, None);
     // Nonsense addresses and masks are refused and change nothing.
     for (ip, mask) in [
         (Ipv4Addr::BROADCAST, mask24),
@@ -619,7 +624,7 @@ fn force_ip() {
     }
     .to_vec()
     .expect("encodes");
-    let r = dev.handle(&bytes, A, ms(0));
+    let r = dev.handle_datagram(&bytes, A, ms(0));
     let reply = r.reply.expect("ack");
     assert!(reply.is_broadcast(), "{:?}", reply.to);
     let ack = parse_ack(&reply.datagram);
@@ -742,7 +747,7 @@ fn exclusive_access_refuses_a_second_hosts_reads() {
     assert_eq!(read(&mut dev, B, &[bs::VERSION]).0, Status::SUCCESS);
 }
 
-fn configure_stream(dev: &mut Device, now: Duration) {
+fn configure_stream(dev: &mut Device, now: u64) {
     let sc = bs::STREAM_CHANNEL_BASE;
     let (status, _, _) = write(
         dev,
@@ -759,16 +764,16 @@ fn configure_stream(dev: &mut Device, now: Duration) {
 #[test]
 fn heartbeat_expiry_releases_control_and_stops_the_stream() {
     let mut dev = device();
-    assert_eq!(dev.next_wakeup(), None);
+    assert_eq!(dev.poll_timeout(), None);
     take_control(&mut dev, A, ms(0));
     configure_stream(&mut dev, ms(10));
     let (_, _, events) = write(&mut dev, A, ms(20), &[(reg::ACQUISITION_START, 1)]);
     assert_eq!(events, [DeviceEvent::AcquisitionStart]);
     assert!(dev.acquiring());
-    assert_eq!(dev.next_wakeup(), Some(ms(3020)));
-    assert!(dev.poll(ms(3019)).is_empty());
+    assert_eq!(dev.poll_timeout(), Some(ms(3020)));
+    assert!(dev.handle_timeout(ms(3019)).is_empty());
     assert_eq!(
-        dev.poll(ms(3020)),
+        dev.handle_timeout(ms(3020)),
         [
             DeviceEvent::ControlLost {
                 controller: A,
@@ -785,8 +790,8 @@ fn heartbeat_expiry_releases_control_and_stops_the_stream() {
         None,
         "stream channel closed"
     );
-    assert_eq!(dev.next_wakeup(), None);
-    assert!(dev.poll(ms(10_000)).is_empty());
+    assert_eq!(dev.poll_timeout(), None);
+    assert!(dev.handle_timeout(ms(10_000)).is_empty());
     // The late host is a stranger now.
     assert_eq!(
         write(&mut dev, A, ms(10_001), &[(reg::WIDTH, 640)]).0,
@@ -808,13 +813,13 @@ fn traffic_from_the_controller_refreshes_the_heartbeat() {
         )
         .to_vec()
         .expect("encodes");
-        let r = dev.handle(&bytes, A, ms(t));
+        let r = dev.handle_datagram(&bytes, A, ms(t));
         assert!(r.events.is_empty());
-        assert_eq!(dev.next_wakeup(), Some(ms(t + 3000)));
+        assert_eq!(dev.poll_timeout(), Some(ms(t + 3000)));
     }
     // Traffic from other hosts does not count.
     let _ = read(&mut dev, B, &[bs::VERSION]);
-    let r = dev.handle(
+    let r = dev.handle_datagram(
         &CommandRepr::new(Command::Discovery, 1)
             .to_vec()
             .expect("encodes"),
@@ -823,7 +828,7 @@ fn traffic_from_the_controller_refreshes_the_heartbeat() {
     );
     assert!(r.events.is_empty());
     // A command arriving after the deadline finds control already gone.
-    let r = dev.handle(
+    let r = dev.handle_datagram(
         &CommandRepr::new(Command::Discovery, 1)
             .to_vec()
             .expect("encodes"),
@@ -847,7 +852,7 @@ fn heartbeat_timeout_and_disable_are_registers() {
         write(&mut dev, A, ms(0), &[(bs::HEARTBEAT_TIMEOUT, 10_000)]).0,
         Status::SUCCESS
     );
-    assert_eq!(dev.next_wakeup(), Some(ms(10_000)));
+    assert_eq!(dev.poll_timeout(), Some(ms(10_000)));
     assert_eq!(read1(&mut dev, bs::HEARTBEAT_TIMEOUT), 10_000);
     let hd = bs::gvcp_configuration::HEARTBEAT_DISABLE;
     assert_eq!(
@@ -855,8 +860,8 @@ fn heartbeat_timeout_and_disable_are_registers() {
         Status::SUCCESS
     );
     assert_eq!(dev.heartbeat_timeout(), None);
-    assert_eq!(dev.next_wakeup(), None);
-    assert!(dev.poll(ms(1_000_000)).is_empty());
+    assert_eq!(dev.poll_timeout(), None);
+    assert!(dev.handle_timeout(ms(1_000_000)).is_empty());
     assert_eq!(dev.controller(), Some(A));
     // Pending ack enable is stored; the pending timeout is the device's own.
     let pe = bs::gvcp_configuration::PENDING_ACK_ENABLE;
@@ -870,7 +875,7 @@ fn heartbeat_timeout_and_disable_are_registers() {
         write_status(&mut dev, bs::PENDING_TIMEOUT, 1),
         Status::WRITE_PROTECT
     );
-    assert_eq!(dev.next_wakeup(), Some(ms(1_010_000)));
+    assert_eq!(dev.poll_timeout(), Some(ms(1_010_000)));
 }
 
 #[test]
@@ -887,16 +892,19 @@ fn packet_resend_becomes_an_event_without_an_ack() {
         .to_vec()
         .expect("encodes");
     // No stream destination yet: nothing to resend to.
-    assert_eq!(dev.handle(&bytes, A_STREAM, ms(0)), HandleResult::default());
+    assert_eq!(
+        dev.handle_datagram(&bytes, A_STREAM, ms(0)),
+        HandleResult::default()
+    );
     take_control(&mut dev, A, ms(0));
     configure_stream(&mut dev, ms(1));
     // Even with ACK_REQUIRED set, a resend is never acknowledged.
     bytes[1] |= flags::ACK_REQUIRED;
-    let r = dev.handle(&bytes, A_STREAM, ms(2));
+    let r = dev.handle_datagram(&bytes, A_STREAM, ms(2));
     assert_eq!(r.reply, None);
     assert_eq!(r.events, [DeviceEvent::PacketResend(request)]);
     // From a host that neither receives the stream nor controls: ignored.
-    assert!(dev.handle(&bytes, B, ms(3)).events.is_empty());
+    assert!(dev.handle_datagram(&bytes, B, ms(3)).events.is_empty());
     // Extended ids come through too.
     let ext = PacketResend {
         block_id: 1 << 40,
@@ -907,7 +915,7 @@ fn packet_resend_becomes_an_event_without_an_ack() {
         .to_vec()
         .expect("encodes");
     assert_eq!(
-        dev.handle(&bytes, A_STREAM, ms(4)).events,
+        dev.handle_datagram(&bytes, A_STREAM, ms(4)).events,
         [DeviceEvent::PacketResend(ext)]
     );
     // Another stream channel does not exist.
@@ -918,10 +926,16 @@ fn packet_resend_becomes_an_event_without_an_ack() {
     let bytes = CommandRepr::new(Command::PacketResend(other), 7)
         .to_vec()
         .expect("encodes");
-    assert!(dev.handle(&bytes, A_STREAM, ms(5)).events.is_empty());
+    assert!(dev
+        .handle_datagram(&bytes, A_STREAM, ms(5))
+        .events
+        .is_empty());
     // A truncated resend gets neither ack nor event.
     let bytes = raw_command(1, code::PACKET_RESEND_CMD, 8, &[0, 0, 0, 7]);
-    assert_eq!(dev.handle(&bytes, A_STREAM, ms(6)), HandleResult::default());
+    assert_eq!(
+        dev.handle_datagram(&bytes, A_STREAM, ms(6)),
+        HandleResult::default()
+    );
 }
 
 #[test]
@@ -1295,7 +1309,7 @@ fn is_standard_register(address: u32) -> bool {
 
 fn replay(name: &str) -> BTreeMap<String, usize> {
     let mut dev = device();
-    let mut now = Duration::from_secs(1);
+    let mut now = ms(1000);
     let mut refused: BTreeMap<String, usize> = BTreeMap::new();
     let commands = vector_commands(name);
     assert!(!commands.is_empty());
@@ -1306,7 +1320,7 @@ fn replay(name: &str) -> BTreeMap<String, usize> {
             &linerate_wire::gvcp::CommandPacket::new_checked(&bytes[..]).expect("header"),
         )
         .expect("Aravis commands parse");
-        let result = dev.handle(bytes, from, now);
+        let result = dev.handle_datagram(bytes, from, now);
         if !command.ack_required() {
             assert_eq!(result.reply, None);
             continue;
@@ -1469,11 +1483,11 @@ proptest! {
     ) {
         let mut dev = device();
         // Let one host hold control so privileged paths run too.
-        dev.handle(&raw_command(1, code::WRITEREG_CMD, 1, &[0, 0, 0x0a, 0, 0, 0, 0, 2]), A, ms(0));
+        dev.handle_datagram(&raw_command(1, code::WRITEREG_CMD, 1, &[0, 0, 0x0a, 0, 0, 0, 0, 2]), A, ms(0));
         let mut now = ms(0);
         for (bytes, from, dt) in steps {
             now += ms(dt);
-            let r = dev.handle(&bytes, from, now);
+            let r = dev.handle_datagram(&bytes, from, now);
             if let Some(reply) = r.reply {
                 prop_assert!(bytes.len() >= 8 && bytes[0] == 0x42);
                 prop_assert!(bytes[1] & flags::ACK_REQUIRED != 0);
@@ -1487,9 +1501,9 @@ proptest! {
                 }
                 prop_assert!(reply.datagram.len() <= linerate_wire::gvcp::MAX_UDP_PAYLOAD);
             }
-            let _ = dev.poll(now);
+            let _ = dev.handle_timeout(now);
             let _ = dev.stream_config();
-            if let Some(t) = dev.next_wakeup() {
+            if let Some(t) = dev.poll_timeout() {
                 prop_assert!(dev.controller().is_some() && t > now);
             }
         }
@@ -1498,7 +1512,7 @@ proptest! {
 
 #[test]
 fn a_port_sweep_from_the_controllers_ip_is_refused_counted_and_keeps_no_heartbeat() {
-    // Issue 20 item 7: an attacker forges the controlling host's IP address
+    // An attacker forges the controlling host's IP address
     // and tries every source port. Only the controller's own port may write
     // or keep control alive; the rest are refused and counted apart.
     let mut dev = device();
@@ -1522,7 +1536,7 @@ fn a_port_sweep_from_the_controllers_ip_is_refused_counted_and_keeps_no_heartbea
     // The forgeries kept nothing alive: control expires on the genuine
     // host's last command (at 20 ms) plus the 3 s heartbeat timeout.
     assert!(dev.acquiring());
-    assert_eq!(dev.next_wakeup(), Some(ms(3020)));
+    assert_eq!(dev.poll_timeout(), Some(ms(3020)));
     // Another host is counted as such; the status register is read-only.
     assert_eq!(
         write(&mut dev, B, ms(2100), &[(reg::ACQUISITION_STOP, 1)]).0,

@@ -240,7 +240,7 @@ fn run(frames: u64, loss: &mut dyn Loss, send_fails: &dyn Fn(u64) -> Option<u32>
     while sim.now < end {
         let frame_at = (next_frame <= frames).then(|| (next_frame - 1) * PERIOD);
         let event_at = sim.queue.peek().map(|Reverse((t, _))| *t);
-        let wake = host.next_wakeup();
+        let wake = host.poll_timeout();
         let Some(t) = [frame_at, event_at, wake].into_iter().flatten().min() else {
             break;
         };
@@ -254,7 +254,7 @@ fn run(frames: u64, loss: &mut dyn Loss, send_fails: &dyn Fn(u64) -> Option<u32>
             };
             match sim.events.get_mut(i as usize).and_then(Option::take) {
                 Some(Event::ToHost(d)) => {
-                    host.on_packet(&d, sim.now);
+                    host.handle_packet(&d, sim.now);
                 }
                 Some(Event::ToCamera(r)) => sim.answer(r),
                 None => {}

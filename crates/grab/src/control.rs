@@ -14,7 +14,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use linerate_gev::client::{Heartbeat, Poll, RequestIds, Transaction, TransactionConfig};
+use linerate_gev::client::{
+    Heartbeat, RequestIds, Transaction, TransactionConfig, TransactionPoll,
+};
 use linerate_gev::device::registers::bootstrap::{self, ccp};
 use linerate_wire::gvcp::{self, Ack, AckRepr, Command, CommandRepr, PacketResend, RegisterWrite};
 
@@ -83,10 +85,10 @@ impl Channel {
         self.send(&datagram)?;
         loop {
             let now = now_ns();
-            match t.poll(now) {
-                Poll::Done(result) => return result.map_err(gvcp_err),
-                Poll::Resend(datagram) => self.send(&datagram)?,
-                Poll::WaitUntil(deadline) => {
+            match t.poll_transmit(now) {
+                TransactionPoll::Done(result) => return result.map_err(gvcp_err),
+                TransactionPoll::Resend(datagram) => self.send(&datagram)?,
+                TransactionPoll::WaitUntil(deadline) => {
                     let wait = Duration::from_nanos(deadline.saturating_sub(now).max(100_000));
                     self.socket
                         .set_read_timeout(Some(wait))
@@ -103,7 +105,7 @@ impl Channel {
                                         self.unrequested.push(i);
                                     }
                                 }
-                                t.on_datagram(d, now_ns());
+                                t.handle_datagram(d, now_ns());
                             }
                         }
                         Ok(_) => {}

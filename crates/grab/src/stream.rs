@@ -497,11 +497,11 @@ impl Moderation {
 
     /// How long to pause after a receive took `taken` packets: never after
     /// an empty or full one, and never past the assembler's next deadline.
-    fn pause_after(&self, taken: usize, next_wakeup: Option<u64>, now: u64) -> Option<Duration> {
+    fn pause_after(&self, taken: usize, timeout: Option<u64>, now: u64) -> Option<Duration> {
         if taken == 0 || taken >= self.full_batch {
             return None;
         }
-        let pause = next_wakeup.map_or(self.pause, |t| {
+        let pause = timeout.map_or(self.pause, |t| {
             self.pause.min(Duration::from_nanos(t.saturating_sub(now)))
         });
         (!pause.is_zero()).then_some(pause)
@@ -528,7 +528,7 @@ impl Worker {
             } else {
                 Duration::from_millis(20)
             };
-            let timeout = self.assembler.next_wakeup().map_or(idle, |t| {
+            let timeout = self.assembler.poll_timeout().map_or(idle, |t| {
                 Duration::from_nanos(t.saturating_sub(now)).clamp(Duration::from_micros(50), idle)
             });
             // Buffers queued while the receive call slept are taken as soon
@@ -554,7 +554,7 @@ impl Worker {
             }
             let pause = self
                 .moderation
-                .and_then(|m| m.pause_after(taken, self.assembler.next_wakeup(), now));
+                .and_then(|m| m.pause_after(taken, self.assembler.poll_timeout(), now));
             if let Some(pause) = pause {
                 std::thread::sleep(pause);
             }

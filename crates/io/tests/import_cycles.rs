@@ -1,4 +1,4 @@
-//! No file-level import cycle in any crate of the workspace (issue 21): a
+//! No file-level import cycle in any crate of the workspace: a
 //! module file may use another only if that one does not, directly or
 //! through others, use it back. Cycles make a crate impossible to split or
 //! to read bottom-up; the layering this test holds is in

@@ -129,7 +129,7 @@ impl<W: Version> Readout<W> {
             if received == 0 {
                 // Caught up: the fair controller's queue guard tells a late
                 // thread from a queue standing in the host by this.
-                self.host.on_queue_empty();
+                self.host.handle_queue_empty();
                 if wait.is_zero() {
                     // Spinning on an empty socket: let whatever shares
                     // this core run (a board emulator, the switch's
@@ -151,9 +151,9 @@ impl<W: Version> Readout<W> {
             for f in link.frames() {
                 let stamp = f.timestamp_ns;
                 let waited = (stamp > 0).then(|| link.now_ns().saturating_sub(stamp).max(1));
-                // The ACK leaves from inside on_frame, before the data is
+                // The ACK leaves from inside handle_frame, before the data is
                 // copied into the ring.
-                let handled = self.host.on_frame(f.data, now(), waited, |t| {
+                let handled = self.host.handle_frame(f.data, now(), waited, |t| {
                     if batch_acks {
                         pending.push((t.frame, stamp, t.board));
                     } else {

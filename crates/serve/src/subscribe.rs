@@ -243,6 +243,14 @@ impl Subscriptions {
         }
     }
 
+    /// When (ns) [`Self::handle_timeout`] next has work: the moment the
+    /// subscriber that renewed longest ago expires, or `None` with no
+    /// subscriber.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let oldest = self.subs.values().min()?;
+        Some(oldest.saturating_add(self.config.expiry_ns))
+    }
+
     /// The next change in the set of subscribers, oldest first.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
@@ -357,10 +365,12 @@ mod tests {
         s.handle_datagram(a, &SubscribeRepr::Join(cookie).to_bytes(), 61 * S);
         assert_eq!(s.counters().bad_cookies, 1);
         // It renewed at 31 s: expired 5 s later, not before.
+        assert_eq!(s.poll_timeout(), Some(36 * S));
         s.handle_timeout(35 * S);
         assert_eq!(s.len(), 1);
         s.handle_timeout(36 * S);
         assert_eq!(s.poll_event(), Some(Event::Ended(a, End::Expired)));
+        assert_eq!(s.poll_timeout(), None, "no subscriber, no timer");
     }
 
     #[test]

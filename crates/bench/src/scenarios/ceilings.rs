@@ -1,4 +1,4 @@
-//! Seed 002's reference: what the kernel stack itself moves over this link
+//! The APDCAM-10G study's reference: what the kernel stack itself moves over this link
 //! (iperf3 TCP, and UDP unpaced), next to linerate's camera streaming as
 //! fast as it can over TCP and over UDP.
 

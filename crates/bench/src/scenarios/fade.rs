@@ -1,4 +1,4 @@
-//! Seed 004's measurements: one FADE board alone on a 1 Gbit/s link, and
+//! The FADE paper's measurements: one FADE board alone on a 1 Gbit/s link, and
 //! three boards behind a bridge sharing it, per rate controller and
 //! receive backend (in alternation within each repeat). Boards and
 //! receiver run with their default settings; pinned (boards on one core,
@@ -10,7 +10,7 @@ use crate::config::BenchConfig;
 use crate::job::{Job, Work};
 use crate::scenario::Scenario;
 
-/// The controllers compared: the seed's adaptive delay, and linerate's
+/// The controllers compared: the published adaptive delay (`seed`), and linerate's
 /// receiver-set fair shares (`linerate fade --controller`).
 pub const CONTROLLERS: [&str; 2] = ["seed", "fair"];
 

@@ -112,7 +112,8 @@ fn with_warmup(jobs: Vec<Job>, config: &BenchConfig) -> Vec<Job> {
     }
 }
 
-/// linerate's UDP backends and Aravis, as compared in issue 4.
+/// linerate's UDP receive backends and Aravis, the receivers the GVSP
+/// scenarios compare.
 fn gvsp_receivers() -> Vec<(&'static str, GvspReceiver)> {
     let grab = |b: &str| GvspReceiver::Grab {
         backend: b.to_owned(),

@@ -1,4 +1,4 @@
-//! Seed 001's study: receiving CPU per GB against packet size. One stream
+//! Basler's CPU-load study: receiving CPU per GB against packet size. One stream
 //! rate every receiver sustains, so the figures compare work per byte.
 
 use super::{gvsp_receivers, repeated};
@@ -9,7 +9,7 @@ use crate::scenario::Scenario;
 
 /// 1024x1024 Mono8 at 60 fps: 0.5 Gbit/s, about 116 000 packets/s at
 /// 576-byte packets, a packet rate Aravis and every linerate backend
-/// should take (seed 001 measured 15-61 MB/s; this is 63 MB/s).
+/// should take (Basler's paper measured 15-61 MB/s; this is 63 MB/s).
 const FPS: f64 = 60.0;
 
 pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {

@@ -1,4 +1,4 @@
-//! Seed 003's comparison: `linerate serve`'s send methods against each
+//! The Axis send-path study's comparison: `linerate serve`'s send methods against each
 //! other at one fixed aggregate rate, to 1, 4, 16 and 32 clients, methods
 //! in alternation (the first rotating with the repeat).
 

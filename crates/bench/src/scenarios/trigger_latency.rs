@@ -1,4 +1,4 @@
-//! Seed 001's latency question: from a software trigger command to the
+//! Basler's CPU-load paper's latency question: from a software trigger command to the
 //! frame handed to the application, and its jitter, per backend.
 
 use super::repeated;

@@ -1,4 +1,4 @@
-//! Seed 000's matrix: one fast camera over UDP at two packet sizes and over
+//! Allied Vision's TCP paper's matrix: one fast camera over UDP at two packet sizes and over
 //! TCP at three transfer sizes, with the busiest core against the average.
 
 use super::repeated;
@@ -8,7 +8,7 @@ use crate::peers::{GvspReceiver, Stream};
 use crate::scenario::Scenario;
 
 pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
-    // Full: 2048x2048 Mono8 at 130 fps, ~4.4 Gbit/s like seed 000's 5 MP
+    // Full: 2048x2048 Mono8 at 130 fps, ~4.4 Gbit/s like that paper's 5 MP
     // camera at full speed. Quick: a third of that.
     let fps = if config.quick { 40.0 } else { 130.0 };
     let mmsg = || GvspReceiver::Grab {

@@ -1,4 +1,4 @@
-//! `linerate bench`: run the seeds' measurement studies on this machine,
+//! `linerate bench`: run the published measurement studies on this machine,
 //! linerate next to Aravis and iperf3, and report tables, JSON and charts.
 
 use std::io::IsTerminal;
@@ -13,12 +13,12 @@ use linerate_bench::{plan, run_bench, BenchConfig, HostSetup, Progress, Scenario
 /// Arguments of `linerate bench`.
 #[derive(Debug, Args)]
 #[command(after_help = "Scenarios (names or numbers):
-  1 packet-sizes     seed 001: receiving CPU per GB against packet size, per backend and Aravis
-  2 udp-tcp          seed 000: one ~4.4 Gbit/s camera over UDP and TCP, busiest core vs average
-  3 ceilings         seed 002: iperf3 TCP and UDP ceilings next to linerate's own
+  1 packet-sizes     Basler: receiving CPU per GB against packet size, per backend and Aravis
+  2 udp-tcp          Allied Vision: one ~4.4 Gbit/s camera over UDP and TCP, busiest core vs average
+  3 ceilings         APDCAM-10G: iperf3 TCP and UDP ceilings next to linerate's own
   4 lossless-rate    highest lossless frame rate per backend and for Aravis
-  5 trigger-latency  seed 001: software trigger to frame delivered, latency and jitter
-  6 fade             seed 004: one FADE board alone, three sharing a 1 Gbit/s link
+  5 trigger-latency  Basler: software trigger to frame delivered, latency and jitter
+  6 fade             FADE paper: one board alone, three sharing a 1 Gbit/s link
 
 Setup: the sender is pinned to CPU 0; the receiving host's network processing and
 the receiver run on CPU 1, whose busy time (wall minus idle, /proc/stat) is the

@@ -2,8 +2,8 @@
 //! prints the commands that fix what is short.
 //!
 //! Socket buffer limits, the backlog, MTU, offloads, interrupt coalescing,
-//! the CPU frequency governor, IRQ affinity and RPS — the settings seed 000
-//! and seed 002 had to change before their streams stopped losing data.
+//! the CPU frequency governor, IRQ affinity and RPS — the settings Allied
+//! Vision's TCP paper and the APDCAM-10G study had to change before their streams stopped losing data.
 //! Reading is in [`facts`], judging in [`checks`] (pure, unit-tested).
 
 use std::net::Ipv4Addr;

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use linerate_fade::board::{self as core, Controller, Event, FadeBoard, Transmit};
+use linerate_fade::board::{self as core, BoardPoll, Controller, Event, FadeBoard};
 use linerate_fade::version::Version;
 use linerate_io::raw::{RawSocket, ETH_HEADER_LEN};
 use linerate_wire::ethernet::MacAddr;
@@ -171,7 +171,7 @@ impl<W: Version> Board<'_, W> {
                 while n < SEND_BATCH {
                     let frame = &mut frames[n];
                     match board.poll_transmit(now_ns(), &mut frame[ETH_HEADER_LEN..]) {
-                        Transmit::Send(len) => {
+                        BoardPoll::Send(len) => {
                             sock.write_header(frame, dest);
                             frame.truncate(ETH_HEADER_LEN + len);
                             n += 1;
@@ -179,13 +179,13 @@ impl<W: Version> Board<'_, W> {
                                 break;
                             }
                         }
-                        Transmit::WakeAt(t) => {
+                        BoardPoll::WaitUntil(t) => {
                             let left = t.saturating_sub(now_ns());
                             wait = (left > 0 && left >= spin_ns)
                                 .then(|| Duration::from_nanos(left - spin_ns / 2));
                             break;
                         }
-                        Transmit::Idle => break,
+                        BoardPoll::Idle => break,
                     }
                 }
                 if n > 0 {
@@ -288,7 +288,7 @@ fn publish<W: Version>(shared: &Shared, board: &FadeBoard<W>, link: &Link) {
 /// The name a controller goes by in reports (and `--controller`).
 fn controller_name(c: Controller) -> &'static str {
     match c {
-        Controller::Seed => "seed",
+        Controller::AdaptiveDelay => "seed",
         Controller::Fair => "fair",
     }
 }
@@ -321,7 +321,7 @@ impl Link {
             }
             let mut mac = [0u8; 6];
             mac.copy_from_slice(src);
-            match board.on_frame(mac, payload, now) {
+            match board.handle_frame(mac, payload, now) {
                 Ok(Event::Started) => {
                     self.host = Some(mac);
                     self.streaming_since.get_or_insert(now);

@@ -190,11 +190,11 @@ impl Session {
 
     /// Turns a register-model event into work for the stream thread.
     fn dispatch(&self, config: &CameraConfig, event: &DeviceEvent) {
-        let now = self.epoch.elapsed();
+        let now = elapsed_ns(self.epoch);
         let cfg = self.device.stream_config();
         let cmd = match event {
             DeviceEvent::AcquisitionStart => {
-                let offset = i128::from(self.device.timestamp(now)) - now.as_nanos() as i128;
+                let offset = i128::from(self.device.timestamp(now)) - i128::from(now);
                 match stream_settings(&cfg, offset) {
                     Some(settings) => StreamCommand::Start(settings),
                     None => {
@@ -242,16 +242,17 @@ impl Session {
         let mut runs_seen = 0u64;
         let mut moving: Option<Address> = None;
         while !stop.load(Ordering::Relaxed) {
-            let now = self.epoch.elapsed();
+            let now = elapsed_ns(self.epoch);
             let wait = self
                 .device
-                .next_wakeup()
-                .map_or(LONGEST_WAIT, |t| t.saturating_sub(now))
+                .poll_timeout()
+                .map_or(LONGEST_WAIT, |t| Duration::from_nanos(t.saturating_sub(now)))
                 .min(LONGEST_WAIT);
             if let Some((n, from)) = self.sockets.recv(&mut buf, wait)? {
                 self.device.set_counters(register_counters(&self.counters));
                 let foreign_before = self.device.access_denied().controller_ip_other_port;
-                let result = self.device.handle(&buf[..n], from, self.epoch.elapsed());
+                let result = self.device
+                    .handle_datagram(&buf[..n], from, elapsed_ns(self.epoch));
                 if foreign_before == 0 && self.device.access_denied().controller_ip_other_port == 1
                 {
                     config.events.emit(CameraEvent::ForeignPortRefused { from });
@@ -294,7 +295,7 @@ impl Session {
             {
                 return Ok(Ended::Moved(m.clone()));
             }
-            for e in self.device.poll(self.epoch.elapsed()) {
+            for e in self.device.handle_timeout(elapsed_ns(self.epoch)) {
                 self.dispatch(config, &e);
             }
             // Single- and multi-frame acquisitions end by themselves.
@@ -421,4 +422,9 @@ pub(crate) fn run(
             gateway,
         });
     }
+}
+
+/// Nanoseconds since `epoch`: the device core's clock.
+fn elapsed_ns(epoch: Instant) -> u64 {
+    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }

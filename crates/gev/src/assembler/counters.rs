@@ -22,7 +22,7 @@ pub struct Counters {
     pub frames_evicted: u64,
     /// Blocks dropped because no frame buffer was free (the caller did not recycle).
     pub underruns: u64,
-    /// Datagrams passed to `on_packet`, valid or not.
+    /// Datagrams passed to `handle_packet`, valid or not.
     pub packets_received: u64,
     /// Packets (leader, payload, trailer) still missing when incomplete frames were delivered.
     pub packets_missing: u64,

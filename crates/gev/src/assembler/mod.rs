@@ -1,10 +1,10 @@
 //! Host-side GVSP frame assembly and resend planning, sans-IO.
 //!
 //! The I/O loop hands every UDP payload of the stream to
-//! [`Assembler::on_packet`] with the current time, and between packets asks
+//! [`Assembler::handle_packet`] with the current time, and between packets asks
 //! [`Assembler::poll_transmit`] for resend requests to send,
 //! [`Assembler::poll_frame`] for finished frames, and
-//! [`Assembler::next_wakeup`] for how long it may block. Nothing here reads a
+//! [`Assembler::poll_timeout`] for how long it may block. Nothing here reads a
 //! clock or touches a socket, so loss, reordering and timeouts are tested
 //! deterministically.
 //!
@@ -66,7 +66,7 @@ const FINISHED_MEMORY: usize = 32;
 /// The 16-bit block id space: 1..=65535 (0 is never valid).
 const STANDARD_IDS: u64 = 65535;
 
-/// What `on_packet` did with a datagram.
+/// What `handle_packet` did with a datagram.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
     /// Payload data was copied into the frame buffer of `block_id` at `offset`.
@@ -428,7 +428,7 @@ impl Assembler {
 
     /// Takes one GVSP datagram (the UDP payload) received at `now_ns`.
     /// Never panics; anything invalid is ignored and counted.
-    pub fn on_packet(&mut self, datagram: &[u8], now_ns: u64) -> Placement {
+    pub fn handle_packet(&mut self, datagram: &[u8], now_ns: u64) -> Placement {
         self.counters.packets_received += 1;
         self.expire(now_ns);
         let Ok(packet) = Packet::new_checked(datagram) else {
@@ -643,8 +643,8 @@ impl Assembler {
     /// bytes that followed it. When the header confirms the guess the packet
     /// is recorded without copying and the placement returned; otherwise
     /// nothing changes and `None` tells the caller to fall back to
-    /// [`Assembler::on_packet`] with a contiguous copy of the datagram.
-    pub fn on_placed_payload(
+    /// [`Assembler::handle_packet`] with a contiguous copy of the datagram.
+    pub fn handle_placed_payload(
         &mut self,
         guess: &SlotGuess,
         header: &[u8],
@@ -674,7 +674,7 @@ impl Assembler {
         }
         let resent = status == Status::PACKET_RESEND;
         // Same bookkeeping as a copied packet, minus the copy. A refused
-        // packet comes back through `on_packet`, which counts it then.
+        // packet comes back through `handle_packet`, which counts it then.
         self.expire(now_ns);
         let placed = self.on_payload(
             key,
@@ -692,9 +692,10 @@ impl Assembler {
         placed
     }
 
-    /// The earliest time a resend request or a retention timeout is due, so
-    /// the I/O loop knows how long it may block; `None` when nothing is pending.
-    pub fn next_wakeup(&self) -> Option<u64> {
+    /// The earliest time (ns) a resend request or a retention timeout is
+    /// due, when [`Assembler::poll_transmit`] has work again, so the I/O
+    /// loop knows how long it may block; `None` when nothing is pending.
+    pub fn poll_timeout(&self) -> Option<u64> {
         let retention = self.config.frame_retention_ns;
         let resend = &self.config.resend;
         self.frames

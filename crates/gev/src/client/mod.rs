@@ -14,4 +14,4 @@ mod heartbeat;
 mod transaction;
 
 pub use heartbeat::Heartbeat;
-pub use transaction::{ClientError, Poll, RequestIds, Transaction, TransactionConfig};
+pub use transaction::{ClientError, RequestIds, Transaction, TransactionConfig, TransactionPoll};

@@ -76,10 +76,11 @@ impl Default for TransactionConfig {
     }
 }
 
-/// What the caller must do after [`Transaction::poll`].
+/// What the caller must do after [`Transaction::poll_transmit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Poll {
-    /// Nothing until this time (ns).
+pub enum TransactionPoll {
+    /// Nothing to send before this time (ns), which is also
+    /// [`Transaction::poll_timeout`].
     WaitUntil(u64),
     /// Send this datagram again (same request id).
     Resend(Vec<u8>),
@@ -135,8 +136,8 @@ impl Transaction {
         self.ignored
     }
 
-    /// Feeds a datagram received from the device.
-    pub fn on_datagram(&mut self, datagram: &[u8], now_ns: u64) {
+    /// Feeds a datagram received from the device at `now_ns`.
+    pub fn handle_datagram(&mut self, datagram: &[u8], now_ns: u64) {
         if self.result.is_some() {
             return;
         }
@@ -168,13 +169,19 @@ impl Transaction {
         });
     }
 
-    /// Advances time: resend, give up, or report the outcome.
-    pub fn poll(&mut self, now_ns: u64) -> Poll {
+    /// When (ns) the transaction next has work (a resend or giving up), or
+    /// `None` once it is over.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.result.is_none().then_some(self.deadline_ns)
+    }
+
+    /// Advances time to `now_ns`: resend, give up, or report the outcome.
+    pub fn poll_transmit(&mut self, now_ns: u64) -> TransactionPoll {
         if let Some(r) = self.result.clone() {
-            return Poll::Done(r);
+            return TransactionPoll::Done(r);
         }
         if now_ns < self.deadline_ns {
-            return Poll::WaitUntil(self.deadline_ns);
+            return TransactionPoll::WaitUntil(self.deadline_ns);
         }
         if self.attempts >= self.config.attempts {
             let e = Err(ClientError::Timeout {
@@ -183,11 +190,11 @@ impl Transaction {
                 attempts: self.attempts,
             });
             self.result = Some(e.clone());
-            return Poll::Done(e);
+            return TransactionPoll::Done(e);
         }
         self.attempts += 1;
         self.deadline_ns = now_ns.saturating_add(self.config.ack_timeout_ns);
-        Poll::Resend(self.datagram.clone())
+        TransactionPoll::Resend(self.datagram.clone())
     }
 }
 
@@ -234,29 +241,35 @@ mod tests {
         let mut ids = RequestIds::default();
         let (mut t, first) = read(&mut ids);
         assert_eq!(&first[6..8], &[0, 1]);
-        assert_eq!(t.poll(MS), Poll::WaitUntil(200 * MS));
-        t.on_datagram(
+        assert_eq!(t.poll_transmit(MS), TransactionPoll::WaitUntil(200 * MS));
+        assert_eq!(t.poll_timeout(), Some(200 * MS));
+        t.handle_datagram(
             &ack(1, Status::SUCCESS, Ack::ReadReg { values: vec![2] }),
             MS,
         );
         assert!(matches!(
-            t.poll(MS),
-            Poll::Done(Ok(AckRepr {
+            t.poll_transmit(MS),
+            TransactionPoll::Done(Ok(AckRepr {
                 ack: Ack::ReadReg { .. },
                 ..
             }))
         ));
+        assert_eq!(t.poll_timeout(), None, "nothing to wait for once done");
     }
 
     #[test]
     fn retries_with_the_same_id_then_times_out() {
         let mut ids = RequestIds::default();
         let (mut t, first) = read(&mut ids);
-        assert_eq!(t.poll(200 * MS), Poll::Resend(first.clone()));
-        assert_eq!(t.poll(400 * MS), Poll::Resend(first));
         assert_eq!(
-            t.poll(600 * MS),
-            Poll::Done(Err(ClientError::Timeout {
+            t.poll_transmit(200 * MS),
+            TransactionPoll::Resend(first.clone())
+        );
+        assert_eq!(t.poll_timeout(), Some(400 * MS));
+        assert_eq!(t.poll_transmit(400 * MS), TransactionPoll::Resend(first));
+        assert_eq!(
+            t.poll_transmit(600 * MS),
+            TransactionPoll::Done(Err(ClientError::Timeout {
                 command: 0x0080,
                 request_id: 1,
                 attempts: 3
@@ -268,7 +281,7 @@ mod tests {
     fn pending_ack_extends_the_deadline_and_stale_acks_are_ignored() {
         let mut ids = RequestIds::default();
         let (mut t, _) = read(&mut ids);
-        t.on_datagram(
+        t.handle_datagram(
             &ack(
                 1,
                 Status::SUCCESS,
@@ -278,20 +291,23 @@ mod tests {
             ),
             100 * MS,
         );
-        assert_eq!(t.poll(300 * MS), Poll::WaitUntil(600 * MS));
-        t.on_datagram(
+        assert_eq!(
+            t.poll_transmit(300 * MS),
+            TransactionPoll::WaitUntil(600 * MS)
+        );
+        t.handle_datagram(
             &ack(9, Status::SUCCESS, Ack::ReadReg { values: vec![1] }),
             310 * MS,
         );
-        t.on_datagram(&[1, 2, 3], 311 * MS);
+        t.handle_datagram(&[1, 2, 3], 311 * MS);
         assert_eq!(t.ignored(), 2);
-        t.on_datagram(
+        t.handle_datagram(
             &ack(1, Status::ACCESS_DENIED, Ack::ReadReg { values: vec![] }),
             320 * MS,
         );
         assert_eq!(
-            t.poll(330 * MS),
-            Poll::Done(Err(ClientError::Refused {
+            t.poll_transmit(330 * MS),
+            TransactionPoll::Done(Err(ClientError::Refused {
                 command: 0x0080,
                 status: Status::ACCESS_DENIED
             }))

@@ -10,7 +10,6 @@
 //! enable bit and key are ignored and a second host's CCP write is refused.
 
 use core::net::SocketAddrV4;
-use core::time::Duration;
 
 use linerate_wire::Status;
 
@@ -63,7 +62,8 @@ pub enum ControlLossReason {
 pub(crate) struct Controller {
     pub addr: SocketAddrV4,
     pub privilege: Privilege,
-    pub last_heard: Duration,
+    /// When it was last heard, in nanoseconds on the caller's clock.
+    pub last_heard: u64,
 }
 
 /// What a CCP write did.
@@ -111,7 +111,7 @@ impl ControlChannel {
 
     /// Records traffic from `from`; only the primary application's traffic
     /// counts as a heartbeat.
-    pub fn heard_from(&mut self, from: SocketAddrV4, now: Duration) {
+    pub fn heard_from(&mut self, from: SocketAddrV4, now: u64) {
         if let Some(c) = self.controller.as_mut() {
             if c.addr == from && now > c.last_heard {
                 c.last_heard = now;
@@ -119,8 +119,8 @@ impl ControlChannel {
         }
     }
 
-    /// When control expires, given the heartbeat timeout (`None`: disabled).
-    pub fn deadline(&self, timeout: Option<Duration>) -> Option<Duration> {
+    /// When control expires (ns), given the heartbeat timeout in ns (`None`: disabled).
+    pub fn deadline(&self, timeout: Option<u64>) -> Option<u64> {
         let c = self.controller?;
         c.last_heard.checked_add(timeout?)
     }
@@ -130,7 +130,7 @@ impl ControlChannel {
         &mut self,
         value: u32,
         from: SocketAddrV4,
-        now: Duration,
+        now: u64,
     ) -> Result<CcpOutcome, Status> {
         let wanted = Privilege::from_ccp(value);
         match (self.controller.as_mut(), wanted) {
@@ -166,6 +166,9 @@ impl ControlChannel {
 mod tests {
     use super::*;
 
+    const MS: u64 = 1_000_000;
+    const SEC: u64 = 1_000 * MS;
+
     fn host(port: u16) -> SocketAddrV4 {
         SocketAddrV4::new([10, 0, 0, 2].into(), port)
     }
@@ -173,7 +176,7 @@ mod tests {
     #[test]
     fn grant_deny_release() {
         let mut ch = ControlChannel::default();
-        let t = Duration::from_secs(1);
+        let t = SEC;
         assert_eq!(ch.write(0, host(1), t), Ok(CcpOutcome::Unchanged));
         assert_eq!(
             ch.write(ccp::CONTROL_ACCESS, host(1), t),
@@ -200,18 +203,18 @@ mod tests {
     #[test]
     fn heartbeat_deadline() {
         let mut ch = ControlChannel::default();
-        let timeout = Some(Duration::from_millis(3000));
+        let timeout = Some(3000 * MS);
         assert_eq!(ch.deadline(timeout), None);
-        assert!(ch.write(2, host(1), Duration::from_secs(10)).is_ok());
-        assert_eq!(ch.deadline(timeout), Some(Duration::from_millis(13_000)));
-        ch.heard_from(host(2), Duration::from_secs(11));
-        assert_eq!(ch.deadline(timeout), Some(Duration::from_millis(13_000)));
-        ch.heard_from(host(1), Duration::from_secs(12));
-        assert_eq!(ch.deadline(timeout), Some(Duration::from_millis(15_000)));
-        ch.heard_from(host(1), Duration::from_secs(5));
+        assert!(ch.write(2, host(1), 10 * SEC).is_ok());
+        assert_eq!(ch.deadline(timeout), Some(13_000 * MS));
+        ch.heard_from(host(2), 11 * SEC);
+        assert_eq!(ch.deadline(timeout), Some(13_000 * MS));
+        ch.heard_from(host(1), 12 * SEC);
+        assert_eq!(ch.deadline(timeout), Some(15_000 * MS));
+        ch.heard_from(host(1), 5 * SEC);
         assert_eq!(
             ch.deadline(timeout),
-            Some(Duration::from_millis(15_000)),
+            Some(15_000 * MS),
             "time going backwards does not shorten control"
         );
         assert_eq!(ch.deadline(None), None);

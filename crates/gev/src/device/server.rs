@@ -1,15 +1,15 @@
 //! GVCP command dispatch: the emulated camera as a sans-IO state machine.
 //!
 //! The I/O layer hands every datagram received on the GVCP port to
-//! [`Device::handle`] with the sender and the current time, sends the
-//! [`Reply`] if there is one, acts on the [`DeviceEvent`]s (start or stop the
-//! stream, resend packets, ...), and calls [`Device::poll`] at
-//! [`Device::next_wakeup`] so the heartbeat can expire without traffic. The
-//! device never reads a clock and never touches a socket, which keeps every
-//! behaviour reproducible in a test.
+//! [`Device::handle_datagram`] with the sender and the current time, sends
+//! the [`Reply`] if there is one, acts on the [`DeviceEvent`]s (start or stop
+//! the stream, resend packets, ...), and calls [`Device::handle_timeout`] at
+//! [`Device::poll_timeout`] so the heartbeat can expire without traffic.
+//! Times are nanoseconds on the caller's monotonic clock. The device never
+//! reads a clock and never touches a socket, which keeps every behaviour
+//! reproducible in a test.
 
 use core::net::{Ipv4Addr, SocketAddrV4};
-use core::time::Duration;
 
 use linerate_wire::gvcp::{
     self, code, flags, Ack, AckRepr, Command, CommandPacket, CommandRepr, DiscoveryAck,
@@ -30,7 +30,7 @@ use super::{GENICAM_XML, XML_FILE_NAME};
 pub struct Reply {
     /// Where to send it: the sender of the command, or 255.255.255.255 at the
     /// sender's port for a discovery ack that cannot be unicast (see
-    /// [`Device::handle`]). The socket then needs `SO_BROADCAST`.
+    /// [`Device::handle_datagram`]). The socket then needs `SO_BROADCAST`.
     pub to: SocketAddrV4,
     /// The encoded GVCP ack.
     pub datagram: Vec<u8>,
@@ -93,7 +93,7 @@ pub enum DeviceEvent {
     },
 }
 
-/// What [`Device::handle`] produced for one datagram.
+/// What [`Device::handle_datagram`] produced for one datagram.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HandleResult {
     /// The ack to send, if the command asked for one.
@@ -186,13 +186,8 @@ pub struct Device {
     control: ControlChannel,
     acquiring: bool,
     denied: AccessDenied,
-    /// Caller time at which the timestamp counter was last reset.
-    timestamp_epoch: Duration,
-}
-
-/// Nanoseconds in `d`, saturating (after 584 years).
-fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+    /// Caller time (ns) at which the timestamp counter was last reset.
+    timestamp_epoch: u64,
 }
 
 /// The status for a command whose header is sound but whose payload does not parse.
@@ -279,11 +274,11 @@ impl Device {
             control: ControlChannel::default(),
             acquiring: false,
             denied: AccessDenied::default(),
-            timestamp_epoch: Duration::ZERO,
+            timestamp_epoch: 0,
         })
     }
 
-    /// Handles one datagram received on the GVCP port from `from` at `now`.
+    /// Handles one datagram received on the GVCP port from `from` at `now` (ns).
     ///
     /// Only GVCP commands (key byte 0x42, 8-byte header) are considered;
     /// anything else is dropped silently so two devices cannot answer each
@@ -302,32 +297,39 @@ impl Device {
     ///
     /// A heartbeat expiry due by `now` is processed first, so a late command
     /// from a host that already lost control is treated as a stranger's.
-    pub fn handle(&mut self, datagram: &[u8], from: SocketAddrV4, now: Duration) -> HandleResult {
+    pub fn handle_datagram(
+        &mut self,
+        datagram: &[u8],
+        from: SocketAddrV4,
+        now: u64,
+    ) -> HandleResult {
         let mut events = Vec::new();
         self.expire(now, &mut events);
         let reply = self.dispatch(datagram, from, now, &mut events);
         HandleResult { reply, events }
     }
 
-    /// Advances time without traffic: releases control when the heartbeat
-    /// timeout has passed since the primary application was last heard
-    /// (unless the heartbeat is disabled), stopping acquisition.
-    pub fn poll(&mut self, now: Duration) -> Vec<DeviceEvent> {
+    /// Advances time to `now` (ns) without traffic: releases control when the
+    /// heartbeat timeout has passed since the primary application was last
+    /// heard (unless the heartbeat is disabled), stopping acquisition.
+    pub fn handle_timeout(&mut self, now: u64) -> Vec<DeviceEvent> {
         let mut events = Vec::new();
         self.expire(now, &mut events);
         events
     }
 
-    /// When [`Device::poll`] must next be called: the moment control expires,
-    /// or `None` while nobody holds control or the heartbeat is disabled.
-    pub fn next_wakeup(&self) -> Option<Duration> {
+    /// When (ns) [`Device::handle_timeout`] must next be called: the moment
+    /// control expires, or `None` while nobody holds control or the
+    /// heartbeat is disabled.
+    pub fn poll_timeout(&self) -> Option<u64> {
         self.control.deadline(self.heartbeat_timeout())
     }
 
-    /// The heartbeat timeout, or `None` when the primary application disabled it.
-    pub fn heartbeat_timeout(&self) -> Option<Duration> {
+    /// The heartbeat timeout in nanoseconds, or `None` when the primary
+    /// application disabled it.
+    pub fn heartbeat_timeout(&self) -> Option<u64> {
         (!self.memory.heartbeat_disabled())
-            .then(|| Duration::from_millis(self.memory.heartbeat_timeout_ms.into()))
+            .then(|| u64::from(self.memory.heartbeat_timeout_ms) * 1_000_000)
     }
 
     /// The primary application's address, if a host holds control.
@@ -404,8 +406,8 @@ impl Device {
 
     /// The device timestamp at `now`: nanoseconds (ticks at 1 GHz) since the
     /// last timestamp reset, for GVSP leaders and the latch register.
-    pub fn timestamp(&self, now: Duration) -> u64 {
-        nanos(now.saturating_sub(self.timestamp_epoch))
+    pub fn timestamp(&self, now: u64) -> u64 {
+        now.saturating_sub(self.timestamp_epoch)
     }
 
     /// Timestamp ticks per second (the GVSP timestamp unit).
@@ -431,8 +433,8 @@ impl Device {
         self.read_word(address)
     }
 
-    fn expire(&mut self, now: Duration, events: &mut Vec<DeviceEvent>) {
-        if self.next_wakeup().is_some_and(|deadline| now >= deadline) {
+    fn expire(&mut self, now: u64, events: &mut Vec<DeviceEvent>) {
+        if self.poll_timeout().is_some_and(|deadline| now >= deadline) {
             self.lose_control(ControlLossReason::HeartbeatExpired, events);
         }
     }
@@ -463,7 +465,7 @@ impl Device {
         &mut self,
         datagram: &[u8],
         from: SocketAddrV4,
-        now: Duration,
+        now: u64,
         events: &mut Vec<DeviceEvent>,
     ) -> Option<Reply> {
         let header = datagram.get(..gvcp::HEADER_LEN)?;
@@ -542,7 +544,7 @@ impl Device {
         &mut self,
         command: Command,
         from: SocketAddrV4,
-        now: Duration,
+        now: u64,
         events: &mut Vec<DeviceEvent>,
     ) -> Option<(Status, Ack)> {
         Some(match command {
@@ -706,7 +708,7 @@ impl Device {
         address: u32,
         value: u32,
         from: SocketAddrV4,
-        now: Duration,
+        now: u64,
         events: &mut Vec<DeviceEvent>,
     ) -> Result<(), Status> {
         if address % 4 != 0 {
@@ -757,7 +759,7 @@ impl Device {
         &mut self,
         value: u32,
         from: SocketAddrV4,
-        now: Duration,
+        now: u64,
         events: &mut Vec<DeviceEvent>,
     ) -> Result<(), Status> {
         match self.control.write(value, from, now)? {

@@ -96,7 +96,7 @@ impl CopyReceiver {
             }
             if let Some(d) = self.staging.get(..n) {
                 self.stats.copied += 1;
-                assembler.on_packet(d, now_ns());
+                assembler.handle_packet(d, now_ns());
             }
             // Let the caller run resends and deliver frames now and then.
             if taken >= 256 {

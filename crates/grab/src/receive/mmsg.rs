@@ -193,7 +193,7 @@ impl MmsgReceiver {
                         self.settle_later_copy_first(assembler, i, key, now);
                         if let Some(d) = self.staging.get(i).and_then(|s| s.get(start..end)) {
                             self.stats.copied += 1;
-                            assembler.on_packet(d, now);
+                            assembler.handle_packet(d, now);
                         }
                     }
                 }
@@ -332,7 +332,7 @@ impl MmsgReceiver {
         now: u64,
     ) {
         let head = self.heads.get(i).map(|h| &h[..header_len(g)]);
-        let placed = head.and_then(|h| assembler.on_placed_payload(g, h, data_len, now));
+        let placed = head.and_then(|h| assembler.handle_placed_payload(g, h, data_len, now));
         if placed.is_some() {
             self.stats.placed_in_frame += 1;
         } else {
@@ -382,7 +382,7 @@ impl MmsgReceiver {
             if !matches!(self.targets.get(i), Some(Target::Guess(_))) {
                 self.stats.copied += 1;
             }
-            assembler.on_packet(d, now);
+            assembler.handle_packet(d, now);
         }
     }
 }

@@ -80,7 +80,7 @@ impl RingReceiver {
                 }
                 stats.datagrams += 1;
                 stats.copied += 1;
-                assembler.on_packet(payload, now_ns());
+                assembler.handle_packet(payload, now_ns());
             })?;
         if n > 0 {
             self.stats.syscalls += 1;

@@ -422,7 +422,7 @@ impl TcpReceiver {
         self.after_trailer = format == Some(PacketFormat::Trailer);
         self.stats.datagrams += 1;
         self.stats.copied += 1;
-        assembler.on_packet(body, now_ns());
+        assembler.handle_packet(body, now_ns());
     }
 
     /// Plans one read through the predicted records, reads, checks every
@@ -642,7 +642,7 @@ impl TcpReceiver {
                         self.after_trailer = format == PacketFormat::Trailer;
                         self.stats.datagrams += 1;
                         self.tcp.bytes_copied += len as u64;
-                        assembler.on_packet(body, now_ns());
+                        assembler.handle_packet(body, now_ns());
                         taken += 1;
                     }
                 }
@@ -665,20 +665,23 @@ impl TcpReceiver {
     fn place(&mut self, assembler: &mut Assembler, g: &SlotGuess, head: &[u8]) -> usize {
         self.stats.datagrams += 1;
         let now = now_ns();
-        if assembler.on_placed_payload(g, head, g.len, now).is_some() {
+        if assembler
+            .handle_placed_payload(g, head, g.len, now)
+            .is_some()
+        {
             self.stats.placed_in_frame += 1;
             self.after_trailer = false;
             return 1;
         }
         // SAFETY: the slot holds the record's `len` data bytes just read;
-        // nothing touched the assembler since (on_placed_payload refused
+        // nothing touched the assembler since (handle_placed_payload refused
         // without changing anything).
         let data = unsafe { std::slice::from_raw_parts(g.as_mut_ptr(), g.len) };
         self.staging.clear();
         self.staging.extend_from_slice(head);
         self.staging.extend_from_slice(data);
         self.stats.copied += 1;
-        assembler.on_packet(&self.staging, now);
+        assembler.handle_packet(&self.staging, now);
         1
     }
 }

@@ -176,7 +176,7 @@ impl TrainPath {
                 let end = (start + segment).min(len);
                 if let Some(d) = self.staging.get(start..end) {
                     stats.copied += 1;
-                    assembler.on_packet(d, now_ns());
+                    assembler.handle_packet(d, now_ns());
                 }
             }
             return;
@@ -216,7 +216,7 @@ impl TrainPath {
             if !staged && hit.get(i).copied().unwrap_or(false) {
                 if let (Some(g), Some(head)) = (self.planned.get(i).copied(), self.heads.get(i)) {
                     if assembler
-                        .on_placed_payload(&g, &head[..hl], end - start - hl, now)
+                        .handle_placed_payload(&g, &head[..hl], end - start - hl, now)
                         .is_some()
                     {
                         stats.placed_in_frame += 1;
@@ -230,7 +230,7 @@ impl TrainPath {
             }
             if let Some(d) = self.staging.get(start..end) {
                 stats.copied += 1;
-                assembler.on_packet(d, now);
+                assembler.handle_packet(d, now);
             }
         }
     }

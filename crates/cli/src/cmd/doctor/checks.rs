@@ -64,8 +64,8 @@ const MIB: u64 = 1 << 20;
 
 impl Need {
     /// Socket buffer that absorbs ~10 ms of the stream while the receive
-    /// thread is not running, at least 16 MiB for a Gbit/s or more (seed
-    /// 002's figure for 9 Gbit/s) and 4 MiB below that.
+    /// thread is not running, at least 16 MiB for a Gbit/s or more (the
+    /// APDCAM-10G study's figure for 9 Gbit/s) and 4 MiB below that.
     pub fn socket_buffer(&self) -> u64 {
         let floor = if self.gbit_per_s >= 1.0 {
             16 * MIB
@@ -76,7 +76,7 @@ impl Need {
         floor.max(ten_ms.div_ceil(MIB) * MIB)
     }
 
-    /// netdev_max_backlog: seed 002 used 250000 packets for 9 Gbit/s.
+    /// netdev_max_backlog: the APDCAM-10G study used 250000 packets for 9 Gbit/s.
     pub fn backlog(&self) -> u64 {
         if self.gbit_per_s >= 1.0 {
             250_000
@@ -178,7 +178,7 @@ fn rmem_max(f: &Facts, need: &Need) -> Check {
 fn wmem_max(f: &Facts, need: &Need) -> Check {
     let want = need.socket_buffer();
     let why = "a sender on this host (camera emulator, video server) queues bursts in its \
-               send buffer; SO_SNDBUF is capped at wmem_max (seed 002 raised both)";
+               send buffer; SO_SNDBUF is capped at wmem_max (the APDCAM-10G study raised both)";
     let Some(v) = f.wmem_max else {
         return unknown(
             "wmem_max",
@@ -299,7 +299,7 @@ fn governor(f: &Facts) -> Check {
 }
 
 fn mtu(link: &LinkFacts, need: &Need) -> Check {
-    let why = "host CPU goes per packet, not per byte (seed 000): 9000-byte jumbo frames \
+    let why = "host CPU goes per packet, not per byte (Allied Vision's TCP paper): 9000-byte jumbo frames \
                carry six times the data of 1500-byte ones per interrupt and per syscall";
     let Some(v) = link.mtu else {
         return unknown(
@@ -363,7 +363,7 @@ fn gro(link: &LinkFacts) -> Check {
 }
 
 fn lro(link: &LinkFacts) -> Check {
-    let why = "LRO coalesces TCP segments in the NIC: seed 000's TCP stream halved its \
+    let why = "LRO coalesces TCP segments in the NIC: Allied Vision's TCP stream halved its \
                busiest core with it; UDP streams do not need it, and it breaks routing";
     Check {
         name: "lro",

@@ -135,13 +135,13 @@ pub fn run(args: CommandArgs) -> Result<()> {
         );
     }
     let done = loop {
-        let wait = match client.poll(now_ns()) {
+        let wait = match client.poll_transmit(now_ns()) {
             CommandPoll::Resend(p) => {
                 frame[ETH_HEADER_LEN..].copy_from_slice(&p);
                 sock.send(&frame)?;
                 continue;
             }
-            CommandPoll::WakeAt(t) => t.saturating_sub(now_ns()),
+            CommandPoll::WaitUntil(t) => t.saturating_sub(now_ns()),
             CommandPoll::Idle => bail!("internal: the command is no longer outstanding"),
             CommandPoll::Failed(e) => {
                 outcome["error"] = e.to_string().into();
@@ -158,7 +158,7 @@ pub fn run(args: CommandArgs) -> Result<()> {
             from_board.then(|| response_of(payload)).flatten()
         });
         if let Some(r) = answer {
-            if let Some(done) = client.on_response(&r, now_ns()) {
+            if let Some(done) = client.handle_response(&r, now_ns()) {
                 break done;
             }
         }

@@ -71,12 +71,13 @@ pub fn parse_version(s: &str) -> std::result::Result<Version, String> {
     }
 }
 
-/// Parses `--controller`: `seed` (seed 004's adaptive delay only) or
-/// `fair` (pacing hints in the ACKs, linerate's default).
+/// Parses `--controller`: `seed` (the published FADE core's adaptive
+/// delay only, `Controller::AdaptiveDelay`; the value keeps its old name)
+/// or `fair` (pacing hints in the ACKs, linerate's default).
 pub fn parse_controller(s: &str) -> std::result::Result<linerate_fade::board::Controller, String> {
     use linerate_fade::board::Controller;
     match s.to_ascii_lowercase().as_str() {
-        "seed" => Ok(Controller::Seed),
+        "seed" => Ok(Controller::AdaptiveDelay),
         "fair" => Ok(Controller::Fair),
         _ => Err(format!("unknown controller {s:?}: expected seed or fair")),
     }
@@ -85,7 +86,7 @@ pub fn parse_controller(s: &str) -> std::result::Result<linerate_fade::board::Co
 /// The name `--controller` takes for `c`.
 pub fn controller_name(c: linerate_fade::board::Controller) -> &'static str {
     match c {
-        linerate_fade::board::Controller::Seed => "seed",
+        linerate_fade::board::Controller::AdaptiveDelay => "seed",
         linerate_fade::board::Controller::Fair => "fair",
     }
 }

@@ -116,7 +116,7 @@ pub struct RecvArgs {
     /// `fair`: divide the link among the boards and put each board's
     /// pacing gap in its ACKs (a linerate extension in the ACK padding,
     /// which a published board ignores). `seed`: plain ACKs, every board
-    /// on seed 004's adaptive delay.
+    /// on the published FADE core's adaptive delay.
     #[arg(long, default_value = "fair", value_parser = parse_controller)]
     controller: Controller,
     /// Rate of the link the boards share (the host's), in bits/s (`1g`,
@@ -201,7 +201,7 @@ fn host_config(args: &RecvArgs) -> HostConfig {
                 queue_target_ns: args.queue_target_us.saturating_mul(1000),
                 ..FairConfig::default()
             }),
-            Controller::Seed => None,
+            Controller::AdaptiveDelay => None,
         },
         command: args.command.map(|c| UserCommand {
             command: c.command,

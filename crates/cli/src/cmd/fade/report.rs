@@ -220,7 +220,7 @@ mod tests {
     fn jain_index_bounds() {
         assert!((jain(&[100.0, 100.0, 100.0]) - 1.0).abs() < 1e-12);
         assert!((jain(&[300.0, 0.0, 0.0]) - 1.0 / 3.0).abs() < 1e-12);
-        // Seed 004's three boards: 385/416/87 Mbit/s.
+        // The FADE paper's three boards: 385/416/87 Mbit/s.
         let j = jain(&[385.0, 416.0, 87.0]);
         assert!((j - 0.7993).abs() < 1e-4, "{j}");
         assert_eq!(jain(&[]), 1.0);
