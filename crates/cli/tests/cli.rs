@@ -200,8 +200,8 @@ fn decode_accepts_aravis_vectors_and_refuses_invalid_ones() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Discovery"));
 
-    // With --json every packet's fields are names and numbers (issue 22:
-    // no Rust Debug strings), e.g. a GVSP payload packet's block id.
+    // With --json every packet's fields are names and numbers (no Rust
+    // Debug strings), e.g. a GVSP payload packet's block id.
     let out = linerate(&[
         "decode",
         "--json",

@@ -572,7 +572,7 @@ fn signalled_child_with_a_frozen_process_in_its_bed() {
     let _ = frozen.wait();
 }
 
-/// Issue 22: an interrupted test run left a SIGSTOPped camera and its
+/// An interrupted test run must not leave a SIGSTOPped camera and its
 /// namespaces behind. A process that asked for it removes its beds on
 /// SIGINT and SIGTERM, ending what runs inside (stopped or not), and exits
 /// as a shell reports the signal.

@@ -246,12 +246,15 @@ impl Session {
             let wait = self
                 .device
                 .poll_timeout()
-                .map_or(LONGEST_WAIT, |t| Duration::from_nanos(t.saturating_sub(now)))
+                .map_or(LONGEST_WAIT, |t| {
+                    Duration::from_nanos(t.saturating_sub(now))
+                })
                 .min(LONGEST_WAIT);
             if let Some((n, from)) = self.sockets.recv(&mut buf, wait)? {
                 self.device.set_counters(register_counters(&self.counters));
                 let foreign_before = self.device.access_denied().controller_ip_other_port;
-                let result = self.device
+                let result = self
+                    .device
                     .handle_datagram(&buf[..n], from, elapsed_ns(self.epoch));
                 if foreign_before == 0 && self.device.access_denied().controller_ip_other_port == 1
                 {

@@ -58,8 +58,8 @@ pub struct FebArgs {
     #[arg(long)]
     no_fast_retransmit: bool,
     /// How to pace: `fair` keeps the gap the host's ACKs carry (linerate's
-    /// fair sharing; seed 004's adaptive delay until the first hint),
-    /// `seed` uses seed 004's adaptive delay only and ignores hints.
+    /// fair sharing; the adaptive delay until the first hint), `seed`
+    /// uses the published FADE core's adaptive delay only and ignores hints.
     #[arg(long, default_value = "fair", value_parser = parse_controller)]
     controller: Controller,
     /// Adaptive delay: retransmit ratio above which the delay grows, 0..=1
