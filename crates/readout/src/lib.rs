@@ -3,12 +3,14 @@
 //!
 //! The protocol is all in `linerate_fade` (sans-IO: the readout's state
 //! machine [`linerate_fade::host::Host`], the per-board windows, the fair
-//! controller, the rings). This crate gives it a wire and a clock:
+//! controller). This crate gives it a wire, a clock and threads:
 //!
 //! * [`link`]: frames in through a PF_PACKET socket or AF_XDP
 //!   ([`link::Backend`]), frames out through the raw socket;
 //! * [`ack_clock`]: when each ACK left the host (the driver's transmit
 //!   stamp, or the return of its send);
+//! * [`ring`]: each board's ring, written by the receive thread and read
+//!   in place by the application's thread, with FADE's wakeup threshold;
 //! * [`timings`]: per board, the ACK latency and its parts;
 //! * [`Readout`]: the loop that ties them together.
 //!
@@ -44,6 +46,7 @@ pub mod error;
 pub mod link;
 pub mod probe;
 mod readout;
+pub mod ring;
 pub mod timings;
 
 pub use error::{Error, Result};

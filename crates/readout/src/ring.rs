@@ -1,110 +1,37 @@
 //! A board's receive ring with the FADE host API's semantics, in user
 //! space: the receive thread writes packets into place, the application
-//! reads them where they lie.
+//! reads them where they lie, on its own thread.
 //!
-//! Seed 004's kernel driver gives each board an mmap-able circular buffer
+//! FADE's kernel driver gives each board an mmap-able circular buffer
 //! and ioctls to set a wakeup threshold, read the pointers (head, tail,
 //! available bytes, end of stream, error) and write back how many bytes the
 //! application consumed. [`ring`] makes the same pair of ends:
 //!
-//! * [`RingWriter`], owned by the receive thread: [`RingWriter::write_at`]
-//!   copies a packet to its stream offset (packets may arrive out of
-//!   order), [`RingWriter::publish`] makes everything up to a new head
-//!   visible, [`RingWriter::finish`] and [`RingWriter::fail`] end the
-//!   stream.
+//! * [`RingWriter`], owned by the receive thread (the host's
+//!   [`StreamBuffer`]): [`RingWriter::write_at`] copies a packet to its
+//!   stream offset (packets may arrive out of order),
+//!   [`RingWriter::publish`] makes everything up to a new head visible,
+//!   [`RingWriter::finish`] and [`RingWriter::fail`] end the stream.
 //! * [`RingReader`], owned by the application:
 //!   [`RingReader::wait`] sleeps until the threshold is met,
 //!   [`RingReader::data`] borrows the readable bytes (no copy), and
 //!   [`RingReader::commit`] hands consumed bytes back.
 //!
-//! Positions are stream byte offsets (u64, never wrapping in practice);
-//! `offset % capacity` is the place in the buffer. The writer only touches
-//! bytes in `head .. tail + capacity`, the reader only `tail .. head`, so
-//! the two never share a byte; the head and tail atomics order the hand-
-//! overs.
+//! The memory is an `linerate_io::byte_ring` (which upholds the rules of
+//! sharing it between the two threads); this module adds what the
+//! application waits on: the threshold, the end of the stream, the error.
 
-use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// Why a ring operation was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RingError {
-    /// The capacity must be a non-zero multiple of the packet size, so
-    /// packets never straddle the end of the buffer.
-    #[error("ring capacity {capacity} is not a non-zero multiple of {unit} bytes")]
-    Capacity {
-        /// Capacity asked for.
-        capacity: usize,
-        /// The packet size it must be a multiple of.
-        unit: usize,
-    },
-    /// A write outside the free part of the ring.
-    #[error(
-        "write of {len} bytes at stream offset {offset} is outside the free space {head}..{limit}"
-    )]
-    OutOfRange {
-        /// Stream offset of the write.
-        offset: u64,
-        /// Its length.
-        len: usize,
-        /// Published head.
-        head: u64,
-        /// End of the free space (tail + capacity).
-        limit: u64,
-    },
-    /// A head beyond the free space, or behind the current one.
-    #[error("head {head} is outside {current}..={limit}")]
-    BadHead {
-        /// Head asked for.
-        head: u64,
-        /// Current head.
-        current: u64,
-        /// Tail + capacity.
-        limit: u64,
-    },
-    /// The reader committed more than was available.
-    #[error("commit of {bytes} bytes exceeds the {available} available")]
-    Overcommit {
-        /// Bytes committed.
-        bytes: u64,
-        /// Bytes that were available.
-        available: u64,
-    },
-}
+use linerate_fade::buffer::{BufferError, ReadPointers, StreamBuffer};
+use linerate_io::byte_ring::{byte_ring, ByteRingError, ByteRingReader, ByteRingWriter};
 
-/// The pointers of a ring, as the FADE `READPTRS` call returns them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadPointers {
-    /// Stream offset up to which data is in place.
-    pub head: u64,
-    /// Stream offset of the first byte not yet consumed.
-    pub tail: u64,
-    /// `head - tail`.
-    pub available: u64,
-    /// The stream ended normally: no data will follow `head`.
-    pub eof: bool,
-    /// The stream broke: why. Data before `head` is still valid.
-    pub error: Option<String>,
-}
-
-impl ReadPointers {
-    /// Where `head` lies in the buffer.
-    pub fn head_index(&self, capacity: usize) -> usize {
-        (self.head % capacity as u64) as usize
-    }
-
-    /// Where `tail` lies in the buffer.
-    pub fn tail_index(&self, capacity: usize) -> usize {
-        (self.tail % capacity as u64) as usize
-    }
-}
-
+/// What both ends share besides the bytes: the reader's wakeup state.
+#[derive(Debug)]
 struct Shared {
-    buf: Box<[UnsafeCell<u8>]>,
-    head: AtomicU64,
-    tail: AtomicU64,
+    capacity: u64,
     threshold: AtomicU64,
     eof: AtomicBool,
     failed: AtomicBool,
@@ -114,46 +41,60 @@ struct Shared {
     wake: Condvar,
 }
 
-// SAFETY: the buffer's bytes are only reached through the writer (bytes in
-// head..tail+capacity) and the reader (tail..head); the ranges never
-// overlap, and head/tail are published with Release and read with Acquire,
-// so each byte's writes happen before the other end reads it.
-unsafe impl Sync for Shared {}
-
 impl Shared {
-    fn capacity(&self) -> u64 {
-        self.buf.len() as u64
-    }
-
-    fn base(&self) -> *mut u8 {
-        UnsafeCell::raw_get(self.buf.as_ptr())
-    }
-
-    fn ready(&self) -> bool {
-        let avail = self.head.load(Ordering::SeqCst) - self.tail.load(Ordering::SeqCst);
-        avail >= self.threshold.load(Ordering::SeqCst).max(1)
+    /// Whether a reader with `available` bytes should wake.
+    fn ready(&self, available: u64) -> bool {
+        available >= self.threshold.load(Ordering::SeqCst).max(1)
             || self.eof.load(Ordering::SeqCst)
             || self.failed.load(Ordering::SeqCst)
     }
 
-    fn notify(&self) {
-        if self.waiting.load(Ordering::SeqCst) && self.ready() {
-            let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-            self.wake.notify_all();
+    fn wake_all(&self) {
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.wake.notify_all();
+    }
+}
+
+/// The byte ring's errors as the host's buffer contract names them (the
+/// same checks, made by the ring that owns the memory).
+fn buffer_error(e: ByteRingError, unit: usize) -> BufferError {
+    match e {
+        ByteRingError::Empty => BufferError::Capacity { capacity: 0, unit },
+        ByteRingError::OutOfRange {
+            offset,
+            len,
+            head,
+            limit,
+        } => BufferError::OutOfRange {
+            offset,
+            len,
+            head,
+            limit,
+        },
+        ByteRingError::BadHead {
+            head,
+            current,
+            limit,
+        } => BufferError::BadHead {
+            head,
+            current,
+            limit,
+        },
+        ByteRingError::Overcommit { bytes, available } => {
+            BufferError::Overcommit { bytes, available }
         }
     }
 }
 
 /// Makes a ring of `capacity` bytes for packets of `unit` bytes; the
 /// capacity must be a multiple of `unit`.
-pub fn ring(capacity: usize, unit: usize) -> Result<(RingWriter, RingReader), RingError> {
+pub fn ring(capacity: usize, unit: usize) -> Result<(RingWriter, RingReader), BufferError> {
     if capacity == 0 || unit == 0 || capacity % unit != 0 {
-        return Err(RingError::Capacity { capacity, unit });
+        return Err(BufferError::Capacity { capacity, unit });
     }
+    let (bytes_in, bytes_out) = byte_ring(capacity).map_err(|e| buffer_error(e, unit))?;
     let shared = Arc::new(Shared {
-        buf: zeroed_cells(capacity),
-        head: AtomicU64::new(0),
-        tail: AtomicU64::new(0),
+        capacity: capacity as u64,
         threshold: AtomicU64::new(1),
         eof: AtomicBool::new(false),
         failed: AtomicBool::new(false),
@@ -164,121 +105,66 @@ pub fn ring(capacity: usize, unit: usize) -> Result<(RingWriter, RingReader), Ri
     });
     Ok((
         RingWriter {
+            bytes: bytes_in,
             shared: shared.clone(),
+            unit,
         },
-        RingReader { shared },
+        RingReader {
+            bytes: bytes_out,
+            shared,
+            unit,
+        },
     ))
 }
 
-/// A zeroed buffer of `len` shared bytes, allocated in one go (calloc),
-/// not cell by cell.
-fn zeroed_cells(len: usize) -> Box<[UnsafeCell<u8>]> {
-    let bytes: Box<[u8]> = vec![0u8; len].into_boxed_slice();
-    let raw = Box::into_raw(bytes) as *mut [UnsafeCell<u8>];
-    // SAFETY: UnsafeCell<u8> has the same layout as u8 (repr(transparent)),
-    // so the allocation is a valid [UnsafeCell<u8>] of the same length,
-    // freed with the same layout.
-    unsafe { Box::from_raw(raw) }
-}
-
 /// The receive thread's end of a ring.
+#[derive(Debug)]
 pub struct RingWriter {
+    bytes: ByteRingWriter,
     shared: Arc<Shared>,
-}
-
-impl std::fmt::Debug for RingWriter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RingWriter")
-            .field("head", &self.shared.head.load(Ordering::Relaxed))
-            .finish()
-    }
+    unit: usize,
 }
 
 impl RingWriter {
     /// Buffer length in bytes.
     pub fn capacity(&self) -> usize {
-        self.shared.buf.len()
+        self.bytes.capacity()
     }
 
     /// The stream offset up to which the ring has room: the reader's tail
     /// plus the capacity. Data ending beyond it must wait (not be ACKed).
     pub fn room_until(&self) -> u64 {
-        self.shared.tail.load(Ordering::Acquire) + self.shared.capacity()
+        self.bytes.room_until()
     }
 
     /// Copies `data` to stream offset `offset`, which must lie at or after
     /// the published head and end within [`Self::room_until`].
-    pub fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<(), RingError> {
-        let head = self.shared.head.load(Ordering::Relaxed);
-        let limit = self.room_until();
-        let end = offset.checked_add(data.len() as u64);
-        if offset < head || end.map_or(true, |e| e > limit) {
-            return Err(RingError::OutOfRange {
-                offset,
-                len: data.len(),
-                head,
-                limit,
-            });
-        }
-        let cap = self.shared.capacity();
-        let at = (offset % cap) as usize;
-        let first = data.len().min(self.capacity() - at);
-        // SAFETY: the bytes written lie in head..tail+capacity (checked
-        // above), which the reader never reads; `at + first <= capacity`
-        // and the wrapped rest starts at 0 and is shorter than `at`.
-        unsafe {
-            let base = self.shared.base();
-            std::ptr::copy_nonoverlapping(data.as_ptr(), base.add(at), first);
-            std::ptr::copy_nonoverlapping(data.as_ptr().add(first), base, data.len() - first);
-        }
-        Ok(())
+    pub fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<(), BufferError> {
+        self.bytes
+            .write_at(offset, data)
+            .map_err(|e| buffer_error(e, self.unit))
     }
 
     /// Whether the ring's place for stream offset `offset` holds exactly
     /// `data`: lets the receive thread compare a duplicate packet with the
-    /// copy it stored, without keeping a second copy. The place still
-    /// holds that copy (consumed by the reader or not) while nothing at
-    /// `offset + capacity` or beyond has been written, which the caller
-    /// ensures (a FADE host keeps its ring at least three windows long:
-    /// duplicates come from at most two windows behind, new packets from
-    /// at most one ahead). Only reads: the reader reads the same bytes at
-    /// most, and never writes any.
+    /// copy it stored, without keeping a second copy (see
+    /// [`StreamBuffer::holds`] for why the copy is still there).
     pub fn holds(&self, offset: u64, data: &[u8]) -> bool {
-        let cap = self.shared.capacity();
-        if data.len() as u64 > cap {
-            return false;
-        }
-        let at = (offset % cap) as usize;
-        let first = data.len().min(self.capacity() - at);
-        // SAFETY: reads `first` bytes from `at` (within the buffer, as
-        // `at + first <= capacity`) and the wrapped rest from 0 (shorter
-        // than `at`). Nobody writes them meanwhile: the writer is `self`,
-        // borrowed here, and the reader only reads.
-        let (a, b) = unsafe {
-            let base = self.shared.base().cast_const();
-            (
-                std::slice::from_raw_parts(base.add(at), first),
-                std::slice::from_raw_parts(base, data.len() - first),
-            )
-        };
-        a == &data[..first] && b == &data[first..]
+        self.bytes.holds(offset, data)
     }
 
     /// Makes every byte before stream offset `head` readable, and wakes the
     /// reader if its threshold is now met.
-    pub fn publish(&mut self, head: u64) -> Result<(), RingError> {
-        let current = self.shared.head.load(Ordering::Relaxed);
-        let limit = self.room_until();
-        if head < current || head > limit {
-            return Err(RingError::BadHead {
-                head,
-                current,
-                limit,
-            });
-        }
-        if head != current {
-            self.shared.head.store(head, Ordering::SeqCst);
-            self.shared.notify();
+    pub fn publish(&mut self, head: u64) -> Result<(), BufferError> {
+        let current = self.bytes.head();
+        self.bytes
+            .publish(head)
+            .map_err(|e| buffer_error(e, self.unit))?;
+        if head != current && self.shared.waiting.load(Ordering::SeqCst) {
+            let available = head - self.bytes.tail();
+            if self.shared.ready(available) {
+                self.shared.wake_all();
+            }
         }
         Ok(())
     }
@@ -286,25 +172,54 @@ impl RingWriter {
     /// Ends the stream normally (end of file for the reader).
     pub fn finish(&mut self) {
         self.shared.eof.store(true, Ordering::SeqCst);
-        self.force_wake();
+        self.shared.wake_all();
     }
 
     /// Ends the stream with an error, which the reader sees in its pointers.
     pub fn fail(&mut self, why: String) {
         *self.shared.error.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
         self.shared.failed.store(true, Ordering::SeqCst);
-        self.force_wake();
+        self.shared.wake_all();
+    }
+}
+
+impl StreamBuffer for RingWriter {
+    type Reader = RingReader;
+
+    fn open(capacity: usize, unit: usize) -> Result<(RingWriter, RingReader), BufferError> {
+        ring(capacity, unit)
     }
 
-    fn force_wake(&self) {
-        let _guard = self.shared.lock.lock().unwrap_or_else(|p| p.into_inner());
-        self.shared.wake.notify_all();
+    fn room_until(&self) -> u64 {
+        RingWriter::room_until(self)
+    }
+
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<(), BufferError> {
+        RingWriter::write_at(self, offset, data)
+    }
+
+    fn holds(&self, offset: u64, data: &[u8]) -> bool {
+        RingWriter::holds(self, offset, data)
+    }
+
+    fn publish(&mut self, head: u64) -> Result<(), BufferError> {
+        RingWriter::publish(self, head)
+    }
+
+    fn finish(&mut self) {
+        RingWriter::finish(self)
+    }
+
+    fn fail(&mut self, why: String) {
+        RingWriter::fail(self, why)
     }
 }
 
 /// The application's end of a ring.
 pub struct RingReader {
+    bytes: ByteRingReader,
     shared: Arc<Shared>,
+    unit: usize,
 }
 
 impl std::fmt::Debug for RingReader {
@@ -318,7 +233,7 @@ impl std::fmt::Debug for RingReader {
 impl RingReader {
     /// Buffer length in bytes (FADE's `GETBUFLEN`).
     pub fn capacity(&self) -> usize {
-        self.shared.buf.len()
+        self.bytes.capacity()
     }
 
     /// Bytes that must be available before [`Self::wait`] returns (FADE's
@@ -327,13 +242,13 @@ impl RingReader {
     pub fn set_wakeup(&mut self, bytes: u64) {
         self.shared
             .threshold
-            .store(bytes.min(self.shared.capacity()), Ordering::SeqCst);
+            .store(bytes.min(self.shared.capacity), Ordering::SeqCst);
     }
 
     /// The current pointers (FADE's `READPTRS`).
     pub fn pointers(&self) -> ReadPointers {
-        let head = self.shared.head.load(Ordering::Acquire);
-        let tail = self.shared.tail.load(Ordering::Relaxed);
+        let head = self.bytes.head();
+        let tail = self.bytes.tail();
         let failed = self.shared.failed.load(Ordering::Acquire);
         ReadPointers {
             head,
@@ -352,6 +267,10 @@ impl RingReader {
         }
     }
 
+    fn available(&self) -> u64 {
+        self.bytes.head() - self.bytes.tail()
+    }
+
     /// Sleeps until the wakeup threshold is met, the stream ends or breaks,
     /// or `timeout` passes; returns the pointers then.
     pub fn wait(&mut self, timeout: Duration) -> ReadPointers {
@@ -359,7 +278,7 @@ impl RingReader {
         let s = &self.shared;
         let mut guard = s.lock.lock().unwrap_or_else(|p| p.into_inner());
         s.waiting.store(true, Ordering::SeqCst);
-        while !s.ready() {
+        while !s.ready(self.available()) {
             let now = Instant::now();
             if now >= deadline {
                 break;
@@ -378,36 +297,22 @@ impl RingReader {
     /// to the end of the buffer, then (once that is committed) the rest.
     /// Empty when nothing is available.
     pub fn data(&self) -> &[u8] {
-        let head = self.shared.head.load(Ordering::Acquire);
-        let tail = self.shared.tail.load(Ordering::Relaxed);
-        let cap = self.shared.capacity();
-        let at = (tail % cap) as usize;
-        let len = ((head - tail) as usize).min(self.capacity() - at);
-        // SAFETY: tail..head was published by the writer (Acquire above)
-        // and is not written again until the tail moves past it, which only
-        // `commit(&mut self)` does, so not while this borrow lives.
-        unsafe { std::slice::from_raw_parts(self.shared.base().add(at).cast_const(), len) }
+        self.bytes.data()
     }
 
     /// Hands `bytes` consumed bytes back to the writer (FADE's
     /// `WRITEPTRS`).
-    pub fn commit(&mut self, bytes: u64) -> Result<(), RingError> {
-        let p = self.pointers();
-        if bytes > p.available {
-            return Err(RingError::Overcommit {
-                bytes,
-                available: p.available,
-            });
-        }
-        self.shared.tail.store(p.tail + bytes, Ordering::Release);
-        Ok(())
+    pub fn commit(&mut self, bytes: u64) -> Result<(), BufferError> {
+        self.bytes
+            .commit(bytes)
+            .map_err(|e| buffer_error(e, self.unit))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream;
+    use linerate_fade::stream;
 
     #[test]
     fn out_of_order_writes_become_readable_in_order_and_wrap() {
