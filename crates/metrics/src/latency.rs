@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Highest latency the default histogram resolves: a minute, well past
 /// any frame retention or trigger timeout.
@@ -128,7 +128,7 @@ impl LatencyHistogram {
 
 /// A latency distribution in microseconds, as reports print it. All zero
 /// when nothing was recorded.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
     /// Values recorded.
     pub count: u64,

@@ -12,7 +12,10 @@
 //! * [`ring`]: each board's ring, written by the receive thread and read
 //!   in place by the application's thread, with FADE's wakeup threshold;
 //! * [`timings`]: per board, the ACK latency and its parts;
-//! * [`Readout`]: the loop that ties them together.
+//! * [`Readout`]: the loop that ties them together;
+//! * [`receiver`]: a whole receiver on its own threads ([`spawn`]): the
+//!   receive thread and one reader per board, with a typed
+//!   [`ReadoutReport`] at the end.
 //!
 //! ```no_run
 //! use std::sync::atomic::AtomicBool;
@@ -46,8 +49,12 @@ pub mod error;
 pub mod link;
 pub mod probe;
 mod readout;
+pub mod receiver;
+pub mod report;
 pub mod ring;
 pub mod timings;
 
 pub use error::{Error, Result};
 pub use readout::{LinkConfig, Readout};
+pub use receiver::{spawn, ReceiverConfig, ReceiverError, ReceiverHandle};
+pub use report::ReadoutReport;

@@ -183,6 +183,17 @@ impl RingWriter {
     }
 }
 
+impl Drop for RingWriter {
+    /// A writer that goes away without ending the stream (its receive
+    /// thread stopped on an error) ends it with an error, so that the
+    /// reader never waits for data that cannot come.
+    fn drop(&mut self) {
+        if !self.shared.eof.load(Ordering::SeqCst) && !self.shared.failed.load(Ordering::SeqCst) {
+            self.fail("the receive thread ended without ending the stream".into());
+        }
+    }
+}
+
 impl StreamBuffer for RingWriter {
     type Reader = RingReader;
 
@@ -361,6 +372,14 @@ mod tests {
         let p = r.wait(Duration::from_secs(10));
         assert_eq!(p.error.as_deref(), Some("board restarted"));
         assert!(!p.eof);
+    }
+
+    #[test]
+    fn a_dropped_writer_ends_the_stream_with_an_error() {
+        let (w, mut r) = ring(2048, 1024).expect("ring");
+        drop(w);
+        let p = r.wait(Duration::from_secs(10));
+        assert!(p.error.is_some_and(|e| e.contains("receive thread ended")));
     }
 
     #[test]

@@ -8,7 +8,6 @@ pub mod command;
 pub mod feb;
 pub mod progress;
 pub mod recv;
-pub mod report;
 
 /// Arguments of `linerate fade`.
 #[derive(Debug, Args)]
