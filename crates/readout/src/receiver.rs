@@ -11,6 +11,28 @@
 //!
 //! Nothing here prints or exits: `linerate fade recv` is this plus
 //! argument parsing and presentation.
+//!
+//! ```no_run
+//! use linerate_fade::host::HostConfig;
+//! use linerate_readout::{LinkConfig, ReceiverConfig};
+//!
+//! let host = HostConfig {
+//!     boards: vec![[0x02, 0, 0, 0, 0, 0x01]],
+//!     limit_bytes: Some(1 << 30),
+//!     ..HostConfig::default()
+//! };
+//! let config = ReceiverConfig {
+//!     verify: true,
+//!     ..ReceiverConfig::new(LinkConfig::new("eth0"), host)
+//! };
+//! let receiver = linerate_readout::spawn(config)?;
+//! let counters = receiver.counters(); // poll for progress
+//! let report = receiver.join()?;
+//! assert!(report.problems().is_empty(), "{:?}", report.problems());
+//! println!("{}", serde_json::to_string(&report).unwrap_or_default());
+//! # let _ = counters;
+//! # Ok::<(), linerate_readout::ReceiverError>(())
+//! ```
 
 use std::fs::File;
 use std::io::Write;
@@ -210,7 +232,9 @@ impl ReadCounters {
     }
 }
 
-/// A running receiver.
+/// A running receiver. Dropping it leaves the readout running to its
+/// end (its threads are detached); call [`ReceiverHandle::stop`] first to
+/// end it early.
 #[derive(Debug)]
 pub struct ReceiverHandle {
     read: ReadCounters,

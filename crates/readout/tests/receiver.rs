@@ -19,9 +19,8 @@ use linerate_testbed::Testbed;
 
 /// A bed with `feb1` and `pc` on one switch.
 fn bed(name: &str) -> Testbed {
-    // SAFETY: geteuid has no preconditions.
     assert!(
-        unsafe { libc::geteuid() } == 0,
+        linerate_io::privilege::is_root(),
         "receiver tests need root (namespaces, raw sockets)"
     );
     Testbed::builder(name)
@@ -135,10 +134,40 @@ fn a_spawned_receiver_reads_verifies_and_writes_out_every_byte() {
         (report.controller.as_str(), report.version.as_str()),
         ("fair", "1")
     );
-    // The typed report is the JSON and back.
-    let json = serde_json::to_string(&report).expect("json");
-    let back: ReadoutReport = serde_json::from_str(&json).expect("parse");
-    assert_eq!(back, report);
+    // The typed report is the JSON and back (floats to the last digit or
+    // so: serde_json's default float parsing may miss by one ulp).
+    let json = serde_json::to_value(&report).expect("json");
+    let back: ReadoutReport = serde_json::from_value(json.clone()).expect("parse");
+    assert_eq!((back.bytes, &back.boards[0].mac), (limit, &b.mac));
+    same(&serde_json::to_value(&back).expect("json"), &json, "report");
+}
+
+/// Whether two JSON values are the same, floats within 1e-12 relative.
+fn same(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = |m: &serde_json::Map<String, Value>| m.keys().cloned().collect::<Vec<_>>();
+            assert_eq!(keys(x), keys(y), "{at}");
+            for (k, v) in x {
+                same(v, &y[k], &format!("{at}.{k}"));
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{at}");
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                same(v, w, &format!("{at}[{i}]"));
+            }
+        }
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (x.as_f64().expect("f64"), y.as_f64().expect("f64"));
+            assert!(
+                (x - y).abs() <= 1e-12 * x.abs().max(y.abs()),
+                "{at}: {x} {y}"
+            );
+        }
+        _ => assert_eq!(a, b, "{at}"),
+    }
 }
 
 #[test]

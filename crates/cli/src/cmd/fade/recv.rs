@@ -325,3 +325,19 @@ fn print_text(report: &ReadoutReport) {
         report.bytes, report.mbit_per_s, report.jain_fairness
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_output_file_per_board_is_numbered_only_for_several() {
+        let f = PathBuf::from("/tmp/s");
+        assert!(output_paths(None, 3).is_empty());
+        assert_eq!(output_paths(Some(&f), 1), [PathBuf::from("/tmp/s")]);
+        assert_eq!(
+            output_paths(Some(&f), 2),
+            [PathBuf::from("/tmp/s.0"), PathBuf::from("/tmp/s.1")]
+        );
+    }
+}
