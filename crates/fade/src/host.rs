@@ -6,8 +6,8 @@
 //! readout around the windows. It starts the boards and sends START again
 //! to a board that stays silent (START can be lost like any frame). It
 //! ACKs their DATA, with each board's pacing hint when the fair controller
-//! runs ([`crate::fair`]), and copies new data into the board's ring
-//! ([`crate::ring`]) for the application. It stops a board whose stream is
+//! runs ([`crate::fair`]), and copies new data into the board's buffer
+//! (a [`StreamBuffer`], [`crate::buffer`]) for the application. It stops a board whose stream is
 //! broken and reports why, resets a board once it has delivered what was
 //! asked (or at the deadline), and gives up on a board that stays silent
 //! too long. On FADE-10G it can also send one user command to each board
@@ -29,9 +29,9 @@ use linerate_wire::ethernet::{MacAddr, ETHERTYPE_FADE, HEADER_LEN};
 use linerate_wire::fade::ten_g::{Command, CommandResponse};
 use linerate_wire::fade::CONTROL_LEN;
 
+use crate::buffer::{BufferError, StreamBuffer};
 use crate::command::{CommandClient, CommandConfig, CommandError, CommandPoll, Completion};
 use crate::fair::{FairConfig, FairConfigError, FairShare};
-use crate::ring::{ring, RingError, RingReader, RingWriter};
 use crate::version::Version;
 use crate::window::{FadeWindow, StreamError, Verdict, WindowCounters};
 
@@ -139,7 +139,7 @@ pub enum HostConfigError {
     Fair(#[from] FairConfigError),
     /// The ring size.
     #[error(transparent)]
-    Ring(#[from] RingError),
+    Ring(#[from] BufferError),
 }
 
 /// Why a board's stream ended without delivering what was asked. The
@@ -182,7 +182,7 @@ pub enum BoardFailure {
         /// The board.
         mac: MacAddr,
         /// What the ring said.
-        error: RingError,
+        error: BufferError,
     },
 }
 
@@ -307,7 +307,7 @@ impl BoardOutcome {
 
 /// One board as the host sees it.
 #[derive(Debug)]
-struct Board<W: Version> {
+struct Board<W: Version, B> {
     mac: [u8; 6],
     window: FadeWindow<W>,
     /// Seq of the host's START/STOP/RESET (FADE-10G; a START resent
@@ -315,7 +315,7 @@ struct Board<W: Version> {
     seq: u16,
     client: Option<CommandClient>,
     command: Option<Result<Completion, CommandError>>,
-    writer: RingWriter,
+    writer: B,
     first_data_ns: Option<u64>,
     last_progress_ns: u64,
     last_start_ns: u64,
@@ -327,7 +327,7 @@ struct Board<W: Version> {
     last_foreign: Option<ForeignCommand>,
 }
 
-impl<W: Version> Board<W> {
+impl<W: Version, B: StreamBuffer> Board<W, B> {
     fn finished(&self) -> bool {
         self.done_ns.is_some() || self.failure.is_some()
     }
@@ -364,21 +364,23 @@ impl<W: Version> Board<W> {
     }
 }
 
-/// A readout of several boards speaking wire version `W`.
+/// A readout of several boards speaking wire version `W`, delivering
+/// each board's data into a buffer of type `B`.
 #[derive(Debug)]
-pub struct Host<W: Version> {
+pub struct Host<W: Version, B> {
     config: HostConfig,
-    boards: Vec<Board<W>>,
+    boards: Vec<Board<W, B>>,
     fair: Option<FairShare>,
     out: VecDeque<ControlFrame>,
     started_ns: Option<u64>,
     version: PhantomData<W>,
 }
 
-impl<W: Version> Host<W> {
-    /// A readout of `config.boards`, not started yet, and the ring reader
-    /// of each board (same order) for the application.
-    pub fn new(config: HostConfig) -> Result<(Host<W>, Vec<RingReader>), HostConfigError> {
+impl<W: Version, B: StreamBuffer> Host<W, B> {
+    /// A readout of `config.boards`, not started yet, and the reading end
+    /// of each board's buffer (same order) for the application.
+    #[allow(clippy::type_complexity)]
+    pub fn new(config: HostConfig) -> Result<(Host<W, B>, Vec<B::Reader>), HostConfigError> {
         if config.boards.is_empty() {
             return Err(HostConfigError::NoBoards);
         }
@@ -407,12 +409,12 @@ impl<W: Version> Host<W> {
             .transpose()?;
         let unit = (W::PACKET_BYTES * W::WINDOW) as usize;
         // At least three windows, so that a duplicate's first copy is
-        // still in the ring to compare with (see `RingWriter::holds`).
+        // still in the ring to compare with (see `StreamBuffer::holds`).
         let capacity = (config.ring_bytes.max(1).div_ceil(unit) * unit).max(3 * unit);
         let mut boards = Vec::with_capacity(config.boards.len());
         let mut readers = Vec::with_capacity(config.boards.len());
         for &mac in &config.boards {
-            let (writer, reader) = ring(capacity, unit)?;
+            let (writer, reader) = B::open(capacity, unit)?;
             readers.push(reader);
             boards.push(Board {
                 mac,
@@ -818,6 +820,7 @@ impl<W: Version> Host<W> {
 mod tests {
     use super::*;
     use crate::board::{BoardConfig, BoardPoll, FadeBoard};
+    use crate::buffer::{LocalReader, LocalRing};
     use crate::stream;
     use crate::version::{TenG, V1};
     use linerate_wire::fade::ten_g::UserCommand as UserCode;
@@ -863,8 +866,8 @@ mod tests {
     /// DATA frames and some ACKs (by their running count), and the
     /// application consuming every ring as it fills.
     struct Readout<W: Version> {
-        host: Host<W>,
-        readers: Vec<RingReader>,
+        host: Host<W, LocalRing>,
+        readers: Vec<LocalReader>,
         boards: Vec<FadeBoard<W>>,
         now: u64,
         data_sent: u64,
@@ -881,7 +884,7 @@ mod tests {
     impl<W: Version> Readout<W> {
         fn new(config: HostConfig, board: BoardConfig) -> Readout<W> {
             let n = config.boards.len();
-            let (host, readers) = Host::<W>::new(config).expect("host");
+            let (host, readers) = Host::<W, LocalRing>::new(config).expect("host");
             Readout {
                 host,
                 readers,
@@ -930,7 +933,8 @@ mod tests {
                 let tail = r.pointers().tail;
                 let data = r.data();
                 let len = data.len() as u64;
-                self.mismatches += stream::mismatches(tail, data);
+                self.mismatches += stream::mismatches(tail, &data);
+                drop(data);
                 r.commit(len).expect("commit");
                 self.read[i] += len;
             }
@@ -1053,7 +1057,7 @@ mod tests {
 
     #[test]
     fn a_silent_board_is_started_again_then_given_up() {
-        let (mut host, readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
+        let (mut host, readers) = Host::<V1, LocalRing>::new(config(1, 1 << 20)).expect("host");
         assert_eq!(host.poll_timeout(), None, "nothing waits before the start");
         host.start(0);
         let start = V1::command(Command::Start, 0, 0).expect("start");
@@ -1134,7 +1138,7 @@ mod tests {
 
     #[test]
     fn frames_that_are_not_a_boards_fade_are_ignored() {
-        let (mut host, _readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
+        let (mut host, _readers) = Host::<V1, LocalRing>::new(config(1, 1 << 20)).expect("host");
         host.start(0);
         let mut buf = vec![0u8; V1::DATA_PACKET_LEN];
         let mut board = started_board();
@@ -1168,7 +1172,7 @@ mod tests {
 
     #[test]
     fn a_duplicate_with_other_bytes_is_a_conflict_and_the_first_copy_stays() {
-        let (mut host, mut readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
+        let (mut host, mut readers) = Host::<V1, LocalRing>::new(config(1, 1 << 20)).expect("host");
         host.start(0);
         while host.poll_transmit().is_some() {}
         let mut board = started_board();
@@ -1199,7 +1203,7 @@ mod tests {
 
     #[test]
     fn a_stale_packet_before_the_stream_is_ignored_and_a_fatal_one_resets_the_board() {
-        let (mut host, _readers) = Host::<V1>::new(config(1, 1 << 20)).expect("host");
+        let (mut host, _readers) = Host::<V1, LocalRing>::new(config(1, 1 << 20)).expect("host");
         host.start(0);
         while host.poll_transmit().is_some() {}
         let d = [0u8; 1024];
@@ -1282,7 +1286,7 @@ mod tests {
 
     #[test]
     fn a_finished_board_that_keeps_sending_is_reset_once_per_retry() {
-        let (mut host, _readers) = Host::<V1>::new(HostConfig {
+        let (mut host, _readers) = Host::<V1, LocalRing>::new(HostConfig {
             limit_bytes: Some(1024),
             ..config(1, 0)
         })
@@ -1350,10 +1354,10 @@ mod tests {
             boards: vec![mac(1), mac(2), mac(1)],
             ..config(0, 1)
         };
-        let e = Host::<V1>::new(dup).expect_err("duplicate");
+        let e = Host::<V1, LocalRing>::new(dup).expect_err("duplicate");
         assert_eq!(e.to_string(), "board 02:00:00:00:01:01 is listed twice");
         assert_eq!(
-            Host::<V1>::new(config(0, 1)).expect_err("none"),
+            Host::<V1, LocalRing>::new(config(0, 1)).expect_err("none"),
             HostConfigError::NoBoards
         );
         let v1_command = HostConfig {
@@ -1365,14 +1369,14 @@ mod tests {
             ..config(1, 1)
         };
         assert!(matches!(
-            Host::<V1>::new(v1_command),
+            Host::<V1, LocalRing>::new(v1_command),
             Err(HostConfigError::NoUserCommands { version: "1" })
         ));
     }
 
     #[test]
     fn abort_ends_every_running_board_as_interrupted_with_a_stop() {
-        let (mut host, readers) = Host::<V1>::new(config(2, 1 << 20)).expect("host");
+        let (mut host, readers) = Host::<V1, LocalRing>::new(config(2, 1 << 20)).expect("host");
         host.start(0);
         while host.poll_transmit().is_some() {}
         host.abort();
@@ -1391,7 +1395,7 @@ mod tests {
                 0..64,
             )
         ) {
-            let (mut host, _readers) = Host::<V1>::new(config(2, 1 << 20)).expect("host");
+            let (mut host, _readers) = Host::<V1, LocalRing>::new(config(2, 1 << 20)).expect("host");
             host.start(0);
             for (t, (from, payload)) in frames.iter().enumerate() {
                 let f = frame_from(*from, payload);

@@ -31,17 +31,19 @@
 //!   and its retries, ACKs with the pacing hint, data into the rings,
 //!   STOP on a broken stream, RESET when done, idle boards, user
 //!   commands), the state machine `linerate fade recv` drives;
-//! * [`ring`]: the per-board ring buffer with the FADE host API's
-//!   semantics (wakeup threshold, read pointers, commit), read in place;
+//! * [`buffer`]: where the host puts each board's data (the FADE host
+//!   API's write-in-place, read-pointers and commit semantics as a trait,
+//!   and a single-threaded ring for simulations; the threaded ring with a
+//!   wakeup threshold is the readout runtime's);
 //! * [`stream`]: the verifiable counter stream the emulator sends.
 
 pub mod adaptive_delay;
 pub mod board;
+pub mod buffer;
 pub mod command;
 pub mod error;
 pub mod fair;
 pub mod host;
-pub mod ring;
 pub mod stream;
 pub mod version;
 pub mod window;

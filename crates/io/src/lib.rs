@@ -19,8 +19,11 @@
 //! stream's cost ([`netdev`]); and AF_XDP ([`xdp`]: an XDP program sorts
 //! frames of one ethertype into a socket whose ring is polled without
 //! syscalls, for FADE's per-packet ACKs); and driver transmit stamps
-//! ([`tx_stamp`]), which time when a frame really left.
+//! ([`tx_stamp`]), which time when a frame really left; and a byte ring
+//! shared by a writer and a reader thread, read in place ([`byte_ring`]),
+//! the memory under a FADE board's receive ring.
 
+pub mod byte_ring;
 pub mod clock;
 pub mod error;
 pub mod fanout;

@@ -89,6 +89,44 @@ pub fn set_timer_slack(slack: std::time::Duration) -> io::Result<()> {
     }
 }
 
+/// Sets the nice value of the calling thread (on Linux, `setpriority`
+/// with `PRIO_PROCESS` and 0 changes only the calling thread): a reader
+/// thread runs below the receive thread that shares its core, so that it
+/// never preempts the thread whose every microsecond is ACK latency.
+/// Raising the value needs no privilege; lowering it below the current
+/// one does (CAP_SYS_NICE).
+pub fn set_current_thread_nice(nice: i32) -> io::Result<()> {
+    // SAFETY: setpriority takes plain integers; no memory is involved.
+    if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Puts the calling thread under SCHED_FIFO at `priority` (1..=99; needs
+/// root or CAP_SYS_NICE): on a busy core it then preempts other work the
+/// moment it becomes runnable, as a receive thread that answers every
+/// packet should.
+pub fn set_current_thread_fifo(priority: i32) -> io::Result<()> {
+    if !(1..=99).contains(&priority) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("SCHED_FIFO priority {priority} is outside 1..=99"),
+        ));
+    }
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: pid 0 is the calling thread; `param` outlives the call and
+    // is only read.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// CPU seconds (user + system) this process has used so far, all threads.
 pub fn process_cpu_seconds() -> f64 {
     // SAFETY: an all-zero rusage is valid; getrusage fills the struct we
@@ -111,6 +149,20 @@ pub fn terminate(pid: u32) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nice_values_rise_and_bad_realtime_priorities_are_refused() {
+        std::thread::spawn(|| {
+            // Raising one's own nice value needs no privilege.
+            set_current_thread_nice(5).expect("nice 5");
+            for bad in [0, 100, -1] {
+                let e = set_current_thread_fifo(bad).expect_err("out of range");
+                assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+            }
+        })
+        .join()
+        .expect("thread");
+    }
 
     #[test]
     fn the_calling_thread_can_be_pinned_and_bad_sets_are_refused() {

@@ -3,14 +3,19 @@
 //!
 //! The protocol is all in `linerate_fade` (sans-IO: the readout's state
 //! machine [`linerate_fade::host::Host`], the per-board windows, the fair
-//! controller, the rings). This crate gives it a wire and a clock:
+//! controller). This crate gives it a wire, a clock and threads:
 //!
 //! * [`link`]: frames in through a PF_PACKET socket or AF_XDP
 //!   ([`link::Backend`]), frames out through the raw socket;
 //! * [`ack_clock`]: when each ACK left the host (the driver's transmit
 //!   stamp, or the return of its send);
+//! * [`ring`]: each board's ring, written by the receive thread and read
+//!   in place by the application's thread, with FADE's wakeup threshold;
 //! * [`timings`]: per board, the ACK latency and its parts;
-//! * [`Readout`]: the loop that ties them together.
+//! * [`Readout`]: the loop that ties them together;
+//! * [`receiver`]: a whole receiver on its own threads ([`spawn`]): the
+//!   receive thread and one reader per board, with a typed
+//!   [`ReadoutReport`] at the end.
 //!
 //! ```no_run
 //! use std::sync::atomic::AtomicBool;
@@ -44,7 +49,12 @@ pub mod error;
 pub mod link;
 pub mod probe;
 mod readout;
+pub mod receiver;
+pub mod report;
+pub mod ring;
 pub mod timings;
 
 pub use error::{Error, Result};
 pub use readout::{LinkConfig, Readout};
+pub use receiver::{spawn, ReceiverConfig, ReceiverError, ReceiverHandle};
+pub use report::ReadoutReport;

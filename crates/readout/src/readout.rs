@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use linerate_fade::host::{BoardOutcome, Host, HostConfig, CONTROL_FRAME_LEN};
-use linerate_fade::ring::RingReader;
 use linerate_fade::version::Version;
 use linerate_io::raw::{RawSocket, MAX_BATCH};
 
 use crate::ack_clock::{AckClock, AckStampReport};
 use crate::error::{Error, Result};
 use crate::link::{Backend, BackendReport, FrameLink};
+use crate::ring::{RingReader, RingWriter};
 use crate::timings::{AckTimings, ThreadWork};
 
 /// How a readout meets the wire.
@@ -55,7 +55,7 @@ impl LinkConfig {
 pub struct Readout<W: Version> {
     link: FrameLink,
     ack_clock: AckClock,
-    host: Host<W>,
+    host: Host<W, RingWriter>,
     timings: Vec<AckTimings>,
     work: ThreadWork,
     config: LinkConfig,
@@ -71,7 +71,7 @@ impl<W: Version> Readout<W> {
         let mut link = FrameLink::open::<W>(&config.interface, config.backend)?;
         let ack_clock = AckClock::new(link.sender_mut(), config.tx_stamp_every);
         let host_mac = link.sender().mac();
-        let (host, readers) = Host::<W>::new(HostConfig { host_mac, ..host })?;
+        let (host, readers) = Host::<W, RingWriter>::new(HostConfig { host_mac, ..host })?;
         let timings = readers.iter().map(|_| AckTimings::default()).collect();
         let readout = Readout {
             link,
@@ -233,7 +233,7 @@ impl<W: Version> Readout<W> {
     }
 
     /// The protocol core (the fair controller's counters, the settings).
-    pub fn host(&self) -> &Host<W> {
+    pub fn host(&self) -> &Host<W, RingWriter> {
         &self.host
     }
 
@@ -258,7 +258,7 @@ fn record_latency(timings: &mut [AckTimings]) -> impl FnMut(usize, u64) + '_ {
 }
 
 /// Sends the frames the readout queued (START, STOP, RESET, commands).
-fn send_queued<W: Version>(host: &mut Host<W>, sock: &RawSocket) -> Result<()> {
+fn send_queued<W: Version>(host: &mut Host<W, RingWriter>, sock: &RawSocket) -> Result<()> {
     while let Some(t) = host.poll_transmit() {
         sock.send(&t.frame)
             .map_err(|e| Error::io("sending a control frame", e))?;

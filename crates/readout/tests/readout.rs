@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use linerate_device::board::{self, BoardConfig, BoardHandle, BoardReport};
 use linerate_fade::host::{BoardFailure, HostConfig};
-use linerate_fade::ring::RingReader;
 use linerate_fade::stream;
 use linerate_fade::version::{TenG, V1};
 use linerate_io::raw::RawSocket;
 use linerate_readout::link::{open_socket, Backend};
+use linerate_readout::ring::RingReader;
 use linerate_readout::{Error, LinkConfig, Readout};
 use linerate_testbed::{LossRule, Testbed};
 

@@ -11,6 +11,7 @@ use linerate_fade::command::{
     parse_command, parse_u32, response_of, CommandClient, CommandConfig, CommandPoll, Completion,
 };
 use linerate_io::raw::{realtime_ns, ETH_HEADER_LEN};
+use linerate_readout::report::CommandAnswer;
 use linerate_wire::fade::ten_g::Command;
 use serde_json::{json, Value};
 
@@ -83,20 +84,10 @@ pub fn first_seq() -> u16 {
     (realtime_ns() / 1_000) as u16
 }
 
-/// The JSON object describing an answered command.
+/// The JSON object describing an answered command (the same object a
+/// readout report carries for its user command).
 pub fn completion_json(c: &Completion) -> Value {
-    let word = |at: usize| {
-        u32::from_be_bytes([c.data[at], c.data[at + 1], c.data[at + 2], c.data[at + 3]])
-    };
-    json!({
-        "code": c.command.code(),
-        "seq": c.seq,
-        "arg": c.arg,
-        "response_hex": c.data.iter().map(|b| format!("{b:02x}")).collect::<String>(),
-        "response_words": [word(0), word(4)],
-        "tries": c.tries,
-        "rtt_us": c.elapsed_ns as f64 / 1000.0,
-    })
+    serde_json::to_value(CommandAnswer::from(c)).unwrap_or(Value::Null)
 }
 
 /// Sends the command, waits for the answer (resending), prints it.

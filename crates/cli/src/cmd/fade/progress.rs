@@ -1,7 +1,8 @@
-//! The progress line of `linerate fade recv` on a terminal: the bytes the
-//! application has read so far over all boards, and the rate. It runs in
-//! its own thread, kept off the receive core, and wakes up five times a
-//! second; without a terminal (or with `--json`) there is none.
+//! The progress line of `linerate fade recv` (and `fade feb`) on a
+//! terminal: the bytes the application has read so far over all boards,
+//! and the rate. It runs in its own thread, kept off the receive core, and
+//! wakes up five times a second; without a terminal (or with `--json`)
+//! there is none.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,7 +14,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// How often the line is redrawn.
 const TICK: Duration = Duration::from_millis(200);
 
-/// The bytes each board's reader has consumed, shared with the readers.
+/// The bytes each board has handled so far, shared with whoever counts
+/// them (a board emulator's confirmed bytes).
 pub type ReadCounters = Vec<Arc<AtomicU64>>;
 
 /// A running progress line; [`Progress::finish`] removes it.
@@ -33,18 +35,32 @@ impl Progress {
         duration: Option<Duration>,
         keep_off: Option<usize>,
     ) -> Progress {
+        let counters = read.clone();
+        let total = move || counters.iter().map(|r| r.load(Ordering::Relaxed)).sum();
+        Progress::start_with(show, total, read.len(), bytes, duration, keep_off)
+    }
+
+    /// [`Progress::start`] for `boards` boards whose bytes so far, all
+    /// together, `total` reads (a receiver's counters snapshot).
+    pub fn start_with(
+        show: bool,
+        total: impl Fn() -> u64 + Send + 'static,
+        boards: usize,
+        bytes: Option<u64>,
+        duration: Option<Duration>,
+        keep_off: Option<usize>,
+    ) -> Progress {
         let done = Arc::new(AtomicBool::new(false));
         let thread = (show && crate::console::progress_wanted()).then(|| {
             let done = done.clone();
-            let read = read.clone();
-            let boards = read.len() as u64;
+            let boards = boards as u64;
             std::thread::spawn(move || {
                 if let Some(c) = keep_off {
                     linerate_io::sched::keep_current_thread_off(c);
                 }
                 draw(
                     &done,
-                    &read,
+                    total,
                     bytes.map(|b| b.saturating_mul(boards)),
                     duration,
                 )
@@ -64,7 +80,7 @@ impl Progress {
 
 /// Redraws until `done`: a bar of bytes toward `total`, or of seconds
 /// through `duration`, with the bytes read and the rate since the start.
-fn draw(done: &AtomicBool, read: &ReadCounters, total: Option<u64>, duration: Option<Duration>) {
+fn draw(done: &AtomicBool, read: impl Fn() -> u64, total: Option<u64>, duration: Option<Duration>) {
     let (len, template) = match (total, duration) {
         (Some(t), _) => (t, "{bar:30} {bytes}/{total_bytes}  {msg}"),
         (None, Some(d)) => (d.as_secs().max(1), "{bar:30} {pos}/{len} s  {msg}"),
@@ -77,7 +93,7 @@ fn draw(done: &AtomicBool, read: &ReadCounters, total: Option<u64>, duration: Op
     let start = Instant::now();
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(TICK);
-        let bytes: u64 = read.iter().map(|r| r.load(Ordering::Relaxed)).sum();
+        let bytes = read();
         let secs = start.elapsed().as_secs_f64();
         let mbit = if secs > 0.0 {
             bytes as f64 * 8.0 / secs / 1e6
