@@ -14,7 +14,7 @@ use crate::scenario::Scenario;
 /// How the receiving host's network processing is placed on CPU 1, so that
 /// CPU 1 stands in for the whole receiving machine (BRIEF: two machines on
 /// one). The sender always runs on CPU 0.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostSetup {
     /// Like a NIC driver on the receiving machine: the host's veth runs
@@ -82,14 +82,16 @@ impl FromStr for HostSetup {
 }
 
 /// Timing of each measured run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Timing {
     /// Time from starting the receiver to opening the measuring window:
     /// connection, acquisition start and the first buffers settle.
     #[serde(with = "secs")]
+    #[schemars(with = "f64")]
     pub settle: Duration,
     /// The measuring window.
     #[serde(with = "secs")]
+    #[schemars(with = "f64")]
     pub window: Duration,
     /// Repeats of each configuration, alternated across implementations.
     pub repeats: u32,
@@ -106,7 +108,7 @@ mod secs {
 }
 
 /// Everything a bench run needs to know.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct BenchConfig {
     /// Scenarios to run, in order.
     pub scenarios: Vec<Scenario>,

@@ -6,7 +6,7 @@ use std::process::Command;
 use serde::Serialize;
 
 /// The machine and the versions of the programs compared.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Machine {
     /// `uname -r`.
     pub kernel: String,

@@ -11,7 +11,7 @@ use crate::machine::Machine;
 use crate::scenario::Scenario;
 
 /// One measured run of one implementation.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Run {
     /// The scenario.
     pub scenario: Option<Scenario>,
@@ -67,7 +67,7 @@ pub struct Run {
 
 /// Medians over the repeats of one scenario, case and implementation, with
 /// the ratio to the scenario's reference implementation.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     /// The scenario's name.
     pub scenario: String,
@@ -317,7 +317,7 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 
 /// Everything a bench run produced: what `--json` prints and `--out`
 /// writes as `bench.json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// The machine it ran on.
     pub machine: Machine,

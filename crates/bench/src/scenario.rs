@@ -9,7 +9,9 @@ use crate::error::Error;
 
 /// One study. Each reproduces a published measurement on this
 /// machine, with linerate and the anchors (Aravis, iperf3) side by side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scenario {
     /// Basler's CPU-load paper: receiving CPU per GB against packet size, per receive

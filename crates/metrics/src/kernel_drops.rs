@@ -43,7 +43,9 @@ pub struct KernelDrops {
 }
 
 /// What the counters grew by between two snapshots.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct KernelDropsDelta {
     /// Growth of `Udp: InErrors`.
     pub udp_in_errors: u64,

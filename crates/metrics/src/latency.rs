@@ -128,7 +128,7 @@ impl LatencyHistogram {
 
 /// A latency distribution in microseconds, as reports print it. All zero
 /// when nothing was recorded.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LatencySummary {
     /// Values recorded.
     pub count: u64,

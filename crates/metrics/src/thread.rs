@@ -94,7 +94,7 @@ impl ThreadCpu {
 }
 
 /// A thread's CPU time in seconds, ready for a JSON report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThreadCpuUsage {
     /// Seconds in user mode.
     pub user_s: f64,

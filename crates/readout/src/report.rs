@@ -15,7 +15,7 @@ use crate::timings::{latency_histogram, AckTimings, ThreadWork};
 
 /// The whole readout: totals over all boards, fairness, each board, and
 /// how the receive thread and its link fared.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReadoutReport {
     /// In-order bytes delivered, all boards.
     pub bytes: u64,
@@ -76,7 +76,7 @@ pub struct ReadoutReport {
 }
 
 /// What one board's stream came to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BoardReport {
     /// The board's MAC address, as text.
     pub mac: String,
@@ -184,7 +184,7 @@ impl BoardReport {
 
 /// The outcome of a FADE-10G user command: the board's answer, or why
 /// there is none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum CommandReport {
     /// The board answered.
@@ -198,7 +198,7 @@ pub enum CommandReport {
 
 /// A user command's answer, as `linerate fade command --json` and the
 /// readout report show it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CommandAnswer {
     /// The command's code.
     pub code: u16,
@@ -236,7 +236,7 @@ impl From<&Completion> for CommandAnswer {
 /// The receive backend and its counters (`backend` in the report). The
 /// kernel's counts, or why they could not be read; with AF_XDP also the
 /// attachment and the socket's counters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BackendSummary {
     /// `ring`, `raw` or `xdp`.
     pub name: String,
@@ -327,7 +327,7 @@ impl From<&BackendReport> for BackendSummary {
 }
 
 /// How busy the receive thread was (`receive_thread` in the report).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReceiveThreadReport {
     /// Frames handed to the readout.
     pub frames: u64,
@@ -351,7 +351,7 @@ impl From<ThreadWork> for ReceiveThreadReport {
 }
 
 /// What the ACKs' transmit stamps came to (`ack_stamps` in the report).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AckStampsSummary {
     /// Where the reported ACK latency ends.
     pub sent_at: String,

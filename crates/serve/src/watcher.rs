@@ -97,7 +97,7 @@ pub enum WatchError {
 }
 
 /// What one client saw.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientResult {
     /// Index of the client (0..K).
     pub client: usize,
@@ -150,7 +150,7 @@ impl ClientResult {
 }
 
 /// The report of a watch run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WatchReport {
     /// The server.
     pub server: String,

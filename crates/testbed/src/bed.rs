@@ -186,7 +186,7 @@ impl Testbed {
         };
         for ns in &plan.namespaces {
             sys::run("ip", &["netns", "add", ns], None)?;
-            crate::cleanup::created(ns);
+            netns::created(ns);
             bed.namespaces.push(ns.clone());
             sys::ip_in(ns, &["link", "set", "lo", "up"])?;
             if !spec.ipv6 {

@@ -9,41 +9,7 @@
 //! reports the signal. It is opt-in: test suites and scripts call it;
 //! tools that handle signals themselves (and print a report first) don't.
 
-use std::sync::{Mutex, OnceLock};
-
-use linerate_io::process::{send_signal, Signal};
-
-/// Namespaces created by this process and not yet removed.
-static LIVE: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-/// Notes that this process created `netns`.
-pub(crate) fn created(netns: &str) {
-    if let Ok(mut live) = LIVE.lock() {
-        live.push(netns.to_owned());
-    }
-}
-
-/// Notes that `netns` is gone.
-pub(crate) fn removed(netns: &str) {
-    if let Ok(mut live) = LIVE.lock() {
-        live.retain(|n| n != netns);
-    }
-}
-
-/// Ends every process inside `netns` other than this one (SIGKILL, which
-/// also ends a stopped process): a process left inside would keep the
-/// namespace, its links and its sockets alive after `ip netns delete`.
-pub(crate) fn kill_processes_in(netns: &str) {
-    let Ok(out) = crate::sys::run("ip", &["netns", "pids", netns], None) else {
-        return;
-    };
-    let me = std::process::id();
-    for pid in out.split_whitespace().filter_map(|p| p.parse::<u32>().ok()) {
-        if pid != me {
-            let _ = send_signal(pid, Signal::Kill);
-        }
-    }
-}
+use std::sync::OnceLock;
 
 /// On SIGINT, SIGTERM or SIGHUP, removes every bed namespace this process
 /// created (ending what runs inside) and exits with 128 + the signal's
@@ -59,7 +25,7 @@ pub fn tear_down_on_signal() -> std::io::Result<()> {
             .name("testbed-signals".into())
             .spawn(move || {
                 if let Some(signal) = signals.forever().next() {
-                    let live = LIVE.lock().map(|l| l.clone()).unwrap_or_default();
+                    let live = crate::netns::created_here();
                     for ns in live.iter().rev() {
                         let _ = crate::netns::delete(ns);
                     }

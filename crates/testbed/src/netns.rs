@@ -8,6 +8,7 @@
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::Mutex;
 use std::thread::JoinHandle;
 
 use nix::sched::{sched_setaffinity, setns, CloneFlags, CpuSet};
@@ -15,6 +16,7 @@ use nix::unistd::Pid;
 
 use crate::error::{Error, Result};
 use crate::spec::{parse_netns_name, NETNS_PREFIX};
+use linerate_io::process::{send_signal, Signal};
 
 /// Where `ip netns` keeps its named namespaces.
 pub const NETNS_DIR: &str = "/run/netns";
@@ -212,10 +214,10 @@ pub fn bed_namespaces() -> Result<Vec<BedNamespace>> {
 /// Deleting the namespace destroys its veths (and with them the peers in
 /// other namespaces), qdiscs and nft tables, so this is all teardown needs.
 pub(crate) fn delete(netns: &str) -> Result<()> {
-    crate::cleanup::kill_processes_in(netns);
+    kill_processes_in(netns);
     match crate::sys::run("ip", &["netns", "delete", netns], None) {
         Ok(_) => {
-            crate::cleanup::removed(netns);
+            removed(netns);
             Ok(())
         }
         Err(e) => {
@@ -226,6 +228,43 @@ pub(crate) fn delete(netns: &str) -> Result<()> {
             }
         }
     }
+}
+
+/// Namespaces created by this process and not yet removed.
+static LIVE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Notes that this process created `netns`.
+pub(crate) fn created(netns: &str) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.push(netns.to_owned());
+    }
+}
+
+/// Notes that `netns` is gone.
+pub(crate) fn removed(netns: &str) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.retain(|n| n != netns);
+    }
+}
+
+/// Ends every process inside `netns` other than this one (SIGKILL, which
+/// also ends a stopped process): a process left inside would keep the
+/// namespace, its links and its sockets alive after `ip netns delete`.
+pub(crate) fn kill_processes_in(netns: &str) {
+    let Ok(out) = crate::sys::run("ip", &["netns", "pids", netns], None) else {
+        return;
+    };
+    let me = std::process::id();
+    for pid in out.split_whitespace().filter_map(|p| p.parse::<u32>().ok()) {
+        if pid != me {
+            let _ = send_signal(pid, Signal::Kill);
+        }
+    }
+}
+
+/// The namespaces this process created and has not removed, oldest first.
+pub(crate) fn created_here() -> Vec<String> {
+    LIVE.lock().map(|l| l.clone()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// A board's counters and end state when it stopped. Field names are
 /// those of `linerate fade feb --json`; serialised through
 /// `serde_json::Value` (sorted keys) it is that output exactly.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BoardReport {
     /// Wire version: `1` or `10g`.
     pub version: String,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// A stopped camera's totals (since it last started serving: a FORCEIP
 /// move restarts them, as a camera's network stack restarting would).
 /// Serialises to the JSON object `linerate camera --json` prints.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CameraReport {
     /// Serial number the camera reported.
     pub serial: String,
@@ -54,7 +54,7 @@ pub struct CameraReport {
 
 /// How the UDP stream's datagrams left the camera: as GSO super-datagrams
 /// (where the egress interface cuts them before the wire) or one by one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UdpSend {
     /// The egress interface, if found.
     pub interface: Option<String>,
@@ -71,7 +71,9 @@ pub struct UdpSend {
 
 /// GVCP commands refused because another host holds control; from the
 /// controller's IP on another port they are a second program or forgeries.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct AccessDenied {
     /// From the controlling host's IP address, another UDP port.
     pub controller_ip_other_port: u64,

@@ -15,7 +15,7 @@ use crate::stream::StreamStats;
 /// Results of a grab: what arrived, what was lost, what it cost. Its JSON
 /// form is what `linerate grab --json` prints, and reading that JSON back
 /// into this type is how scripts and benchmarks should consume it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GrabReport {
     /// Camera vendor.
     pub vendor: String,
@@ -152,7 +152,7 @@ pub struct GrabReport {
 
 /// The receiving host's settings that matter for throughput and loss,
 /// read at the end of the run, so a report says what was in force.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HostTuning {
     /// Interface facing the camera.
     pub interface: String,

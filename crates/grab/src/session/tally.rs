@@ -83,7 +83,7 @@ impl Tally {
 }
 
 /// One incomplete frame, for the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IncompleteFrame {
     /// Block id.
     pub block_id: u64,

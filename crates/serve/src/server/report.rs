@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One TCP client's outcome, as reported at the end.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientReport {
     /// The client's address.
     pub peer: String,
@@ -55,7 +55,7 @@ impl ClientReport {
 }
 
 /// The report of a server run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServeReport {
     /// The address served, IP:PORT (the port the kernel chose for port 0).
     pub address: String,
@@ -128,7 +128,7 @@ pub struct ServeReport {
 }
 
 /// What was sent to the multicast group.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MulticastReport {
     /// The group and port.
     pub group: String,
@@ -141,7 +141,7 @@ pub struct MulticastReport {
 }
 
 /// One UDP subscriber's outcome.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UdpReport {
     /// The subscriber's address.
     pub peer: String,
