@@ -28,6 +28,7 @@ pub mod inject;
 pub mod interfaces;
 pub mod memory;
 pub mod netdev;
+pub mod netns;
 pub mod packet_ring;
 pub mod privilege;
 pub mod process;
