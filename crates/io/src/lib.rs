@@ -20,6 +20,14 @@
 //! frames of one ethertype into a socket whose ring is polled without
 //! syscalls, for FADE's per-packet ACKs); and driver transmit stamps
 //! ([`tx_stamp`]), which time when a frame really left.
+//!
+//! It is also the one place that holds `unsafe` code, libc, nix and
+//! socket2 (tests/boundary.rs fails otherwise): the other crates call the
+//! safe functions here for what they need from the kernel, such as CPU
+//! affinity ([`sched`]), entering a network namespace ([`netns`]), socket
+//! options ([`socket`]) and clocks ([`clock`]). Memory a receive path lends
+//! to the kernel across calls of a protocol core (a frame buffer's slots)
+//! is a [`memory::Region`], whose contract is written on the type.
 
 pub mod clock;
 pub mod error;
