@@ -1028,3 +1028,43 @@ fn a_forged_frame_that_completes_first_is_complete_but_the_cameras_copies_are_co
     assert_eq!(a.counters().packets_after_complete, pk.len() as u64);
     assert_eq!(a.counters().packets_late, pk.len() as u64 + 1);
 }
+
+/// A receive backend writes a predicted packet's data into the slot the
+/// assembler lends and records it without a copy; the frame completes with
+/// the source bytes, and a slot already filled is not lent again.
+#[test]
+fn lent_slots_take_data_in_place() {
+    let data = source(1050, 3);
+    let p = plan(9, false, data.len());
+    let mut a = assembler(4096);
+    for id in 0..4 {
+        a.handle_packet(&packet(&p, &data, id, Status::SUCCESS), u64::from(id));
+    }
+    let mut guesses = Vec::new();
+    assert!(a.guess_slots(&mut guesses, 4) > 0);
+    let g = guesses[0].expect("the next payload packet");
+    assert_eq!((g.block_id, g.packet_id, g.offset, g.len), (9, 4, 300, DPP));
+    let filled = linerate_gev::assembler::SlotGuess {
+        packet_id: 3,
+        offset: 200,
+        ..g
+    };
+    assert!(a.slot_mut(&filled).is_none(), "packet 3 arrived already");
+    a.slot_mut(&g)
+        .expect("lent")
+        .copy_from_slice(&data[300..400]);
+    let mut head = [0u8; 128];
+    let (n, range) = p.write_head(4, Status::SUCCESS, &mut head).expect("head");
+    assert_eq!(range.len(), DPP);
+    let placed = a.handle_placed_payload(&g, &head[..n], DPP, 4);
+    assert!(matches!(
+        placed,
+        Some(Placement::Payload { offset: 300, .. })
+    ));
+    for id in 5..p.packet_count() {
+        a.handle_packet(&packet(&p, &data, id, Status::SUCCESS), u64::from(id));
+    }
+    let f = a.poll_frame().expect("delivered");
+    assert_eq!(f.status, FrameStatus::Complete);
+    assert_eq!(f.data(), &data[..]);
+}

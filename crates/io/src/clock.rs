@@ -14,6 +14,15 @@ pub fn monotonic_ns() -> u64 {
     now_ns(libc::CLOCK_MONOTONIC)
 }
 
+/// The kernel's clock-tick rate (`USER_HZ`, almost always 100): the unit
+/// of the CPU times in `/proc/stat` and `/proc/<pid>/stat`. 100 if the
+/// system does not say.
+pub fn ticks_per_second() -> u64 {
+    // SAFETY: sysconf has no preconditions; it only reads a constant.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100)
+}
+
 fn now_ns(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -36,5 +45,10 @@ mod tests {
         assert!(realtime_ns() >= r && monotonic_ns() >= m);
         // Realtime counts from 1970, monotonic from boot.
         assert!(r > m);
+    }
+
+    #[test]
+    fn the_tick_rate_is_positive() {
+        assert!(ticks_per_second() > 0);
     }
 }

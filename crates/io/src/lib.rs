@@ -22,6 +22,14 @@
 //! ([`tx_stamp`]), which time when a frame really left; and a byte ring
 //! shared by a writer and a reader thread, read in place ([`byte_ring`]),
 //! the memory under a FADE board's receive ring.
+//!
+//! It is also the one place that holds `unsafe` code, libc, nix and
+//! socket2 (tests/boundary.rs fails otherwise): the other crates call the
+//! safe functions here for what they need from the kernel, such as CPU
+//! affinity ([`sched`]), entering a network namespace ([`netns`]), socket
+//! options ([`socket`]) and clocks ([`clock`]). Memory a receive path lends
+//! to the kernel across calls of a protocol core (a frame buffer's slots)
+//! is a [`memory::Region`], whose contract is written on the type.
 
 pub mod byte_ring;
 pub mod clock;
@@ -31,6 +39,7 @@ pub mod inject;
 pub mod interfaces;
 pub mod memory;
 pub mod netdev;
+pub mod netns;
 pub mod packet_ring;
 pub mod privilege;
 pub mod process;

@@ -5,14 +5,14 @@
 //! This is what lets a GigE Vision host copy each payload byte once: the
 //! GVSP header goes to a small side buffer and the payload straight to its
 //! place in the frame buffer, predicted from the packet id. The regions
-//! are raw pointers because they point into buffers the caller owns and
-//! keeps track of (a frame assembler); [`ScatterBatch::set`] is `unsafe`
-//! for that reason.
+//! are [`Region`]s, loans by address, because they point into buffers the
+//! caller owns and keeps track of (a frame assembler).
 
 use std::net::SocketAddrV4;
 use std::os::fd::AsRawFd;
 
 use crate::error::{Error, Result};
+use crate::memory::Region;
 use crate::udp::{RecvMeta, UdpEndpoint, MAX_BATCH};
 
 /// Regions one datagram may be split over.
@@ -76,22 +76,16 @@ impl ScatterBatch {
 
     /// Sets where datagram `index` of the next [`ScatterBatch::recv`] goes:
     /// its bytes fill `parts` in order; bytes beyond their total are cut
-    /// (and reported as truncated). Ignored if `index` is out of range.
-    ///
-    /// # Safety
-    /// Every `(pointer, len)` must be valid for writes of `len` bytes, and
-    /// nothing may read or write that memory through a reference, until the
-    /// next `recv` on this batch has returned.
-    pub unsafe fn set(&mut self, index: usize, parts: &[(*mut u8, usize)]) {
+    /// (and reported as truncated). Ignored if `index` is out of range;
+    /// parts beyond [`MAX_PARTS`] are ignored. Each region stays lent (see
+    /// [`Region`]'s contract) until the next `recv` on this batch returns.
+    pub fn set(&mut self, index: usize, parts: &[Region]) {
         let Some(iov) = self.iovecs.get_mut(index) else {
             return;
         };
         let mut used = 0;
-        for (slot, &(ptr, len)) in iov.iter_mut().zip(parts.iter()) {
-            *slot = libc::iovec {
-                iov_base: ptr.cast(),
-                iov_len: len,
-            };
+        for (slot, part) in iov.iter_mut().zip(parts.iter()) {
+            *slot = part.iovec();
             used += 1;
         }
         for slot in iov.iter_mut().skip(used) {
@@ -203,17 +197,15 @@ mod tests {
         let mut rest = [[0u8; 8]; 2];
         let mut batch = ScatterBatch::new(2).expect("batch");
         for i in 0..2 {
-            // SAFETY: the arrays outlive the recv below and are not touched meanwhile.
-            unsafe {
-                batch.set(
-                    i,
-                    &[
-                        (heads[i].as_mut_ptr(), 4),
-                        (slots[i].as_mut_ptr(), 12),
-                        (rest[i].as_mut_ptr(), 8),
-                    ],
-                );
-            }
+            // The arrays outlive the recv below and are not touched meanwhile.
+            batch.set(
+                i,
+                &[
+                    Region::of(&mut heads[i]),
+                    Region::of(&mut slots[i]),
+                    Region::of(&mut rest[i]),
+                ],
+            );
         }
         // Loopback queues both datagrams before send_to returns.
         let n = batch.recv(&rx, 2).expect("recv");
@@ -292,19 +284,12 @@ impl ScatterMsg {
     }
 
     /// Sets the regions of the next [`ScatterMsg::recv`], in order; regions
-    /// beyond the capacity are ignored.
-    ///
-    /// # Safety
-    /// As [`ScatterBatch::set`]: every region must be valid for writes of
-    /// its length and otherwise unused until the next `recv` returns.
-    pub unsafe fn set(&mut self, parts: &[(*mut u8, usize)]) {
+    /// beyond the capacity are ignored. Each region stays lent (see
+    /// [`Region`]'s contract) until the next `recv` returns.
+    pub fn set(&mut self, parts: &[Region]) {
         let cap = self.iov.capacity();
         self.iov.clear();
-        self.iov
-            .extend(parts.iter().take(cap).map(|&(p, len)| libc::iovec {
-                iov_base: p.cast(),
-                iov_len: len,
-            }));
+        self.iov.extend(parts.iter().take(cap).map(Region::iovec));
     }
 
     /// Receives one datagram (or GRO train) into the regions. Waits for it

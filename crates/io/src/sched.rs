@@ -4,6 +4,12 @@
 //! linerate calls these instead of libc.
 
 use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+/// CPUs a CPU set can name (numbers `0..MAX_CPUS`): the kernel
+/// interface's fixed set size, `CPU_SETSIZE`.
+pub const MAX_CPUS: usize = libc::CPU_SETSIZE as usize;
 
 /// The kernel thread id of the calling thread (what `/proc/self/task/`
 /// lists), to hand to another thread that reads this one's CPU time.
@@ -18,32 +24,66 @@ pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
     pin_task(0, &[cpu])
 }
 
+/// Pins the calling thread to the CPUs `cpus`: a thread that stands in for
+/// a host of the test bench, or a set of cores a workload may share.
+pub fn pin_current_thread_to(cpus: &[usize]) -> io::Result<()> {
+    pin_task(0, cpus)
+}
+
 /// Pins task `tid` (a thread or process id; 0: the calling thread) to the
 /// CPUs `cpus`, e.g. a kernel's NAPI thread onto the core that stands in
 /// for the receiving machine.
 pub fn pin_task(tid: i32, cpus: &[usize]) -> io::Result<()> {
+    set_affinity(tid, &cpu_set(cpus)?)
+}
+
+/// Makes `command` start its program pinned to the CPUs `cpus`: the
+/// affinity is set in the child between fork and exec, and survives
+/// further execs (`ip netns exec` running the program), so no `taskset`
+/// binary is needed. Fails at once on an empty set or a CPU past
+/// [`MAX_CPUS`]; a refusal in the child makes the spawn fail.
+pub fn pin_command(command: &mut Command, cpus: &[usize]) -> io::Result<()> {
+    let set = cpu_set(cpus)?;
+    // SAFETY: the closure runs in the forked child before exec and only
+    // makes the sched_setaffinity system call on a set built before the
+    // fork: no allocation, no locks, so it is async-signal-safe.
+    unsafe {
+        command.pre_exec(move || set_affinity(0, &set));
+    }
+    Ok(())
+}
+
+/// The kernel CPU set of `cpus`, refusing an empty list and numbers past
+/// [`MAX_CPUS`].
+fn cpu_set(cpus: &[usize]) -> io::Result<libc::cpu_set_t> {
     if cpus.is_empty() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "an empty CPU set pins a task nowhere",
         ));
     }
-    if let Some(cpu) = cpus.iter().find(|c| **c >= libc::CPU_SETSIZE as usize) {
+    if let Some(cpu) = cpus.iter().find(|c| **c >= MAX_CPUS) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("CPU {cpu} is beyond CPU_SETSIZE"),
         ));
     }
     // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays within
-    // it (checked above); sched_setaffinity reads exactly
-    // size_of::<cpu_set_t>() bytes of it.
-    let r = unsafe {
+    // it (checked above).
+    unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         for &cpu in cpus {
             libc::CPU_SET(cpu, &mut set);
         }
-        libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
+        Ok(set)
+    }
+}
+
+/// sched_setaffinity of task `tid` (0: the caller); async-signal-safe.
+fn set_affinity(tid: i32, set: &libc::cpu_set_t) -> io::Result<()> {
+    // SAFETY: sched_setaffinity reads exactly size_of::<cpu_set_t>() bytes
+    // of a live set.
+    let r = unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), set) };
     if r == 0 {
         Ok(())
     } else {
@@ -64,7 +104,7 @@ pub fn online_cpus() -> usize {
 /// since the work it moves is only housekeeping.
 pub fn keep_current_thread_off(cpu: usize) {
     let others: Vec<usize> = (0..online_cpus().max(cpu + 1))
-        .filter(|&c| c != cpu && c < libc::CPU_SETSIZE as usize)
+        .filter(|&c| c != cpu && c < MAX_CPUS)
         .collect();
     if !others.is_empty() {
         let _ = pin_task(0, &others);
@@ -187,6 +227,22 @@ mod tests {
         })
         .join()
         .expect("thread");
+    }
+
+    #[test]
+    fn a_pinned_command_runs_on_its_cpu_only() {
+        let mut cmd = Command::new("cat");
+        cmd.arg("/proc/self/status");
+        pin_command(&mut cmd, &[0]).expect("CPU 0 exists");
+        let out = cmd.output().expect("cat runs");
+        let status = String::from_utf8_lossy(&out.stdout);
+        let allowed = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .map(str::trim);
+        assert_eq!(allowed, Some("0"));
+        assert!(pin_command(&mut Command::new("true"), &[]).is_err());
+        assert!(pin_command(&mut Command::new("true"), &[MAX_CPUS]).is_err());
     }
 
     #[test]

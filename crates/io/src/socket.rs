@@ -1,11 +1,13 @@
 //! Socket settings the rest of linerate needs on sockets it did not make
 //! through [`crate::udp`] or [`crate::tcp`]: buffer sizes past the
-//! system's limit where allowed, TCP_QUICKACK, a multicast receiver, and
-//! a wait for a readable descriptor. The options themselves live in one
+//! system's limit where allowed, TCP_QUICKACK, a multicast receiver, a
+//! small-buffer TCP client, arrival times, a wait for a readable
+//! descriptor, a receive that never sleeps, a socket's inode, and the ICMP
+//! socket of a ping. The options themselves live in one
 //! place (the crate's `sockopt` module); this is their public face.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::time::Duration;
 
 use crate::sockopt;
@@ -190,6 +192,82 @@ pub fn recv_with_arrival_time(
     ))
 }
 
+/// Receives one datagram into `buf` with `MSG_DONTWAIT`, whatever the
+/// socket's timeout: draining a queue never sleeps. An empty queue is an
+/// error of kind `WouldBlock`. Returns the bytes received (a longer
+/// datagram is cut to `buf`) and the sender.
+pub fn recv_from_now(sock: &impl AsFd, buf: &mut [u8]) -> std::io::Result<(usize, SocketAddr)> {
+    let sock = socket2::SockRef::from(sock);
+    // SAFETY: MaybeUninit<u8> has the layout of u8, the slice covers
+    // exactly `buf`, and recv only writes initialised bytes into it.
+    let uninit = unsafe {
+        std::slice::from_raw_parts_mut(
+            buf.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(),
+            buf.len(),
+        )
+    };
+    let (n, addr) = sock.recv_from_with_flags(uninit, libc::MSG_DONTWAIT)?;
+    let addr = addr
+        .as_socket()
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidData))?;
+    Ok((n, addr))
+}
+
+/// The inode of the socket `sock`, which names it in /proc/net/udp and
+/// /proc/net/tcp (where its drop counters are); `None` if fstat fails.
+pub fn inode(sock: &impl AsRawFd) -> Option<u64> {
+    // SAFETY: an all-zero stat is a valid value; fstat on a descriptor the
+    // caller holds open writes only into it.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(sock.as_raw_fd(), &mut st) != 0 {
+            return None;
+        }
+        Some(st.st_ino)
+    }
+}
+
+/// A raw ICMPv4 socket, for a ping that needs no installed `ping` binary
+/// (opening one needs CAP_NET_RAW).
+#[derive(Debug)]
+pub struct IcmpSocket(socket2::Socket);
+
+impl IcmpSocket {
+    /// Opens the socket.
+    pub fn open() -> std::io::Result<IcmpSocket> {
+        socket2::Socket::new(
+            socket2::Domain::IPV4,
+            socket2::Type::RAW,
+            Some(socket2::Protocol::ICMPV4),
+        )
+        .map(IcmpSocket)
+    }
+
+    /// Sets "don't fragment" (`IP_PMTUDISC_DO`): a packet larger than the
+    /// route's MTU then fails with `EMSGSIZE` instead of being fragmented,
+    /// which is exactly the jumbo-frame check a camera link needs.
+    pub fn set_dont_fragment(&self) -> std::io::Result<()> {
+        sockopt::set_int_option(
+            self.0.as_raw_fd(),
+            libc::IPPROTO_IP,
+            libc::IP_MTU_DISCOVER,
+            libc::IP_PMTUDISC_DO as usize,
+        )
+    }
+
+    /// Sends one ICMP message (header and payload, no IP header) to `to`.
+    pub fn send_to(&self, message: &[u8], to: Ipv4Addr) -> std::io::Result<usize> {
+        self.0.send_to(message, &SocketAddrV4::new(to, 0).into())
+    }
+
+    /// Receives one packet (IPv4 header and ICMP, as a raw socket returns
+    /// it) into `buf`, waiting up to `timeout`; returns its length.
+    pub fn recv(&self, buf: &mut [u8], timeout: Duration) -> std::io::Result<usize> {
+        self.0.set_read_timeout(Some(timeout))?;
+        std::io::Read::read(&mut &self.0, buf)
+    }
+}
+
 fn into_udp(sock: socket2::Socket) -> UdpSocket {
     sock.into()
 }
@@ -207,6 +285,22 @@ mod tests {
         assert!(set_tcp_quickack(&c).is_ok());
         assert!(!wait_readable(&s, Some(Duration::from_millis(1))).expect("poll"));
         assert!(set_multicast_sender(&s, Ipv4Addr::LOCALHOST, 1).is_ok());
+        assert!(inode(&s).is_some_and(|i| i > 0));
+    }
+
+    #[test]
+    fn a_receive_that_never_sleeps_takes_what_is_queued() {
+        let rx = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let mut buf = [0u8; 8];
+        let e = recv_from_now(&rx, &mut buf).expect_err("nothing queued");
+        assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock);
+        let tx = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        tx.send_to(b"hello", rx.local_addr().expect("addr"))
+            .expect("send");
+        // Loopback queues the datagram before send_to returns.
+        let (n, from) = recv_from_now(&rx, &mut buf).expect("queued");
+        assert_eq!(&buf[..n], b"hello");
+        assert_eq!(from, tx.local_addr().expect("addr"));
     }
 
     #[test]

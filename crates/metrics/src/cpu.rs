@@ -127,13 +127,7 @@ impl CpuTimes {
 /// The kernel's clock-tick rate (`USER_HZ`, almost always 100), needed to
 /// turn `/proc/stat` ticks into seconds.
 pub fn ticks_per_second() -> u64 {
-    // SAFETY: sysconf has no preconditions; it only reads a constant.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if hz > 0 {
-        hz as u64
-    } else {
-        100
-    }
+    linerate_io::clock::ticks_per_second()
 }
 
 /// CPU counters of every core at one instant.

@@ -297,20 +297,8 @@ Inter-|   Receive                                                |  Transmit
     #[test]
     fn a_full_socket_buffer_counts_rcvbuf_errors() {
         use std::net::UdpSocket;
-        use std::os::fd::AsRawFd;
         let rx = UdpSocket::bind("127.0.0.1:0").expect("bind");
-        let size: libc::c_int = 4096;
-        // SAFETY: a valid socket and an int option of the right size.
-        let rc = unsafe {
-            libc::setsockopt(
-                rx.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_RCVBUF,
-                (&size as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
-        assert_eq!(rc, 0);
+        linerate_io::socket::set_recv_buffer(&rx, 4096).expect("SO_RCVBUF");
         let to = rx.local_addr().expect("addr");
         let before = KernelDrops::read(Some("lo")).expect("counters");
         let tx = UdpSocket::bind("127.0.0.1:0").expect("bind");

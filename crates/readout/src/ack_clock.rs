@@ -155,11 +155,12 @@ impl AckClock {
         Some(key)
     }
 
-    /// Whether `e` says this kernel cannot key stamps (EINVAL before any
-    /// stamp ever came back), so that ACKs should go unstamped from now on.
+    /// Whether `e` says this kernel cannot key stamps (EINVAL, which std
+    /// reports as `InvalidInput`, before any stamp ever came back), so that
+    /// ACKs should go unstamped from now on.
     fn refuses_stamps(&self, e: &IoError) -> bool {
         matches!(e, IoError::PacketSocket { source, .. }
-            if source.raw_os_error() == Some(libc::EINVAL) && self.matched == 0)
+            if source.kind() == std::io::ErrorKind::InvalidInput && self.matched == 0)
     }
 
     /// Sends `frames` with `sendmmsg`, one call per [`MAX_BATCH`]: the

@@ -20,9 +20,8 @@ use linerate_readout::{Error, LinkConfig, Readout};
 use linerate_testbed::{LossRule, Testbed};
 
 fn root() {
-    // SAFETY: geteuid has no preconditions.
     assert!(
-        unsafe { libc::geteuid() } == 0,
+        linerate_io::privilege::is_root(),
         "readout tests need root (namespaces, raw sockets)"
     );
 }

@@ -2,11 +2,7 @@
 
 use std::ffi::OsStr;
 use std::ops::{Deref, DerefMut};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Output};
-
-use nix::sched::{sched_setaffinity, CpuSet};
-use nix::unistd::Pid;
 
 use crate::error::{Error, Result};
 use crate::netns::cpu_set;
@@ -98,16 +94,9 @@ impl HostCommand {
 
     fn apply_affinity(&mut self) -> Result<()> {
         if let Some(cpus) = &self.cpus {
-            let set: CpuSet = cpu_set(cpus)?;
-            // SAFETY: the closure runs in the forked child before exec and
-            // only makes the sched_setaffinity system call on a CpuSet that
-            // was fully built before the fork: no allocation, no locks, so
-            // it is async-signal-safe.
-            unsafe {
-                self.inner.pre_exec(move || {
-                    sched_setaffinity(Pid::from_raw(0), &set).map_err(std::io::Error::from)
-                });
-            }
+            let set = cpu_set(cpus)?;
+            linerate_io::sched::pin_command(&mut self.inner, &set)
+                .map_err(|e| Error::io(format!("pinning to CPUs {set:?}"), e))?;
         }
         Ok(())
     }

@@ -11,8 +11,10 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
 
-use nix::sched::{sched_setaffinity, setns, CloneFlags, CpuSet};
-use nix::unistd::Pid;
+use linerate_io::netns::{
+    enter_network_namespace, remount_sysfs, stop_mount_propagation, unshare_mount_namespace,
+};
+use linerate_io::sched::{pin_current_thread_to, MAX_CPUS};
 
 use crate::error::{Error, Result};
 use crate::spec::{parse_netns_name, NETNS_PREFIX};
@@ -21,28 +23,26 @@ use linerate_io::process::{send_signal, Signal};
 /// Where `ip netns` keeps its named namespaces.
 pub const NETNS_DIR: &str = "/run/netns";
 
-/// Builds a CPU set, rejecting numbers the kernel interface cannot hold.
-pub(crate) fn cpu_set(cpus: &[usize]) -> Result<CpuSet> {
-    let mut set = CpuSet::new();
+/// Checks a CPU list, rejecting an empty one and numbers the kernel
+/// interface cannot hold, so the error comes before any thread or child.
+pub(crate) fn cpu_set(cpus: &[usize]) -> Result<Vec<usize>> {
     if cpus.is_empty() {
         return Err(Error::Spec("CPU list is empty".into()));
     }
-    for &c in cpus {
-        set.set(c)
-            .map_err(|_| Error::Spec(format!("CPU {c} out of range 0..{}", CpuSet::count())))?;
+    if let Some(c) = cpus.iter().find(|&&c| c >= MAX_CPUS) {
+        return Err(Error::Spec(format!("CPU {c} out of range 0..{MAX_CPUS}")));
     }
-    Ok(set)
+    Ok(cpus.to_vec())
 }
 
 /// Moves the calling thread into `netns` and optionally onto `cpus`.
-fn enter(netns: &str, cpus: Option<&CpuSet>) -> Result<()> {
+fn enter(netns: &str, cpus: Option<&[usize]>) -> Result<()> {
     let path = Path::new(NETNS_DIR).join(netns);
     let f = File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-    setns(&f, CloneFlags::CLONE_NEWNET)
+    enter_network_namespace(&f)
         .map_err(|e| Error::io(format!("setns into network namespace {netns}"), e))?;
     if let Some(set) = cpus {
-        sched_setaffinity(Pid::from_raw(0), set)
-            .map_err(|e| Error::io("sched_setaffinity".to_string(), e))?;
+        pin_current_thread_to(set).map_err(|e| Error::io("sched_setaffinity".to_string(), e))?;
     }
     Ok(())
 }
@@ -60,7 +60,7 @@ where
     let set = cpus.map(cpu_set).transpose()?;
     std::thread::scope(|s| {
         let h = s.spawn(|| -> Result<T> {
-            enter(netns, set.as_ref())?;
+            enter(netns, set.as_deref())?;
             Ok(f())
         });
         match h.join() {
@@ -82,32 +82,15 @@ where
     T: Send,
     F: FnOnce() -> T + Send,
 {
-    use nix::mount::{mount, umount2, MntFlags, MsFlags};
     std::thread::scope(|s| {
         let h = s.spawn(|| -> Result<T> {
             // A thread may take its own mount namespace: CLONE_NEWNS
             // unshares the thread's filesystem context with it.
-            nix::sched::unshare(CloneFlags::CLONE_NEWNS)
+            unshare_mount_namespace()
                 .map_err(|e| Error::io("unshare(CLONE_NEWNS) for a private /sys", e))?;
-            mount(
-                None::<&str>,
-                "/",
-                None::<&str>,
-                MsFlags::MS_REC | MsFlags::MS_SLAVE,
-                None::<&str>,
-            )
-            .map_err(|e| Error::io("making / a slave mount", e))?;
+            stop_mount_propagation().map_err(|e| Error::io("making / a slave mount", e))?;
             enter(netns, None)?;
-            // Not mounted (a minimal container) is fine: mount over it.
-            let _ = umount2("/sys", MntFlags::MNT_DETACH);
-            mount(
-                Some("sysfs"),
-                "/sys",
-                Some("sysfs"),
-                MsFlags::empty(),
-                None::<&str>,
-            )
-            .map_err(|e| Error::io(format!("mounting sysfs for {netns}"), e))?;
+            remount_sysfs().map_err(|e| Error::io(format!("mounting sysfs for {netns}"), e))?;
             Ok(f())
         });
         match h.join() {
@@ -131,7 +114,7 @@ where
     let handle = std::thread::Builder::new()
         .name(format!("in-{netns}"))
         .spawn(move || {
-            let entered = enter(&netns, set.as_ref());
+            let entered = enter(&netns, set.as_deref());
             let ok = entered.is_ok();
             // The receiver only goes away if spawn_in_netns itself is gone.
             let _ = tx.send(entered);
@@ -296,7 +279,7 @@ mod tests {
     fn cpu_sets() {
         assert!(cpu_set(&[0]).is_ok());
         assert!(cpu_set(&[]).is_err());
-        assert!(cpu_set(&[CpuSet::count()]).is_err());
+        assert!(cpu_set(&[MAX_CPUS]).is_err());
     }
 
     #[test]

@@ -5,13 +5,11 @@
 //! not fit the route's MTU fails with `EMSGSIZE` instead of being
 //! fragmented, which is exactly the jumbo-frame check a camera link needs.
 
-use std::mem::MaybeUninit;
-use std::net::{Ipv4Addr, SocketAddrV4};
-use std::os::fd::AsRawFd;
+use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::{Duration, Instant};
 
-use socket2::{Domain, Protocol, Socket, Type};
+use linerate_io::socket::IcmpSocket;
 
 use crate::error::{Error, Result};
 
@@ -75,35 +73,18 @@ pub fn ping_from_current_netns(
     timeout: Duration,
 ) -> Result<Duration> {
     let ctx = |what: &str| format!("ping {to} ({payload_len} bytes): {what}");
-    let sock = Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::ICMPV4))
-        .map_err(|e| Error::io(ctx("raw socket (needs root)"), e))?;
-    let val: libc::c_int = libc::IP_PMTUDISC_DO;
-    // SAFETY: valid fd, pointer to a c_int that outlives the call, and the
-    // matching length.
-    let rc = unsafe {
-        libc::setsockopt(
-            sock.as_raw_fd(),
-            libc::IPPROTO_IP,
-            libc::IP_MTU_DISCOVER,
-            (&val as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if rc != 0 {
-        return Err(Error::io(
-            ctx("IP_MTU_DISCOVER"),
-            std::io::Error::last_os_error(),
-        ));
-    }
+    let sock = IcmpSocket::open().map_err(|e| Error::io(ctx("raw socket (needs root)"), e))?;
+    sock.set_dont_fragment()
+        .map_err(|e| Error::io(ctx("IP_MTU_DISCOVER"), e))?;
     let id = (std::process::id() as u16) ^ 0x4c52;
     // Distinct per call, so concurrent pings in one process (parallel
     // tests) never take each other's replies.
     let seq = SEQ.fetch_add(1, Ordering::Relaxed);
     let req = echo_request(id, seq, payload_len);
     let start = Instant::now();
-    sock.send_to(&req, &SocketAddrV4::new(to, 0).into())
+    sock.send_to(&req, to)
         .map_err(|e| Error::io(ctx("send"), e))?;
-    let mut buf = vec![MaybeUninit::<u8>::uninit(); 65536];
+    let mut buf = vec![0u8; 65536];
     loop {
         let left = timeout.saturating_sub(start.elapsed());
         if left.is_zero() {
@@ -112,9 +93,7 @@ pub fn ping_from_current_netns(
                 std::io::Error::new(std::io::ErrorKind::TimedOut, "timed out"),
             ));
         }
-        sock.set_read_timeout(Some(left))
-            .map_err(|e| Error::io(ctx("set timeout"), e))?;
-        let n = match sock.recv(&mut buf) {
+        let n = match sock.recv(&mut buf, left) {
             Ok(n) => n,
             Err(e)
                 if e.kind() == std::io::ErrorKind::WouldBlock
@@ -124,9 +103,7 @@ pub fn ping_from_current_netns(
             }
             Err(e) => return Err(Error::io(ctx("recv"), e)),
         };
-        // SAFETY: recv initialised the first n bytes.
-        let data: &[u8] = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n) };
-        if match_reply(data, to, id, seq) == Some(payload_len) {
+        if match_reply(&buf[..n.min(buf.len())], to, id, seq) == Some(payload_len) {
             return Ok(start.elapsed());
         }
     }

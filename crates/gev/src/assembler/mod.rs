@@ -230,10 +230,14 @@ impl DeliveredFrame {
 /// receive backend can point the kernel's copy straight at it (recvmmsg
 /// scatter) instead of copying from a staging buffer.
 ///
-/// A guess stays valid only until the next call on the [`Assembler`] other
-/// than [`Assembler::guess_slots`]; the pointer aims into a buffer the
-/// assembler owns, at a range no packet has filled yet, so a wrong guess can
-/// only scribble over bytes that are still missing.
+/// A guess names a place, not memory: [`Assembler::slot_mut`] lends the
+/// slot's bytes. The frame buffers stay where they are (the assembler never
+/// reallocates one while its block is in flight, and a delivered frame
+/// carries its buffer away without moving its bytes) until the next call on
+/// the [`Assembler`] other than [`Assembler::guess_slots`],
+/// [`Assembler::slot_mut`] and [`Assembler::supply`], and a guessed slot is
+/// a range no packet has filled yet, so a wrong guess can only scribble over
+/// bytes that are still missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SlotGuess {
     /// Block the packet is expected to belong to.
@@ -246,20 +250,6 @@ pub struct SlotGuess {
     pub offset: usize,
     /// Slot length: data per packet, or less at the end of the frame.
     pub len: usize,
-    ptr: *mut u8,
-}
-
-// SAFETY: a guess is an address and a length; moving it to another thread
-// dereferences nothing. Writing through it is the receiver's unsafe act,
-// bound by the contract above.
-unsafe impl Send for SlotGuess {}
-
-impl SlotGuess {
-    /// Start of the slot in the frame buffer. Writing up to `len` bytes
-    /// there before the next call on the assembler is sound.
-    pub fn as_mut_ptr(&self) -> *mut u8 {
-        self.ptr
-    }
 }
 
 /// How the newest block laid its payload out, so the next one can be
@@ -285,8 +275,8 @@ impl Layout {
         })
     }
 
-    /// The slot of payload packet `id` of block `key` in the buffer at `base`.
-    fn slot(&self, key: BlockKey, id: u32, base: *mut u8) -> Option<SlotGuess> {
+    /// The slot of payload packet `id` of block `key`.
+    fn slot(&self, key: BlockKey, id: u32) -> Option<SlotGuess> {
         let offset = (id as usize).checked_sub(1)?.checked_mul(self.dpp)?;
         let len = self.dpp.min(self.bound.checked_sub(offset)?);
         if len == 0 {
@@ -298,9 +288,6 @@ impl Layout {
             packet_id: id,
             offset,
             len,
-            // SAFETY: offset < bound <= the buffer's length, so the pointer
-            // stays inside the allocation.
-            ptr: unsafe { base.add(offset) },
         })
     }
 }
@@ -585,13 +572,12 @@ impl Assembler {
             let last = f
                 .trailer_id
                 .map_or(l.last_id, |t| l.last_id.min(t.saturating_sub(1)));
-            let base = f.buffer.as_mut_ptr();
             for id in first..=last {
                 if out.len() >= max {
                     return out.len();
                 }
                 if !f.is_received(id) {
-                    out.push(l.slot(f.key, id, base));
+                    out.push(l.slot(f.key, id));
                 }
             }
             if f.trailer_id.is_none() && out.len() < max {
@@ -627,15 +613,38 @@ impl Assembler {
             bound: l.bound.min(spare.len()),
             ..l
         };
-        let base = spare.as_mut_ptr();
         out.push(None);
         for id in 1..=l.last_id {
             if out.len() >= max {
                 break;
             }
-            out.push(l.slot(next, id, base));
+            out.push(l.slot(next, id));
         }
         out.len()
+    }
+
+    /// The bytes of `guess`'s slot, for a receive backend to lend to the
+    /// kernel's copy (see [`SlotGuess`] for how long they stay in place).
+    /// `None` when the guess no longer names a missing slot: its block is
+    /// neither in flight nor the one a buffer was set aside for, or its
+    /// packet arrived meanwhile.
+    pub fn slot_mut(&mut self, guess: &SlotGuess) -> Option<&mut [u8]> {
+        let key = BlockKey {
+            extended: guess.extended,
+            block_id: guess.block_id,
+        };
+        let end = guess.offset.checked_add(guess.len)?;
+        if let Some(i) = self.find(key) {
+            let f = self.frames.get_mut(i)?;
+            if f.is_received(guess.packet_id) {
+                return None;
+            }
+            return f.buffer.get_mut(guess.offset..end);
+        }
+        match self.spare.as_mut() {
+            Some((k, b)) if *k == key => b.get_mut(guess.offset..end),
+            _ => None,
+        }
     }
 
     /// Takes a payload packet whose data the kernel already wrote into the

@@ -114,17 +114,5 @@ impl CopyReceiver {
 
 /// `recvfrom` with MSG_DONTWAIT, so draining the queue never sleeps.
 fn nonblocking_recv(socket: &StreamSocket, buf: &mut [u8]) -> std::io::Result<(usize, SocketAddr)> {
-    let sock = socket2::SockRef::from(socket.endpoint.socket());
-    // SAFETY: MaybeUninit<u8> has the layout of u8 and recv only writes.
-    let uninit = unsafe {
-        std::slice::from_raw_parts_mut(
-            buf.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(),
-            buf.len(),
-        )
-    };
-    let (n, addr) = sock.recv_from_with_flags(uninit, libc::MSG_DONTWAIT)?;
-    let addr = addr
-        .as_socket()
-        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidData))?;
-    Ok((n, addr))
+    linerate_io::socket::recv_from_now(socket.endpoint.socket(), buf)
 }

@@ -15,6 +15,7 @@ use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use linerate_gev::assembler::{Assembler, SlotGuess};
+use linerate_io::memory::Region;
 use linerate_io::scatter::{enable_udp_gro, ScatterBatch};
 use linerate_wire::gvsp::{Packet, PacketFormat, EXTENDED_HEADER_LEN};
 
@@ -30,8 +31,9 @@ use crate::error::Result;
 enum Target {
     /// Whole datagram into `staging[i]`.
     Staging,
-    /// Header into `heads[i]`, payload into the guessed slot, excess into `overflow[i]`.
-    Guess(SlotGuess),
+    /// Header into `heads[i]`, payload into the guessed slot (the region
+    /// the assembler lent for it), excess into `overflow[i]`.
+    Guess(SlotGuess, Region),
 }
 
 /// Largest receive: a UDP GRO train (the UDP payload limit, rounded up).
@@ -144,10 +146,11 @@ impl MmsgReceiver {
         let count = if guessed == 0 { cap.min(8) } else { guessed };
         self.targets.clear();
         for i in 0..count {
-            let target = match self.guesses.get(i) {
-                Some(Some(g)) => Target::Guess(*g),
-                _ => Target::Staging,
+            let slot = match self.guesses.get(i) {
+                Some(Some(g)) => assembler.slot_mut(g).map(|s| (*g, Region::of(s))),
+                _ => None,
             };
+            let target = slot.map_or(Target::Staging, |(g, r)| Target::Guess(g, r));
             self.targets.push(target);
             self.point(i, target);
         }
@@ -174,8 +177,8 @@ impl MmsgReceiver {
             };
             match (outcome, target) {
                 (Outcome::Skip, _) => {}
-                (Outcome::Placed { data_len }, Target::Guess(g)) => {
-                    self.settle_placed(assembler, i, &g, data_len, now);
+                (Outcome::Placed { data_len }, Target::Guess(g, slot)) => {
+                    self.settle_placed(assembler, i, (&g, slot), data_len, now);
                 }
                 (Outcome::Placed { .. }, Target::Staging) => {}
                 (Outcome::Staged { len }, _) => {
@@ -231,24 +234,20 @@ impl MmsgReceiver {
         ) else {
             return;
         };
+        // staging[i], heads[i] and overflow[i] are boxes of self, never
+        // resized and untouched until recv returns; the slot is an
+        // unreceived range of a frame buffer the assembler keeps in place
+        // until its next call (SlotGuess's contract).
         match target {
-            // SAFETY: staging[i] is owned by self and untouched until recv returns.
-            Target::Staging => unsafe {
-                self.batch.set(i, &[(staging.as_mut_ptr(), staging.len())]);
-            },
-            // SAFETY: heads[i] and overflow[i] are owned by self; the slot
-            // is an unreceived range of a frame buffer the assembler keeps
-            // in place until its next call (SlotGuess's contract).
-            Target::Guess(g) => unsafe {
-                self.batch.set(
-                    i,
-                    &[
-                        (head.as_mut_ptr(), header_len(&g)),
-                        (g.as_mut_ptr(), g.len),
-                        (overflow.as_mut_ptr(), overflow.len()),
-                    ],
-                );
-            },
+            Target::Staging => self.batch.set(i, &[Region::of(staging)]),
+            Target::Guess(g, slot) => self.batch.set(
+                i,
+                &[
+                    Region::of(&mut head[..header_len(&g)]),
+                    slot,
+                    Region::of(overflow),
+                ],
+            ),
         }
     }
 
@@ -266,13 +265,13 @@ impl MmsgReceiver {
             self.stats.trains += 1;
             self.stats.datagrams += (meta.len.div_ceil(segment) - 1) as u64;
             let len = match self.targets.get(i).copied() {
-                Some(Target::Guess(g)) => self.stage_guessed(i, &g, meta.len),
+                Some(Target::Guess(g, slot)) => self.stage_guessed(i, (&g, slot), meta.len),
                 _ => meta.len,
             };
             return Outcome::Train { len, segment };
         }
         match self.targets.get(i).copied() {
-            Some(Target::Guess(g)) => {
+            Some(Target::Guess(g, slot)) => {
                 let hl = header_len(&g);
                 let data_len = meta.len.saturating_sub(hl);
                 let hit = meta.len > hl
@@ -285,7 +284,7 @@ impl MmsgReceiver {
                     Outcome::Placed { data_len }
                 } else {
                     Outcome::Staged {
-                        len: self.stage_guessed(i, &g, meta.len),
+                        len: self.stage_guessed(i, (&g, slot), meta.len),
                     }
                 }
             }
@@ -296,7 +295,7 @@ impl MmsgReceiver {
 
     /// Rebuilds datagram `i` (received split over header, slot and
     /// overflow) contiguously in `staging[i]`; returns its length.
-    fn stage_guessed(&mut self, i: usize, g: &SlotGuess, len: usize) -> usize {
+    fn stage_guessed(&mut self, i: usize, (g, slot): (&SlotGuess, Region), len: usize) -> usize {
         let hl = header_len(g);
         let (Some(head), Some(staging), Some(overflow)) = (
             self.heads.get(i),
@@ -313,10 +312,9 @@ impl MmsgReceiver {
             return 0;
         }
         staging[..head_part].copy_from_slice(&head[..head_part]);
-        // SAFETY: the kernel wrote `slot_part` bytes at the slot, which
-        // stays valid (SlotGuess's contract) and is not referenced elsewhere.
-        let slot = unsafe { std::slice::from_raw_parts(g.as_mut_ptr().cast_const(), slot_part) };
-        staging[head_part..head_part + slot_part].copy_from_slice(slot);
+        // The kernel wrote `slot_part` bytes at the slot, which stays lent
+        // (SlotGuess's contract).
+        slot.copy_to(&mut staging[head_part..head_part + slot_part]);
         staging[head_part + slot_part..total].copy_from_slice(&overflow[..over_part]);
         self.stats.copied += 1;
         total
@@ -327,7 +325,7 @@ impl MmsgReceiver {
         &mut self,
         assembler: &mut Assembler,
         i: usize,
-        g: &SlotGuess,
+        (g, slot): (&SlotGuess, Region),
         data_len: usize,
         now: u64,
     ) {
@@ -337,7 +335,7 @@ impl MmsgReceiver {
             self.stats.placed_in_frame += 1;
         } else {
             // The layout moved under it: copy as a miss.
-            let len = self.stage_guessed(i, g, header_len(g) + data_len);
+            let len = self.stage_guessed(i, (g, slot), header_len(g) + data_len);
             self.feed_staged(assembler, i, len, now);
         }
     }
@@ -361,16 +359,16 @@ impl MmsgReceiver {
         };
         let later = (i + 1..self.outcomes.len()).find(|&j| {
             matches!(self.outcomes.get(j), Some(Outcome::Placed { .. }))
-                && matches!(self.targets.get(j), Some(Target::Guess(g))
+                && matches!(self.targets.get(j), Some(Target::Guess(g, _))
                     if g.extended == extended && g.block_id == block_id && g.packet_id == packet_id)
         });
         let Some(j) = later else {
             return;
         };
-        if let (Some(&Outcome::Placed { data_len }), Some(&Target::Guess(g))) =
+        if let (Some(&Outcome::Placed { data_len }), Some(&Target::Guess(g, slot))) =
             (self.outcomes.get(j), self.targets.get(j))
         {
-            self.settle_placed(assembler, j, &g, data_len, now);
+            self.settle_placed(assembler, j, (&g, slot), data_len, now);
         }
         if let Some(o) = self.outcomes.get_mut(j) {
             *o = Outcome::Skip;
@@ -379,7 +377,7 @@ impl MmsgReceiver {
 
     fn feed_staged(&mut self, assembler: &mut Assembler, i: usize, len: usize, now: u64) {
         if let Some(d) = self.staging.get(i).and_then(|s| s.get(..len)) {
-            if !matches!(self.targets.get(i), Some(Target::Guess(_))) {
+            if !matches!(self.targets.get(i), Some(Target::Guess(..))) {
                 self.stats.copied += 1;
             }
             assembler.handle_packet(d, now);

@@ -3,7 +3,6 @@
 //! when it matters (each change is a syscall).
 
 use std::net::SocketAddrV4;
-use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use linerate_io::udp::{UdpEndpoint, UdpOptions};
@@ -122,14 +121,7 @@ impl StreamSocket {
 
 /// The inode of `endpoint`'s socket, which names it in /proc/net/udp.
 fn socket_inode(endpoint: &UdpEndpoint) -> Option<u64> {
-    // SAFETY: fstat on an open descriptor into a zeroed stat buffer.
-    unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::fstat(endpoint.socket().as_raw_fd(), &mut st) != 0 {
-            return None;
-        }
-        Some(st.st_ino)
-    }
+    linerate_io::socket::inode(endpoint.socket())
 }
 
 /// The `drops` column (the last) of the /proc/net/udp line whose inode

@@ -24,6 +24,7 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use std::time::Duration;
 
 use linerate_gev::assembler::{Assembler, SlotGuess};
+use linerate_io::memory::Region;
 use linerate_io::tcp::recv::{StreamConnection, StreamListener, MAX_PARTS};
 use linerate_wire::gvsp::{Packet, PacketFormat, EXTENDED_HEADER_LEN, STANDARD_HEADER_LEN};
 use linerate_wire::gvsp_tcp::{RecordHeader, RecordKind, HEADER_LEN};
@@ -62,6 +63,8 @@ enum Piece {
 #[derive(Debug, Clone, Copy)]
 struct Partial {
     guess: SlotGuess,
+    /// The whole slot, as lent by the assembler.
+    slot: Region,
     head: [u8; EXTENDED_HEADER_LEN],
     done: usize,
 }
@@ -109,7 +112,8 @@ pub struct TcpReceiver {
     sides: [[u8; SIDE_MAX]; 2],
     guesses: Vec<Option<SlotGuess>>,
     pieces: Vec<(Piece, usize)>,
-    parts: Vec<(*mut u8, usize)>,
+    /// The regions of the planned read, one per piece.
+    parts: Vec<Region>,
     partial: Option<Partial>,
     /// Total bytes of the last leader and trailer records seen.
     leader_len: Option<usize>,
@@ -119,10 +123,6 @@ pub struct TcpReceiver {
     stats: ReceiveStats,
     tcp: TcpStats,
 }
-
-// SAFETY: `parts` holds raw pointers only while one `receive` call runs,
-// through `&mut self`; moving the receiver moves no borrowed memory.
-unsafe impl Send for TcpReceiver {}
 
 impl TcpReceiver {
     /// Listens on the configured address (port 0: the kernel chooses).
@@ -389,16 +389,22 @@ impl TcpReceiver {
             return Ok(false);
         };
         let in_carry = &self.carry[HEADER_LEN + head_len..];
-        // SAFETY: the guess is fresh (no assembler call since guess_slots)
-        // and `in_carry` is shorter than the record's data, which fits the slot.
-        unsafe {
-            std::ptr::copy_nonoverlapping(in_carry.as_ptr(), guess.as_mut_ptr(), in_carry.len());
-        }
+        // The guess is fresh (no assembler call since guess_slots) and
+        // `in_carry` is shorter than the record's data, which fits the slot.
+        let Some(slot) = assembler.slot_mut(&guess) else {
+            return Ok(false);
+        };
+        let Some(dst) = slot.get_mut(..in_carry.len()) else {
+            return Ok(false);
+        };
+        dst.copy_from_slice(in_carry);
+        let slot = Region::of(slot);
         let mut head = [0u8; EXTENDED_HEADER_LEN];
         head[..head_len].copy_from_slice(&self.carry[HEADER_LEN..HEADER_LEN + head_len]);
         self.tcp.bytes_copied += in_carry.len() as u64;
         self.partial = Some(Partial {
             guess,
+            slot,
             head,
             done: in_carry.len(),
         });
@@ -441,11 +447,10 @@ impl TcpReceiver {
         let Some(c) = self.connection.as_mut() else {
             return Ok(0);
         };
-        // SAFETY: every part is a side buffer of ours or a slot the
-        // assembler just guessed (valid for its length until the next call
-        // on the assembler other than guess_slots; none happens before the
-        // read completes).
-        let r = unsafe { c.recv_into(&self.parts, true) };
+        // Every part is a side buffer of ours or a slot the assembler just
+        // lent (in place until its next call other than guess_slots,
+        // slot_mut or supply; none happens before the read completes).
+        let r = c.recv_into(&self.parts, true);
         let Some(n) = self.check_read(r, assembler)? else {
             return Ok(0);
         };
@@ -461,15 +466,20 @@ impl TcpReceiver {
         self.parts.clear();
         let guessed = assembler.guess_slots(&mut self.guesses, MAX_RECORDS);
         let mut first = 0;
-        if let Some(p) = self.partial {
-            match self.guesses.first() {
-                Some(Some(g)) if *g == p.guess => {
-                    // SAFETY: `done < len`, inside the slot.
-                    let ptr = unsafe { g.as_mut_ptr().add(p.done) };
-                    self.push(Piece::Partial, ptr, g.len - p.done);
+        if let Some(mut p) = self.partial {
+            let slot = match self.guesses.first() {
+                Some(Some(g)) if *g == p.guess => assembler.slot_mut(g).map(Region::of),
+                _ => None,
+            };
+            let rest = slot.and_then(|s| Some((s, s.sub(p.done, s.len().checked_sub(p.done)?)?)));
+            match rest {
+                Some((slot, rest)) => {
+                    p.slot = slot;
+                    self.partial = Some(p);
+                    self.push(Piece::Partial, rest);
                     first = 1;
                 }
-                _ => {
+                None => {
                     // The slot went away (frame given up): skip the rest.
                     self.skip = p.guess.len - p.done;
                     self.partial = None;
@@ -488,12 +498,16 @@ impl TcpReceiver {
             match self.guesses.get(i).copied().flatten() {
                 Some(g) => {
                     let head = HEADER_LEN + gvsp_header_len(g.extended);
-                    let Some(h) = self.heads.get_mut(i) else {
+                    let Some(h) = self.heads.get_mut(i).and_then(|h| h.get_mut(..head)) else {
                         break;
                     };
-                    let hp = h.as_mut_ptr();
-                    self.push(Piece::Head(i), hp, head);
-                    self.push(Piece::Data, g.as_mut_ptr(), g.len);
+                    let h = Region::of(h);
+                    let Some(slot) = assembler.slot_mut(&g) else {
+                        break;
+                    };
+                    let slot = Region::of(slot);
+                    self.push(Piece::Head(i), h);
+                    self.push(Piece::Data, slot);
                     bytes += head + g.len;
                 }
                 None => {
@@ -512,11 +526,11 @@ impl TcpReceiver {
                     let Some(len) = len.filter(|&l| l <= SIDE_MAX) else {
                         break;
                     };
-                    let Some(buf) = self.sides.get_mut(side) else {
+                    let Some(buf) = self.sides.get_mut(side).and_then(|b| b.get_mut(..len)) else {
                         break;
                     };
-                    let ptr = buf.as_mut_ptr();
-                    self.push(Piece::Side { k: side, format }, ptr, len);
+                    let r = Region::of(buf);
+                    self.push(Piece::Side { k: side, format }, r);
                     side += 1;
                     // Deliver the frame as soon as its trailer is in.
                     if format == PacketFormat::Trailer {
@@ -528,9 +542,9 @@ impl TcpReceiver {
         !self.parts.is_empty()
     }
 
-    fn push(&mut self, piece: Piece, ptr: *mut u8, len: usize) {
-        self.pieces.push((piece, len));
-        self.parts.push((ptr, len));
+    fn push(&mut self, piece: Piece, region: Region) {
+        self.pieces.push((piece, region.len()));
+        self.parts.push(region);
     }
 
     /// Checks the headers the read filled against their predictions.
@@ -577,12 +591,15 @@ impl TcpReceiver {
             if bytes == 0 {
                 break;
             }
-            let (ptr, len) = self.parts[k];
-            let n = len.min(bytes);
-            // SAFETY: the read just wrote these `n` bytes there; the slot or
-            // side buffer is still valid (no assembler call since the plan).
-            let src = unsafe { std::slice::from_raw_parts(ptr, n) };
-            self.carry.extend_from_slice(src);
+            let Some(region) = self.parts.get(k) else {
+                break;
+            };
+            let n = region.len().min(bytes);
+            // The read just wrote these `n` bytes there; the slot or side
+            // buffer is still lent (no assembler call since the plan).
+            let start = self.carry.len();
+            self.carry.resize(start + n, 0);
+            region.copy_to(&mut self.carry[start..]);
             bytes -= n;
         }
         self.tcp.bytes_copied += self.carry.len() as u64;
@@ -604,7 +621,8 @@ impl TcpReceiver {
                         p.done += got;
                         if p.done >= p.guess.len {
                             let head = p.head;
-                            taken += self.place(assembler, &p.guess, &head[..p.head_len()]);
+                            taken +=
+                                self.place(assembler, (&p.guess, p.slot), &head[..p.head_len()]);
                         } else {
                             self.partial = Some(p);
                         }
@@ -615,6 +633,10 @@ impl TcpReceiver {
                         break;
                     };
                     let data = self.pieces.get(k + 1).filter(|_| k + 1 < good);
+                    // Planned with its head, always.
+                    let Some(slot) = self.parts.get(k + 1).copied() else {
+                        break;
+                    };
                     let data_got = n.saturating_sub(at).min(g.len);
                     let head_len = gvsp_header_len(g.extended);
                     let mut head = [0u8; EXTENDED_HEADER_LEN];
@@ -626,10 +648,11 @@ impl TcpReceiver {
                         k += 1;
                     }
                     if data.is_some() && data_got == g.len {
-                        taken += self.place(assembler, &g, &head[..head_len]);
+                        taken += self.place(assembler, (&g, slot), &head[..head_len]);
                     } else {
                         self.partial = Some(Partial {
                             guess: g,
+                            slot,
                             head,
                             done: if data.is_some() { data_got } else { 0 },
                         });
@@ -662,7 +685,12 @@ impl TcpReceiver {
 
     /// Records a payload packet whose data is in its slot; copies it out
     /// and through the assembler's normal path if the layout moved.
-    fn place(&mut self, assembler: &mut Assembler, g: &SlotGuess, head: &[u8]) -> usize {
+    fn place(
+        &mut self,
+        assembler: &mut Assembler,
+        (g, slot): (&SlotGuess, Region),
+        head: &[u8],
+    ) -> usize {
         self.stats.datagrams += 1;
         let now = now_ns();
         if assembler
@@ -673,13 +701,12 @@ impl TcpReceiver {
             self.after_trailer = false;
             return 1;
         }
-        // SAFETY: the slot holds the record's `len` data bytes just read;
-        // nothing touched the assembler since (handle_placed_payload refused
-        // without changing anything).
-        let data = unsafe { std::slice::from_raw_parts(g.as_mut_ptr(), g.len) };
+        // The slot holds the record's `len` data bytes just read and is
+        // still lent: handle_placed_payload refused without changing anything.
         self.staging.clear();
         self.staging.extend_from_slice(head);
-        self.staging.extend_from_slice(data);
+        self.staging.resize(head.len() + g.len, 0);
+        slot.copy_to(&mut self.staging[head.len()..]);
         self.stats.copied += 1;
         assembler.handle_packet(&self.staging, now);
         1

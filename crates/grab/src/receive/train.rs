@@ -17,6 +17,7 @@ use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use linerate_gev::assembler::{Assembler, SlotGuess};
+use linerate_io::memory::Region;
 use linerate_io::scatter::ScatterMsg;
 use linerate_wire::gvsp::EXTENDED_HEADER_LEN;
 
@@ -40,17 +41,15 @@ pub(super) struct TrainPath {
     msg: ScatterMsg,
     guesses: Vec<Option<SlotGuess>>,
     planned: Vec<SlotGuess>,
-    parts: Vec<(usize, usize)>,
+    /// The regions of the last receive, in order: (header, slot) pairs,
+    /// then the overflow or staging buffer.
+    parts: Vec<Region>,
     heads: Box<[[u8; EXTENDED_HEADER_LEN]]>,
     overflow: Box<[u8]>,
     staging: Box<[u8]>,
     /// Consecutive receives that returned a single packet.
     pub singles: u32,
 }
-
-// SAFETY: the raw addresses in `parts` are only dereferenced during a
-// receive on the thread that owns the path.
-unsafe impl Send for TrainPath {}
 
 impl TrainPath {
     pub fn new(source: Ipv4Addr) -> Result<TrainPath> {
@@ -120,6 +119,9 @@ impl TrainPath {
         self.parts.clear();
         for g in self.guesses.iter() {
             let Some(g) = g else { break };
+            if self.planned.len() >= self.heads.len() {
+                break;
+            }
             // One train carries one block's packets, all the same size.
             let same = self.planned.first().map_or(true, |f| {
                 f.block_id == g.block_id && f.extended == g.extended && f.len >= g.len
@@ -133,28 +135,28 @@ impl TrainPath {
             }
         }
         let hl = self.planned.first().map_or(0, header_len);
-        for (i, g) in self.planned.iter().enumerate() {
-            if let Some(h) = self.heads.get_mut(i) {
-                self.parts.push((h.as_mut_ptr() as usize, hl));
-                self.parts.push((g.as_mut_ptr() as usize, g.len));
-            }
-        }
-        let tail = if self.planned.is_empty() {
-            self.staging.as_mut_ptr()
-        } else {
-            self.overflow.as_mut_ptr()
-        };
-        self.parts.push((tail as usize, TRAIN));
-        let regions: &[(usize, usize)] = &self.parts;
-        let mut raw = [(std::ptr::null_mut::<u8>(), 0usize); 2 * MAX_SEGMENTS + 1];
-        for (slot, &(p, len)) in raw.iter_mut().zip(regions) {
-            *slot = (p as *mut u8, len);
-        }
-        // SAFETY: heads, overflow and staging are owned by self; the slots
-        // are unreceived ranges of frame buffers the assembler keeps in
-        // place until its next call (SlotGuess's contract). Nothing else
+        // Heads, overflow and staging are boxes of self, never resized; the
+        // slots are unreceived ranges of frame buffers the assembler keeps
+        // in place until its next call (SlotGuess's contract). Nothing else
         // touches them until `recv` returns.
-        unsafe { self.msg.set(&raw[..regions.len()]) };
+        let mut kept = 0;
+        for (g, h) in self.planned.iter().zip(self.heads.iter_mut()) {
+            let Some(slot) = assembler.slot_mut(g) else {
+                break;
+            };
+            self.parts.push(Region::of(&mut h[..hl]));
+            self.parts.push(Region::of(slot));
+            kept += 1;
+        }
+        self.planned.truncate(kept);
+        let hl = if kept == 0 { 0 } else { hl };
+        let tail = if self.planned.is_empty() {
+            &mut self.staging
+        } else {
+            &mut self.overflow
+        };
+        self.parts.push(Region::of(tail));
+        self.msg.set(&self.parts);
         hl
     }
 
@@ -239,19 +241,18 @@ impl TrainPath {
     /// staging buffer, contiguously.
     fn stage(&mut self, len: usize) {
         let mut done = 0;
-        for &(p, region) in &self.parts {
+        for region in &self.parts {
             if done >= len {
                 break;
             }
-            let take = region.min(len - done);
+            let take = region.len().min(len - done);
             let Some(dst) = self.staging.get_mut(done..done + take) else {
                 return;
             };
-            // SAFETY: `p` is one of the regions of the last receive, valid
-            // for `region` bytes (SlotGuess's contract for frame slots), of
-            // which the kernel wrote the first `take`.
-            let src = unsafe { std::slice::from_raw_parts(p as *const u8, take) };
-            dst.copy_from_slice(src);
+            // One of the regions of the last receive, still lent (its
+            // contract, SlotGuess's for frame slots), of which the kernel
+            // wrote the first `take` bytes.
+            region.copy_to(dst);
             done += take;
         }
     }

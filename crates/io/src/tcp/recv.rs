@@ -13,6 +13,7 @@ use std::time::Duration;
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::error::{Error, Result};
+use crate::memory::Region;
 use crate::sockopt::set_recv_buffer;
 
 /// Most pieces one vectored read takes (the kernel's UIO_MAXIOV).
@@ -176,25 +177,14 @@ impl StreamConnection {
     /// until every part is full, the timeout passes or the stream ends, so a
     /// whole frame's records can come in one call. Returns the bytes read;
     /// `Ok(0)` is the end of the stream, a timeout with nothing read is an
-    /// error of kind `WouldBlock`.
-    ///
-    /// # Safety
-    /// Every `(pointer, length)` must be valid for writes of `length` bytes
-    /// and not aliased by any live reference during the call.
-    pub unsafe fn recv_into(
-        &mut self,
-        parts: &[(*mut u8, usize)],
-        wait_all: bool,
-    ) -> std::io::Result<usize> {
+    /// error of kind `WouldBlock`. Each region is lent under [`Region`]'s
+    /// contract; parts beyond [`MAX_PARTS`] are ignored.
+    pub fn recv_into(&mut self, parts: &[Region], wait_all: bool) -> std::io::Result<usize> {
         self.iovecs.clear();
-        for &(ptr, len) in parts.iter().take(MAX_PARTS) {
-            self.iovecs.push(libc::iovec {
-                iov_base: ptr.cast(),
-                iov_len: len,
-            });
-        }
+        self.iovecs
+            .extend(parts.iter().take(MAX_PARTS).map(Region::iovec));
         // SAFETY: msghdr is plain data; the fields set point at the live
-        // iovec array, whose entries the caller vouches for.
+        // iovec array, whose regions are lent under their contract.
         let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
         msg.msg_iov = self.iovecs.as_mut_ptr();
         msg.msg_iovlen = self.iovecs.len();
@@ -263,14 +253,14 @@ mod tests {
         let mut head2 = [0u8; 4];
         let mut data2 = [0u8; 7];
         let parts = [
-            (head1.as_mut_ptr(), 4),
-            (data1.as_mut_ptr(), 9),
-            (head2.as_mut_ptr(), 4),
-            (data2.as_mut_ptr(), 7),
+            Region::of(&mut head1),
+            Region::of(&mut data1),
+            Region::of(&mut head2),
+            Region::of(&mut data2),
         ];
         conn.set_timeout(Duration::from_secs(2)).expect("timeout");
-        // SAFETY: the four arrays outlive the call and are not borrowed.
-        let n = unsafe { conn.recv_into(&parts, true) }.expect("read");
+        // The four arrays outlive the call and are not borrowed meanwhile.
+        let n = conn.recv_into(&parts, true).expect("read");
         assert_eq!(n, 24);
         assert_eq!(&head1, b"HEAD");
         assert_eq!(&data1, b"data-one|");
