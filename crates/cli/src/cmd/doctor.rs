@@ -12,8 +12,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
 
-pub mod checks;
-pub mod facts;
+pub use linerate_doctor::{checks, facts};
 
 use checks::{any_failed, run_checks, Check, Need, Status};
 use facts::Facts;

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::facts::{Facts, LinkFacts};
+use crate::facts::{Facts, LinkFacts};
 
 /// A check's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -549,8 +549,8 @@ fn rps(link: &LinkFacts, need: &Need) -> Check {
 
 #[cfg(test)]
 mod tests {
-    use super::super::facts::Irq;
     use super::*;
+    use crate::facts::Irq;
     use linerate_io::netdev::Coalesce;
 
     fn need(gbit: f64, cpu: Option<usize>) -> Need {
