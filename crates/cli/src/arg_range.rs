@@ -241,7 +241,7 @@ impl TypedValueParser for OnlineCpu {
             let Ok(text) = std::fs::read_to_string(path) else {
                 return Ok(cpu);
             };
-            match crate::cmd::doctor::facts::parse_cpu_list(&text) {
+            match linerate_metrics::cpu::parse_cpu_list(&text) {
                 Some(online) if !online.contains(&cpu) => Err(format!(
                     "CPU {cpu} is not online (online CPUs: {})",
                     text.trim()

@@ -2,12 +2,13 @@
 //! the stream needs to a verdict, the measured value, the requirement, the
 //! reason and the command that fixes it.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::facts::{Facts, LinkFacts};
 
 /// A check's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Good for the stream.
@@ -33,10 +34,10 @@ impl Status {
 }
 
 /// One check's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Check {
     /// Short name, e.g. "rmem_max".
-    pub name: &'static str,
+    pub name: String,
     /// Verdict.
     pub status: Status,
     /// What the host has.
@@ -96,7 +97,7 @@ fn mib(bytes: u64) -> String {
 
 fn unknown(name: &'static str, value: &str, note: &str, needed: String, why: &str) -> Check {
     Check {
-        name,
+        name: name.into(),
         status: Status::Unknown,
         value: value.into(),
         needed,
@@ -165,7 +166,7 @@ fn rmem_max(f: &Facts, need: &Need) -> Check {
         Status::Fail
     };
     Check {
-        name: "rmem_max",
+        name: "rmem_max".into(),
         status,
         value: mib(v),
         needed: format!(">= {}", mib(want)),
@@ -190,7 +191,7 @@ fn wmem_max(f: &Facts, need: &Need) -> Check {
     };
     let status = if v >= want { Status::Ok } else { Status::Warn };
     Check {
-        name: "wmem_max",
+        name: "wmem_max".into(),
         status,
         value: mib(v),
         needed: format!(">= {}", mib(want)),
@@ -219,7 +220,7 @@ fn tcp_rmem(f: &Facts, need: &Need) -> Check {
         Status::Warn
     };
     Check {
-        name: "tcp_rmem",
+        name: "tcp_rmem".into(),
         status,
         value: format!("{min} {default} {max}"),
         needed: format!("max >= {}", mib(want)),
@@ -245,7 +246,7 @@ fn backlog(f: &Facts, need: &Need) -> Check {
     };
     let status = if v >= want { Status::Ok } else { Status::Warn };
     Check {
-        name: "netdev_max_backlog",
+        name: "netdev_max_backlog".into(),
         status,
         value: v.to_string(),
         needed: format!(">= {want}"),
@@ -278,7 +279,7 @@ fn governor(f: &Facts) -> Check {
     names.sort_unstable();
     names.dedup();
     Check {
-        name: "cpu_governor",
+        name: "cpu_governor".into(),
         status: if slow.is_empty() {
             Status::Ok
         } else {
@@ -316,7 +317,7 @@ fn mtu(link: &LinkFacts, need: &Need) -> Check {
         Status::Warn
     };
     Check {
-        name: "mtu",
+        name: "mtu".into(),
         status,
         value: format!("{} {v}", link.name),
         needed: if need.gbit_per_s < 1.0 {
@@ -352,7 +353,7 @@ fn gro(link: &LinkFacts) -> Check {
         None => Status::Unknown,
     };
     Check {
-        name: "gro",
+        name: "gro".into(),
         status,
         value: format!("{} {}", link.name, onoff(link.gro)),
         needed: "on".into(),
@@ -366,7 +367,7 @@ fn lro(link: &LinkFacts) -> Check {
     let why = "LRO coalesces TCP segments in the NIC: Allied Vision's TCP stream halved its \
                busiest core with it; UDP streams do not need it, and it breaks routing";
     Check {
-        name: "lro",
+        name: "lro".into(),
         status: if link.lro.is_some() {
             Status::Ok
         } else {
@@ -404,7 +405,7 @@ fn coalescing(link: &LinkFacts, need: &Need) -> Check {
         Status::Warn
     };
     Check {
-        name: "irq_coalescing",
+        name: "irq_coalescing".into(),
         status,
         value: format!(
             "{} rx-usecs {} rx-frames {} adaptive-rx {}",
@@ -458,7 +459,7 @@ fn irq_affinity(link: &LinkFacts, need: &Need) -> Check {
         .join(" ");
     let Some(rx) = need.receive_cpu else {
         return Check {
-            name: "irq_affinity",
+            name: "irq_affinity".into(),
             status: Status::Ok,
             value,
             needed: "give --cpu N to check against the receive thread".into(),
@@ -475,7 +476,7 @@ fn irq_affinity(link: &LinkFacts, need: &Need) -> Check {
         .collect();
     let other = if rx == 0 { 1 } else { 0 };
     Check {
-        name: "irq_affinity",
+        name: "irq_affinity".into(),
         status: if clashing.is_empty() {
             Status::Ok
         } else {
@@ -534,7 +535,7 @@ fn rps(link: &LinkFacts, need: &Need) -> Check {
         )
     });
     Check {
-        name: "rps",
+        name: "rps".into(),
         status: if clash { Status::Warn } else { Status::Ok },
         value,
         needed: match need.receive_cpu {

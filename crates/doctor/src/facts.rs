@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use linerate_io::netdev::Coalesce;
+use linerate_metrics::cpu::parse_cpu_list;
 
 /// Everything the checks judge. `None` means "could not be read".
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -89,24 +90,6 @@ fn read(path: &Path) -> Option<String> {
 
 fn number(path: &Path) -> Option<u64> {
     read(path)?.parse().ok()
-}
-
-/// Parses a kernel CPU list ("0-3,8,10-11").
-pub fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
-    let mut cpus = Vec::new();
-    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
-                if b < a || b - a > 4096 {
-                    return None;
-                }
-                cpus.extend(a..=b);
-            }
-            None => cpus.push(part.parse().ok()?),
-        }
-    }
-    Some(cpus)
 }
 
 impl Facts {
@@ -304,15 +287,6 @@ NMI:          0          0   Non-maskable interrupts
  39:       5564          0 PCI-MSIX-0000:00:03.0   2-edge      virtio2-output.0
  40:          0          0 PCI-MSIX-0000:00:04.0   0-edge      virtio20-config
 ";
-
-    #[test]
-    fn cpu_lists() {
-        assert_eq!(parse_cpu_list("0-3,8"), Some(vec![0, 1, 2, 3, 8]));
-        assert_eq!(parse_cpu_list("1"), Some(vec![1]));
-        assert_eq!(parse_cpu_list(""), Some(vec![]));
-        assert_eq!(parse_cpu_list("3-1"), None);
-        assert_eq!(parse_cpu_list("x"), None);
-    }
 
     #[test]
     fn reads_sysctls_governors_and_a_link_from_fake_roots() {

@@ -331,6 +331,37 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> Result<(T, CpuDelta)> {
     Ok((out, after.delta_since(&before)))
 }
 
+/// Parses a kernel CPU list (`0-3,8,10-11`, as in
+/// `/sys/devices/system/cpu/online` or `smp_affinity_list`); `None` for
+/// text that is not one (a backwards or absurdly long range included).
+pub fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
+    let mut cpus = Vec::new();
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+                if b < a || b - a > 4096 {
+                    return None;
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.parse().ok()?),
+        }
+    }
+    Some(cpus)
+}
+
+/// The online CPUs, from `/sys/devices/system/cpu/online`: what a probe
+/// or a pinned thread may be placed on.
+pub fn online_cpus() -> Result<Vec<usize>> {
+    let path = std::path::Path::new("/sys/devices/system/cpu/online");
+    let text = crate::error::read_text(path)?;
+    parse_cpu_list(&text).ok_or_else(|| Error::Format {
+        path: path.to_owned(),
+        reason: format!("not a CPU list: {:?}", text.trim()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -426,5 +457,14 @@ intr 12345 0 0
         assert!(d.elapsed >= Duration::from_millis(20));
         assert!(ticks_per_second() > 0);
         Ok(())
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0-3,8"), Some(vec![0, 1, 2, 3, 8]));
+        assert_eq!(parse_cpu_list("1"), Some(vec![1]));
+        assert_eq!(parse_cpu_list(""), Some(vec![]));
+        assert_eq!(parse_cpu_list("3-1"), None);
+        assert_eq!(parse_cpu_list("x"), None);
     }
 }

@@ -71,7 +71,7 @@ pub struct CpuList(Vec<usize>);
 /// Parses `1`, `0,2` or `0-3,6` into CPU numbers, in order, without
 /// repeats (the kernel's list syntax, read by doctor's parser).
 fn parse_cpu_list(s: &str) -> std::result::Result<CpuList, String> {
-    let mut cpus = super::doctor::facts::parse_cpu_list(s)
+    let mut cpus = linerate_metrics::cpu::parse_cpu_list(s)
         .filter(|c| !c.is_empty())
         .ok_or_else(|| format!("bad CPU list {s:?}: expected numbers and ranges like 0,2-3"))?;
     let mut seen = std::collections::HashSet::new();
@@ -216,7 +216,7 @@ fn progress(
 fn online_cpus() -> Result<Vec<usize>> {
     let path = "/sys/devices/system/cpu/online";
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
-    super::doctor::facts::parse_cpu_list(&text)
+    linerate_metrics::cpu::parse_cpu_list(&text)
         .ok_or_else(|| anyhow::anyhow!("{path}: not a CPU list: {:?}", text.trim()))
 }
 
