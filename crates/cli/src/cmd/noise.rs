@@ -13,8 +13,10 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use linerate_metrics::noise::{probe_until, Load, NoiseReport, ProbeConfig, QueueEstimate};
-use serde::Serialize;
+use linerate_metrics::noise::{
+    choose_cpus, survey, CpuReport, Load, NoiseReport, QueueEstimate, SurveyConfig, SurveyObserver,
+    SurveyReport,
+};
 
 /// Arguments of `linerate noise`.
 #[derive(Debug, Args)]
@@ -95,28 +97,13 @@ fn parse_rate(s: &str) -> std::result::Result<f64, String> {
     }
 }
 
-/// One CPU's part of the JSON report.
-#[derive(Debug, Serialize)]
-struct CpuReport {
-    #[serde(flatten)]
-    noise: NoiseReport,
-    /// One replay per --work-us value.
-    replays: Vec<QueueEstimate>,
-}
-
 /// Runs `linerate noise`.
 pub fn run(args: NoiseArgs) -> Result<()> {
     if args.target_us.is_empty() {
         bail!("--target-us needs at least one target");
     }
-    let online = online_cpus().context("listing the online CPUs")?;
-    let cpus = match &args.cpu {
-        Some(list) => list.0.clone(),
-        None => online.clone(),
-    };
-    if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
-        bail!("CPU {c} is not online (online CPUs: {online:?})");
-    }
+    let online = linerate_metrics::cpu::online_cpus().context("listing the online CPUs")?;
+    let cpus = choose_cpus(args.cpu.as_ref().map(|l| l.0.as_slice()), &online)?;
     let ns = |us: f64| Duration::from_nanos((us * 1000.0).round() as u64);
     let loads: Vec<Load> = match args.frame_rate {
         Some(rate) => args
@@ -129,61 +116,71 @@ pub fn run(args: NoiseArgs) -> Result<()> {
             .collect(),
         None => Vec::new(),
     };
+    let config = SurveyConfig {
+        cpus,
+        duration: args.duration,
+        threshold: ns(args.threshold_us),
+        targets: args.target_us.iter().map(|&t| ns(t)).collect(),
+        loads,
+    };
     let interrupt = crate::stop_signal::Interrupt::install()?;
     crate::console::say(format_args!(
         "noise: probing CPU {} for {} s each (or until Ctrl-C)",
-        cpus.iter()
+        config
+            .cpus
+            .iter()
             .map(|c| c.to_string())
             .collect::<Vec<_>>()
             .join(", "),
         args.duration.as_secs_f64()
     ));
-    let mut reports = Vec::new();
-    let count = cpus.len();
-    for (i, cpu) in cpus.into_iter().enumerate() {
-        if interrupt.signal().is_some() {
-            break;
-        }
-        let bar = progress(cpu, i, count, args.duration);
-        let p = probe_until(
-            &ProbeConfig {
-                cpu: Some(cpu),
-                duration: args.duration,
-                threshold: ns(args.threshold_us),
-                targets: args.target_us.iter().map(|&t| ns(t)).collect(),
-                ..ProbeConfig::default()
-            },
-            interrupt.flag(),
-        )
-        .with_context(|| format!("probing CPU {cpu}"))?;
-        if let Some(bar) = bar {
-            bar.finish_and_clear();
-        }
-        let replays: Vec<QueueEstimate> = loads.iter().map(|&l| p.replay(l)).collect();
-        if !args.json {
-            print_cpu(&p.report, &replays);
-        }
-        reports.push(CpuReport {
-            noise: p.report,
-            replays,
-        });
-    }
+    let mut presenter = Presenter {
+        text: !args.json,
+        duration: args.duration,
+        bar: None,
+    };
+    let reports = survey(&config, interrupt.flag(), &mut presenter)?;
     let interrupted = interrupt.signal();
+    let count = reports.len();
     if args.json {
-        let mut v = serde_json::json!({ "cpus": reports });
-        if let Some(i) = interrupted {
-            v["error"] = i.to_string().into();
-        }
-        crate::json_println!("{v}");
+        let report = SurveyReport {
+            cpus: reports,
+            error: interrupted.as_ref().map(|i| i.to_string()),
+        };
+        // Through a `Value`, whose keys print sorted, as they always have.
+        crate::json_println!("{}", serde_json::to_value(&report)?);
     }
     if let Some(i) = interrupted {
         return Err(anyhow::Error::new(i).context(format!(
             "stopped with {} CPU{} probed (the last one for less than --duration)",
-            reports.len(),
-            if reports.len() == 1 { "" } else { "s" }
+            count,
+            if count == 1 { "" } else { "s" }
         )));
     }
     Ok(())
+}
+
+/// Shows the survey: a spinner while a CPU is probed, then (unless the
+/// output is JSON) its text report.
+struct Presenter {
+    text: bool,
+    duration: Duration,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl SurveyObserver for Presenter {
+    fn probing(&mut self, cpu: usize, index: usize, count: usize) {
+        self.bar = progress(cpu, index, count, self.duration);
+    }
+
+    fn probed(&mut self, report: &CpuReport) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        if self.text {
+            print_cpu(&report.noise, &report.replays);
+        }
+    }
 }
 
 /// A spinner on a terminal while CPU `cpu` is probed. Its redraw thread
@@ -210,14 +207,6 @@ fn progress(
     }
     bar.enable_steady_tick(Duration::from_millis(250));
     Some(bar)
-}
-
-/// The online CPUs, from `/sys/devices/system/cpu/online` (`0-3,6`).
-fn online_cpus() -> Result<Vec<usize>> {
-    let path = "/sys/devices/system/cpu/online";
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
-    linerate_metrics::cpu::parse_cpu_list(&text)
-        .ok_or_else(|| anyhow::anyhow!("{path}: not a CPU list: {:?}", text.trim()))
 }
 
 /// What a floor means for a percentile target.

@@ -8,12 +8,12 @@
 //! queue estimate of [`super::queue`]), and everything else (counts, sums,
 //! the histogram, the floors) is accumulated as the gaps come.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::latency::{LatencyHistogram, LatencySummary};
 
 /// One stretch of time the spinning thread did not run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Gap {
     /// When it began, in ns since the probe started.
     pub start_ns: u64,
@@ -38,7 +38,7 @@ impl Gap {
 /// divided by the probe's duration, that is a lower bound on the share of
 /// events over `target`: if it reaches 1 %, a p99 under `target` is out of
 /// reach on this CPU whatever the software does.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Floor {
     /// The latency target, µs.
     pub target_us: f64,
@@ -50,7 +50,7 @@ pub struct Floor {
 }
 
 /// What a probe's gaps add up to.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GapSummary {
     /// How long the probe ran, ns.
     pub duration_ns: u64,

@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{read_text, Error, Result};
 
 /// One interrupt source's count on the probed CPU.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InterruptCount {
     /// The kernel's label (`LOC`, `RES`, `CAL`, or an IRQ number).
     pub label: String,

@@ -17,18 +17,22 @@
 pub mod gaps;
 pub mod interrupts;
 pub mod queue;
+pub mod survey;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cpu::{ticks_per_second, CpuSnapshot};
 use crate::error::{Error, Result};
 pub use gaps::{Floor, Gap, GapRecorder, GapSummary};
 pub use interrupts::{InterruptCount, InterruptSnapshot};
 pub use queue::{replay, Load, QueueEstimate};
+pub use survey::{
+    choose_cpus, survey, CpuReport, SurveyConfig, SurveyError, SurveyObserver, SurveyReport,
+};
 
 /// What to probe and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +67,7 @@ impl Default for ProbeConfig {
 }
 
 /// A probe's findings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NoiseReport {
     /// The CPU probed, if pinned.
     pub cpu: Option<usize>,

@@ -10,14 +10,14 @@
 //! is done with it: what the measured noise alone, with that much work per
 //! event, makes of a receiver's latency tail.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::gaps::Gap;
 use crate::latency::{LatencyHistogram, LatencySummary};
 
 /// The load to replay: one event every `interarrival_ns`, each needing
 /// `service_ns` of CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Load {
     /// Time between events, ns (a 1 GbE FADE v1 stream: about 8 900).
     pub interarrival_ns: u64,
@@ -26,7 +26,7 @@ pub struct Load {
 }
 
 /// The replay's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QueueEstimate {
     /// The load replayed.
     pub load: Load,
