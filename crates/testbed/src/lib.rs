@@ -57,6 +57,7 @@ mod plan;
 mod probe;
 pub mod rps;
 mod spec;
+mod status;
 mod sys;
 
 pub use bed::{list_beds, netns_exists, remove_all_beds, remove_bed, Testbed, TestbedBuilder};
@@ -74,6 +75,7 @@ pub use spec::{
     LinkSpec, LossBurst, LossLayer, LossMatch, LossRule, Rate, RpsSpec, Shaper, TestbedSpec,
     LOSS_RESOLUTION, MAX_MTU, MIN_MTU, NETNS_PREFIX, SWITCH_HOST,
 };
+pub use status::{BedStatus, HostLoss};
 
 /// The CPU-accounting crate, re-exported so bench code needs one import.
 pub use linerate_metrics as metrics;

@@ -16,7 +16,7 @@
 //! rule instead of stacking a second one, and the counter shows how many
 //! were dropped.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::spec::{Direction, LossBurst, LossLayer, LossMatch, LOSS_RESOLUTION};
@@ -161,7 +161,7 @@ pub(crate) fn render_clear_script() -> String {
 }
 
 /// One installed loss rule with its counters, as read back from nft.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstalledLoss {
     /// nft family: `netdev` (device hooks) or `inet` (IP hooks).
     pub family: String,

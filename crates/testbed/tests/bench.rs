@@ -141,6 +141,29 @@ fn udp_port_loss_halves_one_port_only_and_changes_at_run_time() -> TestResult {
     Ok(())
 }
 
+/// `status` lists only the hosts that have loss rules, with the bed's
+/// addresses and namespaces; `host_loss` reads one host's rules, empty or
+/// not; both survive a JSON round trip.
+#[test]
+fn status_lists_the_hosts_with_loss_and_round_trips() -> TestResult {
+    require_root();
+    let bed = Testbed::builder("t_status").hosts(["cam", "pc"]).build()?;
+    let quiet = bed.status()?;
+    assert!(quiet.loss.is_empty(), "{quiet:?}");
+    assert_eq!(quiet.info.hosts.len(), 2);
+    assert_eq!(quiet.namespaces, bed.namespaces());
+    bed.set_loss(&LossRule::new("pc", 25.0).ingress().udp_dport(40000))?;
+    let status = bed.status()?;
+    assert_eq!(status.loss.len(), 1, "{status:?}");
+    assert_eq!(status.loss[0].host, "pc");
+    assert_eq!(status.loss[0].rules[0].ppm, Some(250_000));
+    assert!(bed.host_loss("cam")?.rules.is_empty());
+    let text = serde_json::to_string(&status)?;
+    let back: linerate_testbed::BedStatus = serde_json::from_str(&text)?;
+    assert_eq!(back, status);
+    Ok(())
+}
+
 #[test]
 fn ip_hook_loss_fails_the_senders_send_and_bursts_drop_exact_runs() -> TestResult {
     require_root();

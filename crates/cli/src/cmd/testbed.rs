@@ -13,8 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::{ArgGroup, Args, Subcommand};
 use linerate_testbed::{
     list_beds, netns::bed_namespaces, parse_ethertype, remove_all_beds, remove_bed, BedInfo,
-    Direction, InstalledLoss, LinkSpec, LossLayer, LossMatch, LossRule, Rate, RpsSpec, Testbed,
-    TestbedSpec,
+    Direction, LinkSpec, LossLayer, LossMatch, LossRule, Rate, RpsSpec, Testbed, TestbedSpec,
 };
 
 /// Bed name used when `--name` is not given.
@@ -395,20 +394,6 @@ fn down(a: DownArgs) -> Result<()> {
     Ok(())
 }
 
-#[derive(serde::Serialize)]
-struct BedStatus {
-    #[serde(flatten)]
-    info: BedInfo,
-    namespaces: Vec<String>,
-    loss: Vec<HostLoss>,
-}
-
-#[derive(serde::Serialize)]
-struct HostLoss {
-    host: String,
-    rules: Vec<InstalledLoss>,
-}
-
 fn status(a: StatusArgs) -> Result<()> {
     let beds: Vec<String> = match &a.name {
         Some(n) => vec![n.clone()],
@@ -417,21 +402,7 @@ fn status(a: StatusArgs) -> Result<()> {
     let mut out = Vec::new();
     for name in beds {
         let bed = Testbed::attach(&name).with_context(|| format!("bed {name:?}"))?;
-        let mut loss = Vec::new();
-        for h in bed.hosts() {
-            let rules = bed.loss_rules(&h.name)?;
-            if !rules.is_empty() {
-                loss.push(HostLoss {
-                    host: h.name.clone(),
-                    rules,
-                });
-            }
-        }
-        out.push(BedStatus {
-            info: bed.info().clone(),
-            namespaces: bed.namespaces().to_vec(),
-            loss,
-        });
+        out.push(bed.status()?);
     }
     if a.json {
         crate::json_println!("{}", serde_json::to_string_pretty(&out)?);
@@ -499,13 +470,10 @@ fn loss(a: LossCmdArgs) -> Result<()> {
                 .with_context(|| format!("setting loss on {}", rule.host))?;
         }
     }
-    let mut all = Vec::new();
-    for h in &hosts {
-        all.push(HostLoss {
-            host: h.clone(),
-            rules: bed.loss_rules(h)?,
-        });
-    }
+    let all = hosts
+        .iter()
+        .map(|h| bed.host_loss(h))
+        .collect::<linerate_testbed::Result<Vec<_>>>()?;
     if a.json {
         crate::json_println!("{}", serde_json::to_string_pretty(&all)?);
     } else {
