@@ -219,6 +219,20 @@ mod tests {
     }
 
     #[test]
+    fn the_schema_names_every_field_and_the_rate_source_words() {
+        let schema = serde_json::to_value(schemars::schema_for!(DoctorReport)).expect("schema");
+        let properties = schema["properties"].as_object().expect("properties");
+        for field in ["interface", "gbit_per_s", "rate_source", "checks", "fail"] {
+            assert!(properties.contains_key(field), "{field}: {schema}");
+        }
+        let text = schema.to_string();
+        assert!(
+            text.contains("link speed") && text.contains("unknown"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn bad_rates_and_unknown_interfaces_are_errors_naming_the_value() {
         let e = run(&DoctorConfig {
             gbit_per_s: Some(-1.0),

@@ -201,6 +201,15 @@ mod tests {
     }
 
     #[test]
+    fn the_schema_has_the_flattened_probe_fields_beside_the_replays() {
+        let schema = serde_json::to_value(schemars::schema_for!(CpuReport)).expect("schema");
+        let text = schema.to_string();
+        for field in ["\"cpu\"", "\"floors\"", "\"interrupts\"", "\"replays\""] {
+            assert!(text.contains(field), "{field}: {text}");
+        }
+    }
+
+    #[test]
     fn a_stopped_survey_starts_no_cpu() {
         let config = SurveyConfig {
             cpus: vec![0],
