@@ -4,6 +4,9 @@
 
 use std::process::{Command, Output};
 
+#[path = "common/schema.rs"]
+mod schema;
+
 fn linerate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_linerate"))
         .args(args)
@@ -219,6 +222,7 @@ fn a_signal_stops_the_bench_which_removes_its_bed_and_reports() {
         let report: serde_json::Value =
             serde_json::from_str(stdout(&o).trim()).expect("one JSON report on stdout");
         assert_eq!(report["interrupted"], true, "{report}");
+        schema::assert_matches_schema("bench", &report);
         assert!(stderr(&o).contains("bench stopped early"), "{}", stderr(&o));
     }
 }
