@@ -155,6 +155,25 @@ fn help_explains_the_setup_and_the_scenarios() {
     let text = stdout(&o);
     assert!(text.contains("CPU 0") && text.contains("CPU 1"));
     assert!(text.contains("lossless-rate") && text.contains("--quick"));
+    // Every scenario is listed, the ported ones included.
+    for name in [
+        "packet-sizes",
+        "udp-tcp",
+        "ceilings",
+        "lossless-rate",
+        "trigger-latency",
+        "fade",
+        "fade-versions",
+        "serve",
+        "camera",
+        "floor",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(name)),
+            "{name} missing from bench --help"
+        );
+    }
 }
 
 #[test]
