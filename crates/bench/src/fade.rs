@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
+use linerate_readout::ReadoutReport;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::bed::{SwitchBed, RECEIVER};
@@ -68,46 +70,41 @@ pub fn run(
     read_receiver(&recv, &w, run)
 }
 
-/// Copies the window and `fade recv --json`'s report into `run`; a report
-/// without `verify_errors` is an error (every bench receiver verifies).
+/// Copies the window and `fade recv --json`'s report into `run`, read
+/// through the receiver's own report type; a report that is not one is
+/// an error.
 fn read_receiver(recv: &Finished, w: &Window, run: &mut Run) -> Result<()> {
     let v = last_json_object(recv)?;
-    let num = |k: &str| v.get(k).and_then(Value::as_f64);
+    let report = ReadoutReport::deserialize(&v).map_err(|e| Error::Output {
+        program: recv.cmdline.clone(),
+        what: "a fade recv report".to_owned(),
+        detail: format!("{e}: {}", crate::process::tail(&recv.stdout, 200)),
+    })?;
+    // A receiver that failed says so beside its report.
+    let failed = v.get("error").is_some_and(|e| !e.is_null());
     put_window(run, w);
-    run.jain_fairness = num("jain_fairness");
-    run.retransmit_ratio = num("retransmit_ratio");
-    run.latency_us_p50 = num("ack_latency_us_p50");
-    run.latency_us_p99 = num("ack_latency_us_p99");
-    for k in [
-        "ack_return_us_p50",
-        "ack_return_us_p99",
-        "pickup_us_p50",
-        "pickup_us_p99",
+    run.jain_fairness = Some(report.jain_fairness);
+    run.retransmit_ratio = Some(report.retransmit_ratio);
+    run.latency_us_p50 = report.ack_latency_us_p50;
+    run.latency_us_p99 = report.ack_latency_us_p99;
+    for (k, value) in [
+        ("ack_return_us_p50", report.ack_return_us_p50),
+        ("ack_return_us_p99", report.ack_return_us_p99),
+        ("pickup_us_p50", report.pickup_us_p50),
+        ("pickup_us_p99", report.pickup_us_p99),
     ] {
-        run.detail.insert(k.into(), v[k].clone());
+        run.detail.insert(k.into(), value.into());
     }
     run.detail
-        .insert("ack_sent_at".into(), v["ack_sent_at"].clone());
-    let verify_errors = v.get("verify_errors").and_then(Value::as_u64);
-    if verify_errors.is_none() {
-        return Err(Error::Output {
-            program: recv.cmdline.clone(),
-            what: "verify_errors".to_owned(),
-            detail: crate::process::tail(&recv.stdout, 200),
-        });
-    }
-    run.lossless = Some(verify_errors == Some(0) && v.get("error").map_or(true, Value::is_null));
-    let per_board: Vec<Value> = v
-        .get("boards")
-        .and_then(Value::as_array)
-        .map(|b| b.iter().map(|x| x["mbit_per_s"].clone()).collect())
-        .unwrap_or_default();
+        .insert("ack_sent_at".into(), report.ack_sent_at.clone().into());
+    run.lossless = Some(report.verify_errors == 0 && !failed);
+    let per_board: Vec<Value> = report.boards.iter().map(|b| b.mbit_per_s.into()).collect();
     run.detail
         .insert("board_mbit_per_s".into(), Value::Array(per_board));
     run.detail
-        .insert("payload_mbit_per_s".into(), v["mbit_per_s"].clone());
+        .insert("payload_mbit_per_s".into(), report.mbit_per_s.into());
     run.detail
-        .insert("verify_errors".into(), v["verify_errors"].clone());
+        .insert("verify_errors".into(), report.verify_errors.into());
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 use std::time::Duration;
 
+use linerate_device::camera::CameraReport;
 use linerate_grab::session::GrabReport;
 use linerate_testbed::{HostCommand, Testbed};
 use serde::{Deserialize, Serialize};
@@ -286,15 +287,16 @@ pub fn parse_aravis(finished: &Finished) -> Result<GvspOutcome> {
     })
 }
 
-/// Frames the camera says it sent, from `linerate camera --json`.
+/// Frames the camera says it sent, from `linerate camera --json` read
+/// through the camera's report type.
 pub fn parse_camera_frames_sent(finished: &Finished) -> Result<u64> {
     let v = last_json_object(finished)?;
-    v.get("frames_sent")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| Error::Output {
+    CameraReport::deserialize(&v)
+        .map(|r| r.frames_sent)
+        .map_err(|e| Error::Output {
             program: finished.cmdline.clone(),
-            what: "frames_sent".to_owned(),
-            detail: crate::process::tail(&v.to_string(), 200),
+            what: "a camera report".to_owned(),
+            detail: format!("{e}: {}", crate::process::tail(&v.to_string(), 200)),
         })
 }
 

@@ -67,6 +67,8 @@ enum Commands {
     Watch(cmd::watch::WatchArgs),
     /// Measure linerate against Aravis and iperf3 on this machine (the published studies).
     Bench(cmd::bench::BenchArgs),
+    /// Print the JSON Schema of a report that a command prints with --json.
+    Schema(cmd::schema::SchemaArgs),
     /// Print a shell completion script (e.g. `linerate completions bash > /etc/bash_completion.d/linerate`).
     Completions(cmd::docs::CompletionsArgs),
     /// Write man pages for linerate and every subcommand into a directory.
@@ -232,6 +234,7 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Serve(args) => cmd::serve::run(args),
         Commands::Watch(args) => cmd::watch::run(args),
         Commands::Bench(args) => cmd::bench::run(args),
+        Commands::Schema(args) => cmd::schema::run(args),
         Commands::Completions(args) => cmd::docs::completions(args, command()),
         Commands::Man(args) => cmd::docs::man(args, command()),
     }

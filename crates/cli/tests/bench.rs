@@ -4,6 +4,9 @@
 
 use std::process::{Command, Output};
 
+#[path = "common/schema.rs"]
+mod schema;
+
 fn linerate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_linerate"))
         .args(args)
@@ -152,6 +155,25 @@ fn help_explains_the_setup_and_the_scenarios() {
     let text = stdout(&o);
     assert!(text.contains("CPU 0") && text.contains("CPU 1"));
     assert!(text.contains("lossless-rate") && text.contains("--quick"));
+    // Every scenario is listed, the ported ones included.
+    for name in [
+        "packet-sizes",
+        "udp-tcp",
+        "ceilings",
+        "lossless-rate",
+        "trigger-latency",
+        "fade",
+        "fade-versions",
+        "serve",
+        "camera",
+        "floor",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(name)),
+            "{name} missing from bench --help"
+        );
+    }
 }
 
 #[test]
@@ -219,6 +241,7 @@ fn a_signal_stops_the_bench_which_removes_its_bed_and_reports() {
         let report: serde_json::Value =
             serde_json::from_str(stdout(&o).trim()).expect("one JSON report on stdout");
         assert_eq!(report["interrupted"], true, "{report}");
+        schema::assert_matches_schema("bench", &report);
         assert!(stderr(&o).contains("bench stopped early"), "{}", stderr(&o));
     }
 }

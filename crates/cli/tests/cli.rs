@@ -1,5 +1,8 @@
 //! The `linerate` binary end to end: demo, decode and testbed commands.
 
+#[path = "common/schema.rs"]
+mod schema;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -796,4 +799,45 @@ fn every_failure_with_json_is_one_object_with_an_error() {
             "{args:?}: {v}"
         );
     }
+}
+
+/// docs/schemas/ publishes the JSON Schema of every report; it must be
+/// what `linerate schema` prints for the same build, so the published
+/// schemas never drift from the types. To update them after changing a
+/// report: `for n in $(linerate schema | cut -d' ' -f1); do linerate
+/// schema $n > docs/schemas/$n.schema.json; done`.
+#[test]
+fn the_published_schemas_are_the_reports_schemas() {
+    let list = linerate(&["schema"]);
+    assert!(list.status.success());
+    let names: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect();
+    assert!(names.len() >= 7, "{names:?}");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas");
+    for name in &names {
+        let out = linerate(&["schema", name]);
+        assert!(out.status.success(), "schema {name}");
+        let path = dir.join(format!("{name}.schema.json"));
+        let published =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(
+            published,
+            String::from_utf8_lossy(&out.stdout),
+            "{} is out of date: regenerate it with `linerate schema {name}`",
+            path.display()
+        );
+    }
+    // The check can fail: a report with a field of the wrong type or
+    // without a required field breaks its schema.
+    let wrong = serde_json::json!({ "frames_complete": "many" });
+    let found = schema::violations("grab", &wrong);
+    assert!(
+        found.iter().any(|v| v.contains("frames_complete")),
+        "{found:?}"
+    );
+    let out = linerate(&["schema", "nonsense"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no report named \"nonsense\""));
 }

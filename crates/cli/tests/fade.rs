@@ -94,12 +94,18 @@ fn recv_cmd(bed: &Testbed, febs: &[&str], args: &[&str]) -> Command {
 
 fn report(out: &Output) -> Value {
     let text = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+    let v: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
         panic!(
             "no JSON report ({e}): stdout {text:?}, stderr {:?}",
             String::from_utf8_lossy(&out.stderr)
         )
-    })
+    });
+    // A receiver's whole report matches the schema `linerate schema
+    // fade-recv` publishes.
+    if v.get("boards").is_some() {
+        common::schema::assert_matches_schema("fade-recv", &v);
+    }
+    v
 }
 
 fn n(v: &Value, key: &str) -> u64 {
@@ -939,7 +945,10 @@ fn board_report(board: &mut Proc) -> Value {
     let mut text = String::new();
     std::io::Read::read_to_string(board.0.stdout.as_mut().expect("stdout"), &mut text)
         .expect("board report");
-    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("board JSON ({e}): {text:?}"))
+    let v: Value =
+        serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("board JSON ({e}): {text:?}"));
+    common::schema::assert_matches_schema("fade-feb", &v);
+    v
 }
 
 /// Checks that a board its owner RESET is still running, unowned, and

@@ -158,12 +158,16 @@ fn grab(bed: &Testbed, args: &[&str]) -> (Output, Value) {
         .output()
         .expect("linerate grab");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+    let json: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
         panic!(
             "grab printed no JSON ({e}): stdout {text} stderr {}",
             String::from_utf8_lossy(&out.stderr)
         )
     });
+    // A whole report (not a failure before one) matches its schema.
+    if json.get("frames_complete").is_some() {
+        common::schema::assert_matches_schema("grab", &json);
+    }
     (out, json)
 }
 

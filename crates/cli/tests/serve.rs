@@ -68,8 +68,15 @@ fn watch_with(bed: &Testbed, port: u16, clients: usize, seconds: u32, extra: &[&
 }
 
 fn json(out: &[u8], what: &str) -> serde_json::Value {
-    serde_json::from_slice(out)
-        .unwrap_or_else(|e| panic!("{what} JSON: {e}: {}", String::from_utf8_lossy(out)))
+    let v = serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("{what} JSON: {e}: {}", String::from_utf8_lossy(out)));
+    // Each report matches the schema `linerate schema` publishes for it.
+    match what.split_whitespace().next() {
+        Some("watch") => common::schema::assert_matches_schema("watch", &v),
+        Some("server") => common::schema::assert_matches_schema("serve", &v),
+        _ => {}
+    }
+    v
 }
 
 fn server_report(child: Child) -> serde_json::Value {

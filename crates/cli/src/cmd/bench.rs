@@ -10,16 +10,25 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use linerate_bench::{plan, run_bench, BenchConfig, HostSetup, Progress, Scenario};
 
-/// Arguments of `linerate bench`.
-#[derive(Debug, Args)]
-#[command(after_help = "Scenarios (names or numbers):
-  1 packet-sizes     Basler: receiving CPU per GB against packet size, per backend and Aravis
-  2 udp-tcp          Allied Vision: one ~4.4 Gbit/s camera over UDP and TCP, busiest core vs average
-  3 ceilings         APDCAM-10G: iperf3 TCP and UDP ceilings next to linerate's own
-  4 lossless-rate    highest lossless frame rate per backend and for Aravis
-  5 trigger-latency  Basler: software trigger to frame delivered, latency and jitter
-  6 fade             FADE paper: one board alone, three sharing a 1 Gbit/s link
+/// The text after the options in `linerate bench --help`: every scenario
+/// by number and name (from the bench's own list, so a new scenario is
+/// listed without touching this), then how the bench places its work.
+fn after_help() -> String {
+    let mut text = String::from("Scenarios (names or numbers):\n");
+    for (i, s) in linerate_bench::Scenario::ALL.iter().enumerate() {
+        text.push_str(&format!(
+            "  {:<2} {:<16} {}\n",
+            i + 1,
+            s.name(),
+            s.summary()
+        ));
+    }
+    text.push_str(AFTER_SCENARIOS);
+    text
+}
 
+/// The setup and examples part of `linerate bench --help`.
+const AFTER_SCENARIOS: &str = "
 Setup: the sender is pinned to CPU 0; the receiving host's network processing and
 the receiver run on CPU 1, whose busy time (wall minus idle, /proc/stat) is the
 receiver's cost (--host chooses how receive processing gets to CPU 1). Each scenario
@@ -31,7 +40,11 @@ Examples:
   sudo linerate bench --quick --json            # CI smoke run, under 4 minutes
   sudo linerate bench --out docs/bench/latest   # full run: bench.md, bench.json, PNG charts
   sudo linerate bench packet-sizes 4 --repeats 3
-  sudo linerate bench ceilings --host napi,rps  # both setups side by side, one run")]
+  sudo linerate bench ceilings --host napi,rps  # both setups side by side, one run";
+
+/// Arguments of `linerate bench`.
+#[derive(Debug, Args)]
+#[command(after_help = after_help())]
 pub struct BenchArgs {
     /// Scenarios to run, by name or number; all when none is given.
     #[arg(value_name = "SCENARIO")]

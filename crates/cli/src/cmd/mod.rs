@@ -10,6 +10,7 @@ pub mod features;
 pub mod force_ip;
 pub mod grab;
 pub mod noise;
+pub mod schema;
 pub mod serve;
 pub mod testbed;
 pub mod watch;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod schema;
 pub mod spoof;
 
 use std::net::{SocketAddrV4, UdpSocket};
@@ -105,7 +106,9 @@ pub fn stop_camera(mut child: Child) -> serde_json::Value {
         "camera failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("camera JSON")
+    let report = serde_json::from_slice(&out.stdout).expect("camera JSON");
+    schema::assert_matches_schema("camera", &report);
+    report
 }
 
 /// A minimal GVCP client on one UDP socket.
