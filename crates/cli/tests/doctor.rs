@@ -42,6 +42,7 @@ fn report(out: &Output) -> Value {
             String::from_utf8_lossy(&out.stderr)
         )
     });
+    common::schema::assert_matches_schema("doctor", &v);
     let failed = v["checks"]
         .as_array()
         .expect("checks array")

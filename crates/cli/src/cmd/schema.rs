@@ -11,13 +11,13 @@ use schemars::{schema_for, Schema};
 /// Arguments of `linerate schema`.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
-    /// The report: grab, camera, fade-feb, fade-recv, serve, watch or
-    /// bench. Without it, the names are listed.
+    /// The report: grab, camera, fade-feb, fade-recv, serve, watch,
+    /// bench, doctor or noise. Without it, the names are listed.
     report: Option<String>,
 }
 
 /// Every report with a schema: its name and the command that prints it.
-pub const REPORTS: [(&str, &str); 7] = [
+pub const REPORTS: [(&str, &str); 9] = [
     (
         "grab",
         "linerate grab --json (and the grab inside linerate demo --json)",
@@ -28,6 +28,8 @@ pub const REPORTS: [(&str, &str); 7] = [
     ("serve", "linerate serve --json"),
     ("watch", "linerate watch --json"),
     ("bench", "linerate bench --json"),
+    ("doctor", "linerate doctor --json"),
+    ("noise", "linerate noise --json"),
 ];
 
 /// The JSON Schema of report `name`, or `None` for an unknown name.
@@ -40,6 +42,8 @@ pub fn schema(name: &str) -> Option<Schema> {
         "serve" => schema_for!(linerate_serve::server::ServeReport),
         "watch" => schema_for!(linerate_serve::watcher::WatchReport),
         "bench" => schema_for!(linerate_bench::Report),
+        "doctor" => schema_for!(linerate_doctor::DoctorReport),
+        "noise" => schema_for!(linerate_metrics::noise::SurveyReport),
         _ => return None,
     })
 }
