@@ -1,0 +1,281 @@
+//! `linerate.Stream`: a camera's running acquisition, pulled frame by
+//! frame from Python with the GIL released while waiting, and its report.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use pyo3::prelude::*;
+
+use linerate_grab::session::{Acquisition, GrabReport, Pulled};
+use linerate_grab::stream::Buffer;
+
+use crate::camera::{self, Slot};
+use crate::discovery::seconds;
+use crate::errors;
+use crate::frame::Frame;
+
+/// How often a wait looks for Ctrl-C (and other signals).
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// An acquisition and the buffers Python gave back since the last pull.
+struct Running {
+    acquisition: Acquisition,
+    returned: Receiver<Buffer>,
+}
+
+/// Running until closed, then the final report.
+enum State {
+    Running(Box<Running>),
+    Closed(Box<GrabReport>),
+}
+
+/// A camera's stream, acquiring from the moment `Camera.stream()` returns
+/// until `close()` (or the end of its `with` block). Iterate over
+/// `frames()`; read the counters with `stats()`.
+#[pyclass(module = "linerate", frozen)]
+pub struct Stream {
+    state: Mutex<State>,
+    home: Sender<Buffer>,
+    out: Arc<AtomicUsize>,
+    camera: Slot,
+    tick_hz: Option<u64>,
+    buffers: usize,
+    payload_size: usize,
+    addresses: Vec<usize>,
+}
+
+/// What one wait brought, as the stream's state allows.
+enum Waited {
+    Pulled(Pulled),
+    Closed,
+}
+
+impl Stream {
+    /// Wraps a started acquisition; `camera` gets the control connection
+    /// back when the stream closes.
+    pub fn new(acquisition: Acquisition, camera: Slot, tick_hz: Option<u64>) -> Stream {
+        let (home, returned) = mpsc::channel();
+        let info = acquisition.info().clone();
+        let addresses = acquisition.buffer_addresses().to_vec();
+        Stream {
+            state: Mutex::new(State::Running(Box::new(Running {
+                acquisition,
+                returned,
+            }))),
+            home,
+            out: Arc::new(AtomicUsize::new(0)),
+            camera,
+            tick_hz,
+            buffers: info.buffers,
+            payload_size: info.payload_size,
+            addresses,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Gives the buffers Python let go of back to the stream, then waits
+    /// up to `wait` for a frame. Called without the GIL.
+    fn wait_once(&self, wait: Duration) -> Waited {
+        let mut state = self.lock();
+        let State::Running(running) = &mut *state else {
+            return Waited::Closed;
+        };
+        while let Ok(buffer) = running.returned.try_recv() {
+            // A refused buffer (the receive thread gone) is freed; the run
+            // then ends with the stream's error.
+            let _ = running.acquisition.requeue(buffer);
+        }
+        Waited::Pulled(running.acquisition.pull(wait))
+    }
+
+    /// The next frame within `timeout`; None when the run has ended
+    /// without an error. Looks for signals every 50 ms.
+    fn next_frame(&self, py: Python<'_>, timeout: Duration) -> PyResult<Option<Frame>> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let slice = deadline
+                .saturating_duration_since(Instant::now())
+                .min(SIGNAL_POLL);
+            match py.detach(|| self.wait_once(slice)) {
+                Waited::Pulled(Pulled::Frame(buffer)) => {
+                    return Ok(Some(Frame::new(
+                        buffer,
+                        self.home.clone(),
+                        Arc::clone(&self.out),
+                        self.tick_hz,
+                    )))
+                }
+                Waited::Pulled(Pulled::Waiting) => {
+                    py.check_signals()?;
+                    if Instant::now() >= deadline {
+                        return Err(errors::TimeoutError::new_err(format!(
+                            "no frame within {timeout:?}"
+                        )));
+                    }
+                }
+                Waited::Pulled(Pulled::Ended) => {
+                    let state = self.lock();
+                    if let State::Running(r) = &*state {
+                        if let Some(message) = r.acquisition.error() {
+                            return Err(if r.acquisition.control_lost() {
+                                errors::ControlLost::new_err(message)
+                            } else {
+                                errors::Error::new_err(message)
+                            });
+                        }
+                    }
+                    return Ok(None);
+                }
+                Waited::Closed => return Err(errors::Error::new_err("the stream is closed")),
+            }
+        }
+    }
+
+    /// Stops the acquisition (if it runs), hands the camera connection
+    /// back and returns the final report. Needs no GIL.
+    fn shutdown(&self) -> GrabReport {
+        let mut state = self.lock();
+        match &*state {
+            State::Closed(report) => (**report).clone(),
+            State::Running(_) => {
+                let running = std::mem::replace(&mut *state, State::Closed(Box::default()));
+                let State::Running(running) = running else {
+                    return GrabReport::default();
+                };
+                let (report, connection) = running.acquisition.finish();
+                let mut slot = camera::lock(&self.camera);
+                if slot.is_none() {
+                    *slot = Some(connection);
+                }
+                *state = State::Closed(Box::new(report.clone()));
+                report
+            }
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// `report` as a Python dict, the same fields as `linerate grab --json`.
+fn report_dict<'py>(py: Python<'py>, report: &GrabReport) -> PyResult<Bound<'py, PyAny>> {
+    let json = serde_json::to_string(report).map_err(|e| errors::Error::new_err(e.to_string()))?;
+    py.import("json")?.call_method1("loads", (json,))
+}
+
+#[pymethods]
+impl Stream {
+    /// Iterates over the next `count` frames (None: until the stream is
+    /// closed or fails), waiting up to `timeout` seconds for each: a
+    /// longer silence raises linerate.TimeoutError, and the stream stays
+    /// usable. The GIL is released while waiting, and Ctrl-C interrupts a
+    /// wait within 50 ms with KeyboardInterrupt.
+    #[pyo3(signature = (count = None, timeout = 1.0))]
+    fn frames(slf: Py<Stream>, count: Option<u64>, timeout: f64) -> PyResult<FrameIter> {
+        Ok(FrameIter {
+            stream: slf,
+            remaining: AtomicU64::new(count.unwrap_or(u64::MAX)),
+            timeout: seconds(timeout, "timeout")?,
+        })
+    }
+
+    /// The next frame, waiting up to `timeout` seconds (see `frames`);
+    /// None when the stream has ended.
+    #[pyo3(signature = (timeout = 1.0))]
+    fn next(&self, py: Python<'_>, timeout: f64) -> PyResult<Option<Frame>> {
+        self.next_frame(py, seconds(timeout, "timeout")?)
+    }
+
+    /// The counters so far (or the final ones once closed) as a dict with
+    /// the same fields as `linerate grab --json`.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let report = py.detach(|| match &*self.lock() {
+            State::Running(r) => r.acquisition.report(),
+            State::Closed(report) => (**report).clone(),
+        });
+        report_dict(py, &report)
+    }
+
+    /// Stops acquisition, gives the camera back its control connection
+    /// and returns the final report (as `stats()`). Frames still held stay
+    /// valid; their buffers are freed with them.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let report = py.detach(|| self.shutdown());
+        report_dict(py, &report)
+    }
+
+    /// Frame buffers lent to the stream (the pool's size; it never changes).
+    #[getter]
+    fn buffers(&self) -> usize {
+        self.buffers
+    }
+
+    /// Frames Python holds now (each keeps one buffer out of the pool).
+    #[getter]
+    fn frames_held(&self) -> usize {
+        self.out.load(Ordering::Relaxed)
+    }
+
+    /// Bytes per frame buffer (the camera's PayloadSize).
+    #[getter]
+    fn payload_size(&self) -> usize {
+        self.payload_size
+    }
+
+    /// Where each of the pool's buffers starts in memory: every frame's
+    /// `address` is one of these (frames are the pool's buffers, not copies).
+    #[getter]
+    fn buffer_addresses(&self) -> Vec<usize> {
+        self.addresses.clone()
+    }
+
+    fn __enter__(slf: Py<Stream>) -> Py<Stream> {
+        slf
+    }
+
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        _exc_type: &Bound<'_, PyAny>,
+        _exc: &Bound<'_, PyAny>,
+        _tb: &Bound<'_, PyAny>,
+    ) -> bool {
+        py.detach(|| self.shutdown());
+        false
+    }
+}
+
+/// The iterator `Stream.frames()` returns.
+#[pyclass(module = "linerate", frozen)]
+pub struct FrameIter {
+    stream: Py<Stream>,
+    remaining: AtomicU64,
+    timeout: Duration,
+}
+
+#[pymethods]
+impl FrameIter {
+    fn __iter__(slf: Py<FrameIter>) -> Py<FrameIter> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Frame>> {
+        let left = self.remaining.load(Ordering::Relaxed);
+        if left == 0 {
+            return Ok(None);
+        }
+        let frame = self.stream.get().next_frame(py, self.timeout)?;
+        if frame.is_some() && left != u64::MAX {
+            self.remaining.store(left - 1, Ordering::Relaxed);
+        }
+        Ok(frame)
+    }
+}
