@@ -3,7 +3,6 @@
 //! buffer goes back to its stream to be filled again.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
 use numpy::ndarray::{ArrayView1, ArrayView2, ArrayView3};
@@ -11,7 +10,7 @@ use numpy::{PyArray1, PyArray2, PyArray3};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use linerate_grab::stream::Buffer;
+use linerate_grab::stream::{Buffer, Requeue};
 use linerate_wire::PixelFormat;
 
 /// One frame from a stream, complete or not. `array` is a read-only numpy
@@ -22,17 +21,18 @@ use linerate_wire::PixelFormat;
 #[pyclass(module = "linerate", frozen)]
 pub struct Frame {
     buffer: Buffer,
-    home: Sender<Buffer>,
+    home: Requeue,
     out: Arc<AtomicUsize>,
     tick_hz: Option<u64>,
 }
 
 impl Frame {
-    /// A frame lent out by a stream: `home` takes the buffer back, `out`
+    /// A frame lent out by a stream: `home` takes the buffer back when the
+    /// frame is dropped, `out`
     /// counts the frames Python holds.
     pub fn new(
         buffer: Buffer,
-        home: Sender<Buffer>,
+        home: Requeue,
         out: Arc<AtomicUsize>,
         tick_hz: Option<u64>,
     ) -> Frame {
@@ -48,8 +48,9 @@ impl Frame {
 
 impl Drop for Frame {
     fn drop(&mut self) {
+        // Straight back to the receive thread, without the stream's lock.
         // A closed stream no longer takes buffers: the memory is freed.
-        let _ = self.home.send(std::mem::take(&mut self.buffer));
+        let _ = self.home.queue(std::mem::take(&mut self.buffer));
         self.out.fetch_sub(1, Ordering::Relaxed);
     }
 }

@@ -2,14 +2,13 @@
 //! frame from Python with the GIL released while waiting, and its report.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 
 use linerate_grab::session::{Acquisition, GrabReport, Pulled};
-use linerate_grab::stream::Buffer;
+use linerate_grab::stream::Requeue;
 
 use crate::camera::{self, Slot};
 use crate::discovery::seconds;
@@ -19,15 +18,9 @@ use crate::frame::Frame;
 /// How often a wait looks for Ctrl-C (and other signals).
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
-/// An acquisition and the buffers Python gave back since the last pull.
-struct Running {
-    acquisition: Acquisition,
-    returned: Receiver<Buffer>,
-}
-
 /// Running until closed, then the final report.
 enum State {
-    Running(Box<Running>),
+    Running(Box<Acquisition>),
     Closed(Box<GrabReport>),
 }
 
@@ -37,7 +30,7 @@ enum State {
 #[pyclass(module = "linerate", frozen)]
 pub struct Stream {
     state: Mutex<State>,
-    home: Sender<Buffer>,
+    home: Requeue,
     out: Arc<AtomicUsize>,
     camera: Slot,
     tick_hz: Option<u64>,
@@ -56,14 +49,11 @@ impl Stream {
     /// Wraps a started acquisition; `camera` gets the control connection
     /// back when the stream closes.
     pub fn new(acquisition: Acquisition, camera: Slot, tick_hz: Option<u64>) -> Stream {
-        let (home, returned) = mpsc::channel();
+        let home = acquisition.requeue_handle();
         let info = acquisition.info().clone();
         let addresses = acquisition.buffer_addresses().to_vec();
         Stream {
-            state: Mutex::new(State::Running(Box::new(Running {
-                acquisition,
-                returned,
-            }))),
+            state: Mutex::new(State::Running(Box::new(acquisition))),
             home,
             out: Arc::new(AtomicUsize::new(0)),
             camera,
@@ -78,19 +68,12 @@ impl Stream {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Gives the buffers Python let go of back to the stream, then waits
-    /// up to `wait` for a frame. Called without the GIL.
+    /// Waits up to `wait` for a frame. Called without the GIL.
     fn wait_once(&self, wait: Duration) -> Waited {
-        let mut state = self.lock();
-        let State::Running(running) = &mut *state else {
-            return Waited::Closed;
-        };
-        while let Ok(buffer) = running.returned.try_recv() {
-            // A refused buffer (the receive thread gone) is freed; the run
-            // then ends with the stream's error.
-            let _ = running.acquisition.requeue(buffer);
+        match &mut *self.lock() {
+            State::Running(acquisition) => Waited::Pulled(acquisition.pull(wait)),
+            State::Closed(_) => Waited::Closed,
         }
-        Waited::Pulled(running.acquisition.pull(wait))
     }
 
     /// The next frame within `timeout`; None when the run has ended
@@ -120,9 +103,9 @@ impl Stream {
                 }
                 Waited::Pulled(Pulled::Ended) => {
                     let state = self.lock();
-                    if let State::Running(r) = &*state {
-                        if let Some(message) = r.acquisition.error() {
-                            return Err(if r.acquisition.control_lost() {
+                    if let State::Running(acquisition) = &*state {
+                        if let Some(message) = acquisition.error() {
+                            return Err(if acquisition.control_lost() {
                                 errors::ControlLost::new_err(message)
                             } else {
                                 errors::Error::new_err(message)
@@ -144,10 +127,10 @@ impl Stream {
             State::Closed(report) => (**report).clone(),
             State::Running(_) => {
                 let running = std::mem::replace(&mut *state, State::Closed(Box::default()));
-                let State::Running(running) = running else {
+                let State::Running(acquisition) = running else {
                     return GrabReport::default();
                 };
-                let (report, connection) = running.acquisition.finish();
+                let (report, connection) = acquisition.finish();
                 let mut slot = camera::lock(&self.camera);
                 if slot.is_none() {
                     *slot = Some(connection);
@@ -198,7 +181,7 @@ impl Stream {
     /// the same fields as `linerate grab --json`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let report = py.detach(|| match &*self.lock() {
-            State::Running(r) => r.acquisition.report(),
+            State::Running(acquisition) => acquisition.report(),
             State::Closed(report) => (**report).clone(),
         });
         report_dict(py, &report)

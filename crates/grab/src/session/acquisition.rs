@@ -13,7 +13,7 @@ use super::report::RunShape;
 use super::tally::Tally;
 use super::{GrabError, GrabMonitor, GrabProgress, GrabReport, HostTuning, Session, SessionInfo};
 use crate::receive::Transport;
-use crate::stream::{Buffer, StreamStats};
+use crate::stream::{Buffer, Requeue, StreamStats};
 use crate::verify::Verifier;
 use crate::{Camera, Error};
 
@@ -220,6 +220,13 @@ impl Acquisition {
     /// Gives a frame's buffer back to the stream to be filled again.
     pub fn requeue(&mut self, buffer: Buffer) -> Result<(), GrabError> {
         self.session.stream.queue(buffer).map_err(GrabError::Queue)
+    }
+
+    /// A handle that gives buffers back to the stream from anywhere (see
+    /// [`crate::stream::Stream::requeue_handle`]): a front end that lends
+    /// frames out requeues each the moment its owner drops it.
+    pub fn requeue_handle(&self) -> Requeue {
+        self.session.stream.requeue_handle()
     }
 
     /// The report so far, while frames still flow (the counters read now;
