@@ -1,6 +1,7 @@
-"""The GIL is released while linerate waits: Ctrl-C interrupts a wait
-within 100 ms with KeyboardInterrupt (the stream staying usable), and two
-cameras grabbed from two Python threads both run at their full rate."""
+"""The GIL is released while linerate waits: other Python threads run
+during a wait, Ctrl-C interrupts a wait within 100 ms with
+KeyboardInterrupt (the stream staying usable), and two cameras grabbed
+from two Python threads both run at their full rate."""
 
 import os
 import signal
@@ -33,6 +34,33 @@ def test_ctrl_c_interrupts_a_wait_within_100_ms():
             assert caught - sent[0] < 0.1, f"KeyboardInterrupt after {caught - sent[0]:.3f} s"
             # The stream is still usable.
             assert stream.next(timeout=5.0).complete
+
+
+def test_other_threads_run_while_a_stream_waits():
+    with linerate.CameraEmulator(bind="127.0.0.1", port=0, width=64, height=48, fps=0.5) as emu:
+        with linerate.Camera.open(emu.address) as cam, cam.stream() as stream:
+            assert stream.next(timeout=5.0) is not None  # the next one is 2 s away
+            result = {}
+
+            def wait():
+                started = time.monotonic()
+                result["frame"] = stream.next(timeout=5.0)
+                result["waited"] = time.monotonic() - started
+
+            t = threading.Thread(target=wait)
+            longest, last = 0.0, time.monotonic()
+            end = last + 1.0
+            t.start()
+            # Pure Python in this thread meanwhile: a wait holding the GIL
+            # would stop it for the whole wait.
+            while True:
+                now = time.monotonic()
+                longest, last = max(longest, now - last), now
+                if now >= end:
+                    break
+            t.join()
+            assert result["frame"] is not None and result["waited"] > 1.0, result
+            assert longest < 0.05, f"this thread stood still for {longest:.3f} s"
 
 
 def grab(address, count, out):
