@@ -33,13 +33,14 @@ class Bench:
     """Namespaces `cam` (169.254.77.1) and `pc` (169.254.77.2), unique to
     this process, deleted on exit even when a test fails."""
 
-    def __init__(self):
+    def __init__(self, mtu=1500):
         if os.geteuid() != 0:
             raise RuntimeError("the namespace tests build network namespaces and must run as root")
         tag = f"lrpy{os.getpid()}"
         self.names = {"cam": f"{tag}c", "pc": f"{tag}p"}
         self.addr = {"cam": "169.254.77.1", "pc": "169.254.77.2"}
         self.dev = {"cam": f"{tag}c0", "pc": f"{tag}p0"}
+        self.mtu = mtu
 
     def __enter__(self):
         try:
@@ -50,7 +51,7 @@ class Bench:
             for role in ("cam", "pc"):
                 ns = self.names[role]
                 _sh("ip", "-n", ns, "addr", "add", f"{self.addr[role]}/24", "dev", self.dev[role])
-                _sh("ip", "-n", ns, "link", "set", self.dev[role], "up")
+                _sh("ip", "-n", ns, "link", "set", self.dev[role], "mtu", str(self.mtu), "up")
                 _sh("ip", "-n", ns, "link", "set", "lo", "up")
         except BaseException:
             self.__exit__(None, None, None)

@@ -109,6 +109,13 @@ def test_features_are_bounds_checked_and_shape_the_frames():
                 del frame
             # Closing the stream gives it back.
             assert cam["Width"] == 128
+            # A camera closed while its stream runs stays closed after.
+            stream = cam.stream()
+            cam.close()
+            assert stream.next(timeout=2.0).complete
+            stream.close()
+            with pytest.raises(linerate.Error, match="closed"):
+                cam["Width"]
 
 
 def test_a_silent_camera_raises_timeout_and_the_stream_goes_on():

@@ -17,11 +17,22 @@ use linerate_grab::{Camera as GrabCamera, ControlConfig};
 use crate::errors;
 use crate::stream::Stream;
 
+/// The camera connection: here, lent to a stream (`camera` is None
+/// meanwhile), or closed for good.
+#[derive(Default)]
+pub struct Connection {
+    /// The control connection, when it is here.
+    pub camera: Option<GrabCamera>,
+    /// `close()` was called: a stream that ends does not bring the
+    /// connection back.
+    pub closed: bool,
+}
+
 /// The camera connection, shared with the stream that borrows it.
-pub type Slot = Arc<Mutex<Option<GrabCamera>>>;
+pub type Slot = Arc<Mutex<Connection>>;
 
 /// Locks `slot`, whatever a panic elsewhere left in it.
-pub fn lock(slot: &Mutex<Option<GrabCamera>>) -> MutexGuard<'_, Option<GrabCamera>> {
+pub fn lock(slot: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
     slot.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -63,7 +74,10 @@ impl Camera {
         Ok(Camera {
             target,
             interface,
-            slot: Arc::new(Mutex::new(Some(camera))),
+            slot: Arc::new(Mutex::new(Connection {
+                camera: Some(camera),
+                closed: false,
+            })),
             vendor: info.vendor,
             model: info.model,
             serial: info.serial,
@@ -162,6 +176,7 @@ impl Camera {
             .parse()
             .map_err(|e: linerate_grab::Error| PyValueError::new_err(e.to_string()))?;
         let camera = lock(&this.slot)
+            .camera
             .take()
             .ok_or_else(|| errors::unavailable("the camera is closed or already streaming"))?;
         let config = GrabConfig {
@@ -187,17 +202,21 @@ impl Camera {
                 // The session consumed the connection: take control again
                 // so the camera stays usable for features.
                 let reopened = py.detach(|| open(&this.target, this.interface));
-                if let Ok(c) = reopened {
-                    *lock(&this.slot) = Some(c);
+                let mut slot = lock(&this.slot);
+                if let (Ok(c), false) = (reopened, slot.closed) {
+                    slot.camera = Some(c);
                 }
                 Err(errors::session(&e))
             }
         }
     }
 
-    /// Releases control of the camera (also on leaving a `with` block).
+    /// Releases control of the camera (also on leaving a `with` block); an
+    /// open stream keeps it until the stream closes.
     fn close(&self) {
-        lock(&self.slot).take();
+        let mut slot = lock(&self.slot);
+        slot.closed = true;
+        slot.camera = None;
     }
 
     fn __enter__(slf: Py<Camera>) -> Py<Camera> {
@@ -230,7 +249,7 @@ impl Camera {
         f: impl FnOnce(&mut GrabCamera) -> linerate_grab::Result<T>,
     ) -> PyResult<T> {
         let mut guard = lock(&self.slot);
-        let camera = guard.as_mut().ok_or_else(|| {
+        let camera = guard.camera.as_mut().ok_or_else(|| {
             errors::unavailable("the camera is closed, or its stream holds the control connection")
         })?;
         f(camera).map_err(|e| errors::grab(&e))

@@ -132,8 +132,8 @@ impl Stream {
                 };
                 let (report, connection) = acquisition.finish();
                 let mut slot = camera::lock(&self.camera);
-                if slot.is_none() {
-                    *slot = Some(connection);
+                if !slot.closed && slot.camera.is_none() {
+                    slot.camera = Some(connection);
                 }
                 *state = State::Closed(Box::new(report.clone()));
                 report
