@@ -47,7 +47,7 @@ use linerate_metrics::KernelDrops;
 
 pub use acquisition::{Acquisition, Pulled};
 pub use config::{GrabConfig, DEFAULT_BUFFERS, MIN_BUFFERS};
-pub use error::GrabError;
+pub use error::{chain, GrabError};
 pub use progress::{GrabMonitor, GrabProgress};
 pub use report::{GrabReport, HostTuning};
 pub use tally::IncompleteFrame;

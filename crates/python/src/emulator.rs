@@ -30,12 +30,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// `value` as a Python dict through its JSON form.
-fn to_dict<'py, T: serde::Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
-    let json = serde_json::to_string(value).map_err(|e| errors::Error::new_err(e.to_string()))?;
-    py.import("json")?.call_method1("loads", (json,))
-}
-
 #[pymethods]
 impl CameraEmulator {
     /// Starts a camera answering GVCP on `bind`:`port` (an address of
@@ -116,7 +110,7 @@ impl CameraEmulator {
     /// The stream's counters now (frames and packets sent, resends...).
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match &*lock(&self.handle) {
-            Some(h) => to_dict(py, &h.counters()),
+            Some(h) => errors::to_dict(py, &h.counters()),
             None => Err(errors::Error::new_err("the emulated camera has stopped")),
         }
     }
@@ -133,7 +127,7 @@ impl CameraEmulator {
             *lock(&self.report) = Some(report);
         }
         match &*lock(&self.report) {
-            Some(r) => to_dict(py, r),
+            Some(r) => errors::to_dict(py, r),
             None => Err(errors::Error::new_err("the emulated camera failed")),
         }
     }

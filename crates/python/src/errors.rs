@@ -4,7 +4,7 @@
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
-use pyo3::PyErr;
+use pyo3::prelude::*;
 
 use linerate_grab::session::GrabError;
 
@@ -34,15 +34,16 @@ create_exception!(
 );
 
 /// `e` and its causes, joined by ": ", as the command line prints them.
-pub fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cause = c.source();
-    }
-    s
+pub use linerate_grab::session::chain;
+
+/// `value` as a Python object through its JSON form (a report as a dict,
+/// with the same fields as the command line's `--json`).
+pub fn to_dict<'py, T: serde::Serialize>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    let json = serde_json::to_string(value).map_err(|e| Error::new_err(e.to_string()))?;
+    py.import("json")?.call_method1("loads", (json,))
 }
 
 /// The exception for an error of the camera, control or stream layer.

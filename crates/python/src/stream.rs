@@ -148,12 +148,6 @@ impl Drop for Stream {
     }
 }
 
-/// `report` as a Python dict, the same fields as `linerate grab --json`.
-fn report_dict<'py>(py: Python<'py>, report: &GrabReport) -> PyResult<Bound<'py, PyAny>> {
-    let json = serde_json::to_string(report).map_err(|e| errors::Error::new_err(e.to_string()))?;
-    py.import("json")?.call_method1("loads", (json,))
-}
-
 #[pymethods]
 impl Stream {
     /// Iterates over the next `count` frames (None: until the stream is
@@ -184,7 +178,7 @@ impl Stream {
             State::Running(acquisition) => acquisition.report(),
             State::Closed(report) => (**report).clone(),
         });
-        report_dict(py, &report)
+        errors::to_dict(py, &report)
     }
 
     /// Stops acquisition, gives the camera back its control connection
@@ -192,7 +186,7 @@ impl Stream {
     /// valid; their buffers are freed with them.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let report = py.detach(|| self.shutdown());
-        report_dict(py, &report)
+        errors::to_dict(py, &report)
     }
 
     /// Frame buffers lent to the stream (the pool's size; it never changes).

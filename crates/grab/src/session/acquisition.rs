@@ -234,13 +234,7 @@ impl Acquisition {
     pub fn report(&self) -> GrabReport {
         let s = &self.session;
         let stats = s.stream.stats();
-        let seconds = self.started.elapsed().as_secs_f64();
-        let cpu = self
-            .cpu_before
-            .as_ref()
-            .and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(b)));
-        let process_cpu_seconds =
-            linerate_io::sched::process_cpu_seconds() - self.process_cpu_before;
+        let (seconds, cpu, process_cpu_seconds) = self.elapsed();
         let drops_after = KernelDrops::read(s.link.as_ref().map(|l| l.name.as_str())).ok();
         self.compose(&stats, seconds, cpu, process_cpu_seconds, drops_after)
     }
@@ -248,13 +242,7 @@ impl Acquisition {
     /// Stops acquisition and the stream and returns the final report, with
     /// the camera (still under control) for the caller to use or drop.
     pub fn finish(mut self) -> (GrabReport, Camera) {
-        let seconds = self.started.elapsed().as_secs_f64();
-        let cpu = self
-            .cpu_before
-            .as_ref()
-            .and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(b)));
-        let process_cpu_seconds =
-            linerate_io::sched::process_cpu_seconds() - self.process_cpu_before;
+        let (seconds, cpu, process_cpu_seconds) = self.elapsed();
         let s = &mut self.session;
         let _ = s.camera.stop();
         if s.config.trigger_software {
@@ -274,6 +262,19 @@ impl Acquisition {
         }
         let report = self.compose(&stats, seconds, cpu, process_cpu_seconds, drops_after);
         (report, self.session.camera)
+    }
+
+    /// Seconds since acquisition started, the machine's CPU use and this
+    /// process's CPU seconds since then.
+    fn elapsed(&self) -> (f64, Option<linerate_metrics::CpuDelta>, f64) {
+        let seconds = self.started.elapsed().as_secs_f64();
+        let cpu = self
+            .cpu_before
+            .as_ref()
+            .and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(b)));
+        let process_cpu_seconds =
+            linerate_io::sched::process_cpu_seconds() - self.process_cpu_before;
+        (seconds, cpu, process_cpu_seconds)
     }
 
     fn compose(
