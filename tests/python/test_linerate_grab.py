@@ -160,3 +160,24 @@ def test_the_emulator_reports_what_it_sent():
     assert isinstance(report, dict) and report == emu.stop()
     with pytest.raises(linerate.Error):
         emu.counters()
+
+
+def test_grab_into_copies_into_an_array_you_own_and_returns_the_buffer():
+    with emulator(width=64, height=48, fps=200) as emu:
+        with linerate.Camera.open(emu.address) as cam, cam.stream(buffers=4, verify=True) as stream:
+            out = np.zeros((48, 64), np.uint8)
+            infos = [stream.grab_into(out, timeout=2.0) for _ in range(20)]
+            assert all(i["complete"] and i["missing"] == [] for i in infos)
+            assert [i["block_id"] for i in infos] == list(range(infos[0]["block_id"], infos[0]["block_id"] + 20))
+            assert infos[0]["width"] == 64 and infos[0]["size"] == out.nbytes
+            assert out.any()  # the last frame's bytes, not the zeros
+            assert stream.frames_held == 0
+            assert stream.stats()["frames_verified"] == 20
+            with pytest.raises(ValueError, match="holds 10 bytes"):
+                stream.grab_into(np.zeros(10, np.uint8), timeout=2.0)
+            with pytest.raises(ValueError, match="writable"):
+                ro = np.zeros((48, 64), np.uint8)
+                ro.flags.writeable = False
+                stream.grab_into(ro, timeout=2.0)
+            # A uint16 array of the same byte size takes the bytes too.
+            assert stream.grab_into(np.zeros((48, 32), np.uint16), timeout=2.0)["complete"]

@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use numpy::ndarray::{ArrayView1, ArrayView2, ArrayView3};
 use numpy::{PyArray1, PyArray2, PyArray3};
+use pyo3::buffer::PyBuffer;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -43,6 +45,51 @@ impl Frame {
             out,
             tick_hz,
         }
+    }
+}
+
+impl Frame {
+    /// Copies the frame's bytes into `out` (any writable C-contiguous
+    /// array, or other writable buffer, of exactly the frame's size in
+    /// bytes) and returns the frame's metadata as a dict.
+    pub fn fill<'py>(&self, out: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+        let py = out.py();
+        let data = self.buffer.data();
+        // Any dtype: the copy is of bytes, through a uint8 view of `out`.
+        let bytes = match out.call_method1("view", ("uint8",)) {
+            Ok(view) => view,
+            Err(_) => out.clone(),
+        };
+        let target = PyBuffer::<u8>::get(&bytes).map_err(|e| {
+            PyValueError::new_err(format!("out must be a writable, contiguous array: {e}"))
+        })?;
+        if target.readonly() || !target.is_c_contiguous() {
+            return Err(PyValueError::new_err(
+                "out must be a writable, C-contiguous array",
+            ));
+        }
+        if target.len_bytes() != data.len() {
+            return Err(PyValueError::new_err(format!(
+                "out holds {} bytes; the frame has {} ({}x{} {})",
+                target.len_bytes(),
+                data.len(),
+                self.width(),
+                self.height(),
+                self.pixel_format().unwrap_or_else(|| "?".into())
+            )));
+        }
+        target.copy_from_slice(py, data)?;
+        let info = PyDict::new(py);
+        info.set_item("block_id", self.block_id())?;
+        info.set_item("complete", self.complete())?;
+        info.set_item("missing", self.missing())?;
+        info.set_item("timestamp", self.timestamp())?;
+        info.set_item("timestamp_ns", self.timestamp_ns())?;
+        info.set_item("width", self.width())?;
+        info.set_item("height", self.height())?;
+        info.set_item("pixel_format", self.pixel_format())?;
+        info.set_item("size", data.len())?;
+        Ok(info)
     }
 }
 

@@ -171,6 +171,23 @@ impl Stream {
         self.next_frame(py, seconds(timeout, "timeout")?)
     }
 
+    /// Waits up to `timeout` seconds for the next frame (as `next`), copies
+    /// it into `out` (a writable C-contiguous array of exactly the frame's
+    /// size in bytes, any dtype, e.g. `np.empty((h, w), np.uint8)`), gives
+    /// the buffer straight back to the stream and returns the frame's
+    /// metadata as a dict (block_id, complete, missing, timestamp,
+    /// timestamp_ns, width, height, pixel_format, size); None when the
+    /// stream has ended. For keeping frames in memory you own.
+    #[pyo3(signature = (out, timeout = 1.0))]
+    fn grab_into<'py>(
+        &self,
+        out: &Bound<'py, PyAny>,
+        timeout: f64,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        let frame = self.next_frame(out.py(), seconds(timeout, "timeout")?)?;
+        frame.map(|f| f.fill(out)).transpose()
+    }
+
     /// The counters so far (or the final ones once closed) as a dict with
     /// the same fields as `linerate grab --json`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
