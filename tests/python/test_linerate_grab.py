@@ -103,10 +103,11 @@ def test_features_are_bounds_checked_and_shape_the_frames():
                 frame = stream.next(timeout=2.0)
                 assert frame is not None and frame.array.shape == (32, 128)
                 assert frame.width == 128 and frame.pixel_format == "Mono8"
-                # The stream holds the control connection meanwhile.
-                with pytest.raises(linerate.Error):
-                    cam["Width"]
+                # Features go through the stream's control connection meanwhile.
+                assert cam["Width"] == 128
+                assert cam["PayloadSize"] == 128 * 32
                 del frame
+                assert stream.next(timeout=2.0).complete
             # Closing the stream gives it back.
             assert cam["Width"] == 128
             # A camera closed while its stream runs stays closed after.

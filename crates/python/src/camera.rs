@@ -3,7 +3,7 @@
 //! from it.
 
 use std::net::Ipv4Addr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -15,14 +15,15 @@ use linerate_grab::session::{GrabConfig, Session};
 use linerate_grab::{Camera as GrabCamera, ControlConfig};
 
 use crate::errors;
-use crate::stream::Stream;
+use crate::stream::{lock_state, State, Stream};
 
 /// The camera connection: here, lent to a stream (`camera` is None
-/// meanwhile), or closed for good.
-#[derive(Default)]
+/// meanwhile, and features go through the stream), or closed for good.
 pub struct Connection {
     /// The control connection, when it is here.
     pub camera: Option<GrabCamera>,
+    /// The stream that holds the connection, while one does.
+    pub streaming: Weak<Mutex<State>>,
     /// `close()` was called: a stream that ends does not bring the
     /// connection back.
     pub closed: bool,
@@ -39,8 +40,8 @@ pub fn lock(slot: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
 /// A GigE Vision camera under control (its heartbeat kept by a thread of
 /// its own). Open it with `Camera.open(...)`, ideally in a `with` block;
 /// read and write GenICam features as `cam["Width"]`, and stream with
-/// `cam.stream()`. While a stream is open, the stream holds the control
-/// connection and features cannot be reached.
+/// `cam.stream()`. While a stream is open, features go through the
+/// stream's control connection (waiting at most for its current 50 ms wait).
 #[pyclass(module = "linerate", frozen)]
 pub struct Camera {
     target: String,
@@ -76,6 +77,7 @@ impl Camera {
             interface,
             slot: Arc::new(Mutex::new(Connection {
                 camera: Some(camera),
+                streaming: Weak::new(),
                 closed: false,
             })),
             vendor: info.vendor,
@@ -217,6 +219,7 @@ impl Camera {
         let mut slot = lock(&self.slot);
         slot.closed = true;
         slot.camera = None;
+        slot.streaming = Weak::new();
     }
 
     fn __enter__(slf: Py<Camera>) -> Py<Camera> {
@@ -248,11 +251,27 @@ impl Camera {
         &self,
         f: impl FnOnce(&mut GrabCamera) -> linerate_grab::Result<T>,
     ) -> PyResult<T> {
-        let mut guard = lock(&self.slot);
-        let camera = guard.camera.as_mut().ok_or_else(|| {
-            errors::unavailable("the camera is closed, or its stream holds the control connection")
-        })?;
-        f(camera).map_err(|e| errors::grab(&e))
+        let closed = || errors::unavailable("the camera is closed");
+        let streaming = {
+            let mut slot = lock(&self.slot);
+            if let Some(camera) = slot.camera.as_mut() {
+                return f(camera).map_err(|e| errors::grab(&e));
+            }
+            if slot.closed {
+                return Err(closed());
+            }
+            slot.streaming.upgrade()
+        };
+        // The slot's lock is let go first: a closing stream takes the
+        // stream's lock, then the slot's.
+        let state = streaming.ok_or_else(closed)?;
+        let mut state = lock_state(&state);
+        match &mut *state {
+            State::Running(acquisition) => {
+                f(acquisition.camera_mut()).map_err(|e| errors::grab(&e))
+            }
+            State::Closed(_) => Err(closed()),
+        }
     }
 }
 

@@ -69,7 +69,7 @@ pub fn session(e: &GrabError) -> PyErr {
     }
 }
 
-/// The exception for a feature access on a closed or streaming camera.
+/// The exception for a camera that is closed, or already streaming.
 pub fn unavailable(what: &str) -> PyErr {
     Error::new_err(what.to_string())
 }

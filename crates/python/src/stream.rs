@@ -2,7 +2,7 @@
 //! frame from Python with the GIL released while waiting, and its report.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
@@ -19,7 +19,7 @@ use crate::frame::Frame;
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 /// Running until closed, then the final report.
-enum State {
+pub enum State {
     Running(Box<Acquisition>),
     Closed(Box<GrabReport>),
 }
@@ -29,7 +29,7 @@ enum State {
 /// `frames()`; read the counters with `stats()`.
 #[pyclass(module = "linerate", frozen)]
 pub struct Stream {
-    state: Mutex<State>,
+    state: Arc<Mutex<State>>,
     home: Requeue,
     out: Arc<AtomicUsize>,
     camera: Slot,
@@ -37,6 +37,11 @@ pub struct Stream {
     buffers: usize,
     payload_size: usize,
     addresses: Vec<usize>,
+}
+
+/// Locks a stream's state, whatever a panic elsewhere left in it.
+pub fn lock_state(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What one wait brought, as the stream's state allows.
@@ -52,8 +57,11 @@ impl Stream {
         let home = acquisition.requeue_handle();
         let info = acquisition.info().clone();
         let addresses = acquisition.buffer_addresses().to_vec();
+        let state = Arc::new(Mutex::new(State::Running(Box::new(acquisition))));
+        // While the stream runs, the camera's features go through it.
+        camera::lock(&camera).streaming = Arc::downgrade(&state);
         Stream {
-            state: Mutex::new(State::Running(Box::new(acquisition))),
+            state,
             home,
             out: Arc::new(AtomicUsize::new(0)),
             camera,
@@ -65,7 +73,7 @@ impl Stream {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        lock_state(&self.state)
     }
 
     /// Waits up to `wait` for a frame. Called without the GIL.
@@ -132,6 +140,7 @@ impl Stream {
                 };
                 let (report, connection) = acquisition.finish();
                 let mut slot = camera::lock(&self.camera);
+                slot.streaming = Weak::new();
                 if !slot.closed && slot.camera.is_none() {
                     slot.camera = Some(connection);
                 }

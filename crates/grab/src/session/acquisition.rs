@@ -106,6 +106,12 @@ impl Acquisition {
         &self.session.buffer_addresses
     }
 
+    /// The camera, still under control while it streams: for feature
+    /// access meanwhile (an exposure change, a trigger of one's own).
+    pub fn camera_mut(&mut self) -> &mut Camera {
+        &mut self.session.camera
+    }
+
     /// Why the run ended early, if an error ended it (the report's `error`).
     pub fn error(&self) -> Option<String> {
         self.error.as_ref().map(|e| chain(e))
