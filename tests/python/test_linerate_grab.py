@@ -6,6 +6,7 @@ shrinks, features are bounds-checked, errors are linerate exceptions, and
 discovery finds the camera."""
 
 import gc
+import time
 
 import numpy as np
 import pytest
@@ -182,3 +183,18 @@ def test_grab_into_copies_into_an_array_you_own_and_returns_the_buffer():
                 stream.grab_into(ro, timeout=2.0)
             # A uint16 array of the same byte size takes the bytes too.
             assert stream.grab_into(np.zeros((48, 32), np.uint16), timeout=2.0)["complete"]
+
+
+def test_a_camera_gone_mid_stream_raises_control_lost():
+    emu = emulator(width=64, height=48, fps=100)
+    with linerate.Camera.open(emu.address) as cam, cam.stream() as stream:
+        assert stream.next(timeout=2.0).complete
+        emu.stop()
+        started = time.monotonic()
+        with pytest.raises(linerate.ControlLost, match="lost control of camera"):
+            for _ in stream.frames(timeout=10.0):
+                pass
+        assert time.monotonic() - started < 5.0
+        assert "lost control" in stream.close()["error"]
+        with pytest.raises(linerate.ControlLost):
+            cam["Width"]

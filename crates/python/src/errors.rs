@@ -55,9 +55,27 @@ pub fn grab(e: &linerate_grab::Error) -> PyErr {
         E::ControlLost { .. } | E::ControlInterference { .. } | E::ControlTaken { .. } => {
             ControlLost::new_err(message)
         }
+        E::GenICam(_) if lost_control_inside(e) => ControlLost::new_err(message),
         E::GenICam(_) | E::BadSetting { .. } => FeatureError::new_err(message),
         _ => Error::new_err(message),
     }
+}
+
+/// Whether a cause of `e` (a feature read whose register access failed,
+/// say) is the camera's control connection lost.
+fn lost_control_inside(e: &dyn std::error::Error) -> bool {
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        if let Some(
+            linerate_grab::Error::ControlLost { .. }
+            | linerate_grab::Error::ControlInterference { .. },
+        ) = c.downcast_ref::<linerate_grab::Error>()
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// The exception for a grab session that could not start.
