@@ -198,3 +198,16 @@ def test_a_camera_gone_mid_stream_raises_control_lost():
         assert "lost control" in stream.close()["error"]
         with pytest.raises(linerate.ControlLost):
             cam["Width"]
+
+
+def test_the_tcp_transport_delivers_views_too():
+    with emulator(width=320, height=240, fps=200) as emu:
+        with linerate.Camera.open(emu.address) as cam, cam.stream(transport="tcp", verify=True) as stream:
+            pool = set(stream.buffer_addresses)
+            for frame in stream.frames(count=50, timeout=2.0):
+                assert frame.complete and frame.address in pool
+                assert frame.array.shape == (240, 320) and frame.array.base is frame
+            del frame
+            stats = stream.close()
+    assert stats["transport"] == "tcp" and stats["tcp_connections"] == 1, stats
+    assert stats["frames_completed"] == 50 and stats["frames_verified"] == 50, stats
