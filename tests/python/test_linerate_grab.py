@@ -211,3 +211,19 @@ def test_the_tcp_transport_delivers_views_too():
             stats = stream.close()
     assert stats["transport"] == "tcp" and stats["tcp_connections"] == 1, stats
     assert stats["frames_completed"] == 50 and stats["frames_verified"] == 50, stats
+
+
+def test_a_frame_held_past_the_stream_stays_valid():
+    with emulator(width=64, height=48, fps=200) as emu:
+        with linerate.Camera.open(emu.address) as cam:
+            with cam.stream() as stream:
+                frame = stream.next(timeout=2.0)
+                kept = frame.copy()
+            # The stream is closed; the frame still owns its buffer.
+            assert np.array_equal(frame.array, kept)
+            assert stream.frames_held == 1
+            with pytest.raises(linerate.Error, match="closed"):
+                stream.next(timeout=0.1)
+            del frame
+            gc.collect()
+            assert stream.frames_held == 0
