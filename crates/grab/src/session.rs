@@ -29,6 +29,7 @@
 //! Nothing here prints or exits: failures to start are [`GrabError`]s,
 //! failures while frames flow end the run with the report's `error` set.
 
+mod acquisition;
 mod config;
 mod error;
 mod progress;
@@ -42,23 +43,21 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use linerate_io::netdev::Link;
-use linerate_metrics::{CpuSnapshot, KernelDrops, LatencyHistogram};
+use linerate_metrics::KernelDrops;
 
+pub use acquisition::{Acquisition, Pulled};
 pub use config::{GrabConfig, DEFAULT_BUFFERS, MIN_BUFFERS};
-pub use error::GrabError;
+pub use error::{chain, GrabError};
 pub use progress::{GrabMonitor, GrabProgress};
 pub use report::{GrabReport, HostTuning};
 pub use tally::IncompleteFrame;
 
-use error::{chain, RunError};
 use progress::Counters;
-use report::RunShape;
-use tally::Tally;
 
 use crate::receive::Transport;
 use crate::stream::{Buffer, Stream};
-use crate::verify::{Pattern, Verifier};
-use crate::{Camera, ControlConfig, Error, StreamOptions};
+use crate::verify::Pattern;
+use crate::{Camera, ControlConfig, StreamOptions};
 
 /// What an opened session found: the camera and the stream it set up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +90,7 @@ pub struct Session {
     link: Option<Link>,
     drops_before: Option<KernelDrops>,
     monitor: GrabMonitor,
+    buffer_addresses: Vec<usize>,
 }
 
 impl Session {
@@ -109,14 +109,24 @@ impl Session {
             local: config.interface,
             ..ControlConfig::default()
         };
-        let mut camera =
-            Camera::open(&config.camera, &control).map_err(|source| GrabError::Open {
-                camera: config.camera.clone(),
-                source,
-            })?;
+        let camera = Camera::open(&config.camera, &control).map_err(|source| GrabError::Open {
+            camera: config.camera.clone(),
+            source,
+        })?;
         if stop.load(Ordering::Relaxed) {
             return Err(GrabError::Stopped);
         }
+        Session::with_camera(camera, config, stop)
+    }
+
+    /// Like [`Session::open_with_stop`], on a camera the caller already
+    /// controls (one whose features it set, say); `config.camera` and
+    /// `config.interface` are then not used.
+    pub fn with_camera(
+        mut camera: Camera,
+        config: GrabConfig,
+        stop: Arc<AtomicBool>,
+    ) -> Result<Session, GrabError> {
         configure(&mut camera, &config)?;
         let pattern = config.pattern_for(&camera.info().vendor);
         let payload = camera.payload_size().map_err(GrabError::PayloadSize)?;
@@ -141,10 +151,11 @@ impl Session {
         let stream_started = Instant::now();
         let link = Link::owning(camera.local_ip()).ok();
         let drops_before = KernelDrops::read(link.as_ref().map(|l| l.name.as_str())).ok();
+        let mut buffer_addresses = Vec::with_capacity(buffers);
         for _ in 0..buffers {
-            stream
-                .queue(Buffer::new(payload))
-                .map_err(GrabError::Queue)?;
+            let buffer = Buffer::new(payload);
+            buffer_addresses.push(buffer.data().as_ptr() as usize);
+            stream.queue(buffer).map_err(GrabError::Queue)?;
         }
         if let Some(dir) = &config.save {
             crate::save::prepare_directory(dir)?;
@@ -171,6 +182,7 @@ impl Session {
                 stop,
                 counters: Arc::new(Counters::default()),
             },
+            buffer_addresses,
         })
     }
 
@@ -205,130 +217,34 @@ impl Session {
     where
         F: FnMut(&Buffer, &GrabProgress),
     {
-        let Session {
-            config,
-            mut camera,
-            mut stream,
-            info,
-            pattern,
-            trigger_period,
-            stream_started,
-            link,
-            drops_before,
-            monitor,
-        } = self;
-        let stop = &*monitor.stop;
-        let counters = &*monitor.counters;
-        let tcp = config.transport == Transport::Tcp;
-        let target = config.frames;
-        let duration = config.duration;
-        let mut trigger_latency = LatencyHistogram::new();
-        let mut next_trigger = Instant::now();
-        let mut verifier = config.verify.then(|| Verifier::new(pattern));
-        let mut tally = Tally::default();
-        let cpu_before = CpuSnapshot::take().ok();
-        let process_cpu_before = linerate_io::sched::process_cpu_seconds();
-        let started = Instant::now();
-        camera.start().map_err(GrabError::Start)?;
-        counters.start(started);
-        let frame_timeout = config.frame_timeout.max(Duration::from_millis(10));
-        let mut error = None;
-        let mut stopped = false;
+        let mut acquisition = self.start()?;
         loop {
-            if stop.load(Ordering::Relaxed) {
-                stopped = true;
-                break;
-            }
-            if target > 0 && tally.delivered() >= target {
-                break;
-            }
-            if duration.is_some_and(|d| started.elapsed() >= d) {
-                break;
-            }
-            let mut triggered_at = None;
-            if let Some(period) = trigger_period {
-                let now = Instant::now();
-                if next_trigger > now && !sleep_unless_stopped(next_trigger - now, stop) {
-                    continue;
+            match acquisition.pull(STOP_POLL) {
+                Pulled::Frame(buffer) => {
+                    on_frame(&buffer, &acquisition.progress());
+                    acquisition.requeue(buffer)?;
                 }
-                next_trigger = next_trigger.max(now) + period;
-                triggered_at = Some(crate::clock::now_ns());
-                if let Err(e) = camera.execute("TriggerSoftware") {
-                    error = Some(RunError::Trigger(e));
-                    break;
-                }
-            }
-            let buffer = match wait_frame(&stream, frame_timeout, tcp, stop) {
-                Ok(Some(b)) => b,
-                Ok(None) => continue,
-                Err(e) => {
-                    // Frames stopped: if someone else stopped or redirected the
-                    // stream, say so instead of "no frame within ...".
-                    let stalled_or_interfered = matches!(
-                        e,
-                        RunError::Stream(Error::Timeout(_) | Error::ControlInterference { .. })
-                    );
-                    error = Some(match camera.check_interference() {
-                        Err(found) if stalled_or_interfered => RunError::Stream(found),
-                        _ => e,
-                    });
-                    break;
-                }
-            };
-            if let Some(t) = triggered_at.filter(|_| buffer.is_complete()) {
-                trigger_latency.record_between_ns(t, crate::clock::now_ns());
-            }
-            tally.take(&buffer, verifier.as_mut(), config.save.as_deref());
-            counters.record(&tally, &buffer);
-            on_frame(&buffer, &counters.snapshot());
-            stream.queue(buffer).map_err(GrabError::Queue)?;
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        let cpu = cpu_before.and_then(|b| CpuSnapshot::take().ok().map(|a| a.delta_since(&b)));
-        let process_cpu_seconds = linerate_io::sched::process_cpu_seconds() - process_cpu_before;
-        let _ = camera.stop();
-        if config.trigger_software {
-            let _ = camera.set("TriggerMode", "Off");
-        }
-        let stats = stream.stop();
-        let stream_seconds = stream_started.elapsed();
-        let drops_after = KernelDrops::read(link.as_ref().map(|l| l.name.as_str())).ok();
-        // When an error ended the run, the frames delivered meanwhile (e.g.
-        // those a lost connection left incomplete) are accounted for too.
-        // After a normal end, frames beyond the target are not counted.
-        if error.is_some() {
-            for buffer in stream.drain() {
-                tally.take(&buffer, verifier.as_mut(), config.save.as_deref());
-                counters.record(&tally, &buffer);
+                Pulled::Waiting => {}
+                Pulled::Ended => break,
             }
         }
-        let shape = RunShape {
-            camera: camera.info(),
-            transport: config.transport,
-            backend: config.backend.name(),
-            target,
-        };
-        let mut report = GrabReport::tallied(&shape, &tally, &stats, seconds, cpu);
-        report.host = HostTuning::read(info.local_ip);
-        report.process_cpu_seconds = process_cpu_seconds;
-        report.buffers = info.buffers;
-        report.frame_delivery_latency_us = stream.delivery_latency();
-        report.trigger_to_frame_latency_us =
-            config.trigger_software.then(|| trigger_latency.summary());
-        report.receive_thread_cpu = stream.receive_thread_cpu().map(|t| t.usage(stream_seconds));
-        report.kernel_drop_counters = drops_before
-            .zip(drops_after)
-            .map(|(b, a)| a.delta_since(&b));
-        if let Some(e) = error {
-            report.error = Some(chain(&e));
-            report.ok = false;
-        }
-        if stopped {
-            report.error = Some("stopped on request".into());
-            report.stopped = true;
-            report.ok = false;
-        }
-        Ok(report)
+        Ok(acquisition.finish().0)
+    }
+
+    /// Starts acquisition and returns the running [`Acquisition`], from
+    /// which the caller pulls frames one at a time and owns each until it
+    /// gives it back: the pull-style form of [`Session::run_with`], for
+    /// front ends (a Python binding) that lend frame buffers out without
+    /// copying them.
+    pub fn start(self) -> Result<Acquisition, GrabError> {
+        Acquisition::start(self)
+    }
+
+    /// Where each frame buffer lent to the stream starts in memory: a
+    /// frame handed out by [`Acquisition::pull`] is one of these buffers,
+    /// never a copy, which is how a binding can prove it lends views.
+    pub fn buffer_addresses(&self) -> &[usize] {
+        &self.buffer_addresses
     }
 }
 
@@ -415,51 +331,6 @@ impl Drop for GrabHandle {
 
 /// How often waits look for a stop request.
 const STOP_POLL: Duration = Duration::from_millis(50);
-
-/// Sleeps for `d`, or less when a stop is requested; false if one was.
-fn sleep_unless_stopped(d: Duration, stop: &AtomicBool) -> bool {
-    let deadline = Instant::now() + d;
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return true;
-        }
-        std::thread::sleep(left.min(STOP_POLL));
-    }
-}
-
-/// Waits for the next frame; `None` when a stop was requested first. On
-/// TCP, a lost stream connection ends the wait at once with an error (the
-/// camera stopped or died), after the frames it left incomplete have been
-/// delivered.
-fn wait_frame(
-    stream: &Stream,
-    timeout: Duration,
-    tcp: bool,
-    stop: &AtomicBool,
-) -> Result<Option<Buffer>, RunError> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        match stream.wait(left.min(STOP_POLL)) {
-            Ok(b) => return Ok(Some(b)),
-            Err(Error::Timeout(_)) if !left.is_zero() => {
-                let lost = tcp && stream.stats().receive.tcp.connections_lost > 0;
-                if lost {
-                    return Err(RunError::TcpClosed);
-                }
-            }
-            Err(Error::Timeout(_)) => return Err(Error::Timeout(timeout).into()),
-            Err(e) => return Err(e.into()),
-        }
-    }
-}
 
 /// Applies the configuration's camera settings, each refusal naming the
 /// feature and the value.

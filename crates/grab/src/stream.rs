@@ -305,20 +305,20 @@ impl Stream {
     /// Lends a buffer to the stream. It must hold [`Stream::payload_size`]
     /// bytes; more than `max_buffers` lent at once is refused.
     pub fn queue(&self, buffer: Buffer) -> Result<()> {
-        if buffer.data.len() < self.payload_size {
-            return Err(Error::BufferTooSmall {
-                len: buffer.data.len(),
-                payload: self.payload_size,
-            });
-        }
-        match self.to_thread.try_send(buffer) {
-            Ok(()) => Ok(()),
-            Err(TrySendError::Full(_)) => Err(Error::BadSetting {
-                what: "queued buffers",
-                value: "one more".into(),
-                why: "more buffers queued than max_buffers allows".into(),
-            }),
-            Err(TrySendError::Disconnected(_)) => Err(self.closed()),
+        self.requeue_handle().queue(buffer).map_err(|e| match e {
+            Error::StreamClosed(_) => self.closed(),
+            e => e,
+        })
+    }
+
+    /// A handle that lends buffers to this stream from anywhere (another
+    /// thread, the destructor of an object that owns a frame) without
+    /// access to the stream itself, so a frame handed out can go back the
+    /// moment its owner lets go of it.
+    pub fn requeue_handle(&self) -> Requeue {
+        Requeue {
+            to_thread: self.to_thread.clone(),
+            payload_size: self.payload_size,
         }
     }
 
@@ -432,6 +432,38 @@ impl Stream {
 impl Drop for Stream {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Gives buffers back to a stream; see [`Stream::requeue_handle`].
+#[derive(Debug, Clone)]
+pub struct Requeue {
+    to_thread: SyncSender<Buffer>,
+    payload_size: usize,
+}
+
+impl Requeue {
+    /// Lends a buffer to the stream, as [`Stream::queue`] does. Once the
+    /// stream has stopped, the buffer is refused ([`Error::StreamClosed`])
+    /// and freed.
+    pub fn queue(&self, buffer: Buffer) -> Result<()> {
+        if buffer.data.len() < self.payload_size {
+            return Err(Error::BufferTooSmall {
+                len: buffer.data.len(),
+                payload: self.payload_size,
+            });
+        }
+        match self.to_thread.try_send(buffer) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => Err(Error::BadSetting {
+                what: "queued buffers",
+                value: "one more".into(),
+                why: "more buffers queued than max_buffers allows".into(),
+            }),
+            Err(TrySendError::Disconnected(_)) => {
+                Err(Error::StreamClosed("receive thread stopped".into()))
+            }
+        }
     }
 }
 

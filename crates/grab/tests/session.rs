@@ -218,3 +218,59 @@ fn a_stop_request_ends_the_run_with_a_report_and_bad_settings_are_typed_errors()
         other => panic!("expected a camera that cannot be opened, got {other:?}"),
     }
 }
+
+#[test]
+fn a_pulled_acquisition_lends_the_pool_buffers_and_takes_them_back_from_anywhere() {
+    let _s = serial();
+    let bed = bed("gsesspull");
+    let _camera = fake_camera(&bed);
+    let config = config(&bed, 40);
+    let (report, held_max, foreign) = bed
+        .run_in("pc", None, move || -> Result<_, GrabError> {
+            let mut acquisition = Session::open(config)?.start()?;
+            let pool: Vec<usize> = acquisition.buffer_addresses().to_vec();
+            assert_eq!(pool.len(), acquisition.info().buffers);
+            let requeue = acquisition.requeue_handle();
+            let mut held = std::collections::VecDeque::new();
+            let (mut held_max, mut foreign) = (0, 0);
+            let deadline = Instant::now() + Duration::from_secs(20);
+            loop {
+                assert!(Instant::now() < deadline, "the acquisition never ended");
+                match acquisition.pull(Duration::from_millis(50)) {
+                    session::Pulled::Frame(buffer) => {
+                        // Each frame is one of the pool's buffers, not a copy.
+                        if !pool.contains(&(buffer.data().as_ptr() as usize)) {
+                            foreign += 1;
+                        }
+                        held.push_back(buffer);
+                        held_max = held_max.max(held.len());
+                        // Keep three frames out; give the oldest back from
+                        // another thread, as a destructor elsewhere would.
+                        if held.len() > 3 {
+                            let oldest = held.pop_front().expect("held");
+                            let requeue = requeue.clone();
+                            std::thread::spawn(move || requeue.queue(oldest))
+                                .join()
+                                .expect("thread")
+                                .expect("requeued");
+                        }
+                    }
+                    session::Pulled::Waiting => {}
+                    session::Pulled::Ended => break,
+                }
+            }
+            assert!(acquisition.is_ended() && acquisition.error().is_none());
+            let (report, _camera) = acquisition.finish();
+            // After the stream stops, a buffer is refused and freed.
+            let late = held.pop_front().expect("held");
+            assert!(requeue.queue(late).is_err());
+            Ok((report, held_max, foreign))
+        })
+        .expect("namespace")
+        .expect("pulled grab");
+    assert_eq!(foreign, 0);
+    assert_eq!(held_max, 4);
+    assert_eq!(report.frames_completed, 40, "{report:?}");
+    assert_eq!(report.frames_verified, 40, "{report:?}");
+    assert!(report.ok, "{report:?}");
+}

@@ -26,6 +26,14 @@ const SYSTEM_CRATES: [&str; 3] = ["libc", "nix", "socket2"];
 /// clean (the test says when).
 const MOVING: [&str; 0] = [];
 
+/// Files outside io that may hold the `unsafe` keyword (never libc, nix or
+/// socket2), because what they do is FFI with another language's memory
+/// model and cannot go through io: lending a grab buffer to numpy without
+/// a copy needs numpy's `borrow_from_array`, whose contract (the array's
+/// base keeps the memory alive and unchanged) the Python frame type keeps.
+/// Each use carries a SAFETY comment.
+const FFI_UNSAFE: [&str; 1] = ["crates/python/src/frame.rs"];
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -290,7 +298,11 @@ fn no_unsafe_or_system_crate_outside_io() {
             }
             continue;
         }
+        let ffi = FFI_UNSAFE.contains(&place.as_str());
         for (line, what) in found {
+            if ffi && what == "`unsafe`" {
+                continue;
+            }
             broken.push(format!("{place}:{line}: {what}"));
         }
     }

@@ -93,8 +93,9 @@ pub(crate) enum RunError {
 }
 
 /// `e` and its causes, joined by ": " (as `anyhow` prints `{:#}`), for a
-/// report's `error` string.
-pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+/// report's `error` string, or a front end that shows an error as the
+/// command line does.
+pub fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {

@@ -1,0 +1,35 @@
+//! The `linerate` Python package's native module, `linerate._linerate`:
+//! GigE Vision discovery, cameras with their GenICam features, streams
+//! whose frames are numpy views of the grab buffers (no copy), and the
+//! in-process emulated camera. Every blocking call releases the GIL and
+//! looks for Ctrl-C at least every 50 ms.
+//!
+//! It binds the library runtimes (`linerate_grab::session`,
+//! `linerate_device::camera`), never the command line.
+
+mod camera;
+mod discovery;
+mod emulator;
+mod errors;
+mod frame;
+mod stream;
+
+use pyo3::prelude::*;
+
+/// The native half of the `linerate` package (import `linerate`, not this).
+#[pymodule]
+fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<errors::Error>())?;
+    m.add("TimeoutError", py.get_type::<errors::TimeoutError>())?;
+    m.add("ControlLost", py.get_type::<errors::ControlLost>())?;
+    m.add("FeatureError", py.get_type::<errors::FeatureError>())?;
+    m.add_class::<discovery::DeviceInfo>()?;
+    m.add_function(wrap_pyfunction!(discovery::discover, m)?)?;
+    m.add_class::<camera::Camera>()?;
+    m.add_class::<stream::Stream>()?;
+    m.add_class::<stream::FrameIter>()?;
+    m.add_class::<frame::Frame>()?;
+    m.add_class::<emulator::CameraEmulator>()?;
+    Ok(())
+}
