@@ -3,7 +3,7 @@
 //! from it.
 
 use std::net::Ipv4Addr;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -15,27 +15,8 @@ use linerate_grab::session::{GrabConfig, Session};
 use linerate_grab::{Camera as GrabCamera, ControlConfig};
 
 use crate::errors;
-use crate::stream::{lock_state, State, Stream};
-
-/// The camera connection: here, lent to a stream (`camera` is None
-/// meanwhile, and features go through the stream), or closed for good.
-pub struct Connection {
-    /// The control connection, when it is here.
-    pub camera: Option<GrabCamera>,
-    /// The stream that holds the connection, while one does.
-    pub streaming: Weak<Mutex<State>>,
-    /// `close()` was called: a stream that ends does not bring the
-    /// connection back.
-    pub closed: bool,
-}
-
-/// The camera connection, shared with the stream that borrows it.
-pub type Slot = Arc<Mutex<Connection>>;
-
-/// Locks `slot`, whatever a panic elsewhere left in it.
-pub fn lock(slot: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
-    slot.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::shared::{lock, lock_state, Connection, Slot, State};
+use crate::stream::Stream;
 
 /// A GigE Vision camera under control (its heartbeat kept by a thread of
 /// its own). Open it with `Camera.open(...)`, ideally in a `with` block;

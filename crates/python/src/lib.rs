@@ -12,6 +12,7 @@ mod discovery;
 mod emulator;
 mod errors;
 mod frame;
+mod shared;
 mod stream;
 
 use pyo3::prelude::*;

@@ -10,19 +10,13 @@ use pyo3::prelude::*;
 use linerate_grab::session::{Acquisition, GrabReport, Pulled};
 use linerate_grab::stream::Requeue;
 
-use crate::camera::{self, Slot};
 use crate::discovery::seconds;
 use crate::errors;
 use crate::frame::Frame;
+use crate::shared::{self, lock_state, Slot, State};
 
 /// How often a wait looks for Ctrl-C (and other signals).
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
-
-/// Running until closed, then the final report.
-pub enum State {
-    Running(Box<Acquisition>),
-    Closed(Box<GrabReport>),
-}
 
 /// A camera's stream, acquiring from the moment `Camera.stream()` returns
 /// until `close()` (or the end of its `with` block). Iterate over
@@ -37,11 +31,6 @@ pub struct Stream {
     buffers: usize,
     payload_size: usize,
     addresses: Vec<usize>,
-}
-
-/// Locks a stream's state, whatever a panic elsewhere left in it.
-pub fn lock_state(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What one wait brought, as the stream's state allows.
@@ -59,7 +48,7 @@ impl Stream {
         let addresses = acquisition.buffer_addresses().to_vec();
         let state = Arc::new(Mutex::new(State::Running(Box::new(acquisition))));
         // While the stream runs, the camera's features go through it.
-        camera::lock(&camera).streaming = Arc::downgrade(&state);
+        shared::lock(&camera).streaming = Arc::downgrade(&state);
         Stream {
             state,
             home,
@@ -139,7 +128,7 @@ impl Stream {
                     return GrabReport::default();
                 };
                 let (report, connection) = acquisition.finish();
-                let mut slot = camera::lock(&self.camera);
+                let mut slot = shared::lock(&self.camera);
                 slot.streaming = Weak::new();
                 if !slot.closed && slot.camera.is_none() {
                     slot.camera = Some(connection);
