@@ -9,6 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use linerate_fade::buffer::LocalRing;
 use linerate_fade::host::{Host, HostConfig};
 use linerate_fade::version::{TenG, Version, V1};
 
@@ -26,7 +27,7 @@ fn readout<W: Version>(data: &[u8]) {
         ring_bytes: 256 << 10,
         ..HostConfig::default()
     };
-    let Ok((mut host, mut rings)) = Host::<W>::new(config) else {
+    let Ok((mut host, mut rings)) = Host::<W, LocalRing>::new(config) else {
         return;
     };
     host.start(0);
@@ -40,7 +41,7 @@ fn readout<W: Version>(data: &[u8]) {
         frame.extend_from_slice(&mac(sender % 3));
         frame.extend_from_slice(&0xfadeu16.to_be_bytes());
         frame.extend_from_slice(payload);
-        let _ = host.on_frame(&frame, t, Some(1_000), |a| {
+        let _ = host.handle_frame(&frame, t, Some(1_000), |a| {
             assert_eq!(a.frame[..6], mac(sender % 3));
             Ok::<(), ()>(())
         });
