@@ -13,7 +13,11 @@
 //! and an entry that no longer breaks it fails the test until it is
 //! removed.
 
+mod source_tree;
+
 use std::path::{Path, PathBuf};
+
+use source_tree::rust_files;
 
 /// The one crate allowed to reach the kernel directly.
 const IO_CRATE: &str = "crates/io/";
@@ -57,20 +61,6 @@ fn crate_dirs(root: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// The system crates a manifest declares, under any dependency table

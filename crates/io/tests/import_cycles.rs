@@ -11,23 +11,13 @@
 //! looks for strongly connected components.
 
 use std::collections::{BTreeMap, BTreeSet};
+mod source_tree;
+
 use std::path::{Path, PathBuf};
 
-type Module = Vec<String>;
+use source_tree::rust_files;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+type Module = Vec<String>;
 
 /// The module path of `file` within `src` (`lib.rs` and `mod.rs` name
 /// their directory's module).
