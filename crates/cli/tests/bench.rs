@@ -22,23 +22,26 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Every scenario `linerate bench` has, the ported ones included.
+const SCENARIOS: [&str; 10] = [
+    "packet-sizes",
+    "udp-tcp",
+    "ceilings",
+    "lossless-rate",
+    "trigger-latency",
+    "fade",
+    "fade-versions",
+    "serve",
+    "camera",
+    "floor",
+];
+
 #[test]
 fn quick_dry_run_plans_every_scenario_within_four_minutes() {
     let o = linerate(&["bench", "--quick", "--dry-run"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    for sc in [
-        "packet-sizes",
-        "udp-tcp",
-        "ceilings",
-        "lossless-rate",
-        "trigger-latency",
-        "fade",
-        "fade-versions",
-        "serve",
-        "camera",
-        "floor",
-    ] {
+    for sc in SCENARIOS {
         assert!(
             text.lines().any(|l| l.starts_with(sc)),
             "{sc} missing:\n{text}"
@@ -156,18 +159,7 @@ fn help_explains_the_setup_and_the_scenarios() {
     assert!(text.contains("CPU 0") && text.contains("CPU 1"));
     assert!(text.contains("lossless-rate") && text.contains("--quick"));
     // Every scenario is listed, the ported ones included.
-    for name in [
-        "packet-sizes",
-        "udp-tcp",
-        "ceilings",
-        "lossless-rate",
-        "trigger-latency",
-        "fade",
-        "fade-versions",
-        "serve",
-        "camera",
-        "floor",
-    ] {
+    for name in SCENARIOS {
         assert!(
             text.lines()
                 .any(|l| l.split_whitespace().nth(1) == Some(name)),
