@@ -122,6 +122,9 @@ pub struct BenchConfig {
     pub hosts: Vec<HostSetup>,
     /// The linerate binary run as camera, receiver and board.
     pub linerate: PathBuf,
+    /// The Python interpreter that imports the `linerate` package, for the
+    /// `python` scenario (default: [`default_python`]).
+    pub python: PathBuf,
     /// The test bench's name (namespaces are `lr-<name>-<host>`).
     pub bed_name: String,
 }
@@ -172,10 +175,24 @@ impl BenchConfig {
             quick,
             timing,
             hosts: vec![HostSetup::Napi],
+            python: default_python(&linerate),
             linerate,
             bed_name: "bench".to_owned(),
         }
     }
+}
+
+/// The interpreter the `python` scenario runs when none is given: the
+/// project's venv next to the build the bench runs from (`target/venv`,
+/// where `scripts/test` builds the package, for `target/release/linerate`),
+/// or `python3` from PATH when there is none.
+pub fn default_python(linerate: &std::path::Path) -> PathBuf {
+    linerate
+        .parent()
+        .and_then(std::path::Path::parent)
+        .map(|target| target.join("venv").join("bin").join("python"))
+        .filter(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from("python3"))
 }
 
 #[cfg(test)]
@@ -199,5 +216,17 @@ mod tests {
         let f = BenchConfig::new(vec![Scenario::Fade], false, PathBuf::from("linerate"));
         assert_eq!(f.scenarios, vec![Scenario::Fade]);
         assert!(f.timing.repeats >= 2 && f.timing.warmup);
+    }
+
+    #[test]
+    fn python_defaults_to_the_venv_beside_the_build_or_python3() {
+        let dir = std::env::temp_dir().join(format!("lr-bench-py-{}", std::process::id()));
+        let bin = dir.join("venv").join("bin");
+        std::fs::create_dir_all(&bin).expect("temp dir");
+        let release = dir.join("release").join("linerate");
+        assert_eq!(default_python(&release), PathBuf::from("python3"));
+        std::fs::write(bin.join("python"), b"").expect("fake interpreter");
+        assert_eq!(default_python(&release), bin.join("python"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -22,6 +22,18 @@ pub enum Error {
         /// How to get it.
         hint: String,
     },
+    /// The Python scenario's interpreter cannot import the linerate package.
+    #[error(
+        "{python} cannot import the linerate package ({detail}); build it into that \
+             interpreter's venv with `maturin develop --release -m crates/python/Cargo.toml` \
+             (scripts/test does, into target/venv), or name another with --python"
+    )]
+    MissingPythonPackage {
+        /// The interpreter tried.
+        python: String,
+        /// What it said.
+        detail: String,
+    },
     /// A program could not be started.
     #[error("could not start {program}: {source}")]
     Spawn {

@@ -107,7 +107,19 @@ pub enum GvspReceiver {
     },
     /// Aravis 0.8's host (as root: its packet-ring receiver).
     Aravis,
+    /// The linerate Python package, in the loop a user writes
+    /// (`stream.next()` per frame), run by this interpreter.
+    Python {
+        /// The Python interpreter that imports `linerate`.
+        python: std::path::PathBuf,
+        /// Copy every frame out (`frame.array.copy()`, as a copying binding
+        /// does) instead of touching one pixel of the zero-copy view.
+        copy: bool,
+    },
 }
+
+/// The Python receiver the `python` scenario runs (see its docstring).
+const PYTHON_RECEIVER: &str = include_str!("python_receiver.py");
 
 /// linerate's emulated camera on the sender, pinned to the sender's CPU.
 pub fn camera(bed: &Testbed, host: &str, linerate: &Path, bind: Ipv4Addr) -> Result<HostCommand> {
@@ -155,6 +167,23 @@ pub fn gvsp_receiver(
         packet_size.to_string(),
     );
     match receiver {
+        GvspReceiver::Python { python, copy } => {
+            let mut cmd = bed.command(host, python)?;
+            cmd.cpu(RECEIVER_CPU).args([
+                "-c".to_owned(),
+                PYTHON_RECEIVER.to_owned(),
+                if *copy { "copy" } else { "view" }.to_owned(),
+                camera_ip.to_string(),
+                secs,
+                fps,
+                w,
+                h,
+                ps,
+                stream.packet_delay_ns.unwrap_or(0).to_string(),
+                RECEIVER_CPU.to_string(),
+            ]);
+            Ok(cmd)
+        }
         GvspReceiver::Aravis => {
             let mut cmd = bed.command(host, ARAVIS_HOST)?;
             cmd.cpu(RECEIVER_CPU).args([
@@ -205,7 +234,7 @@ pub fn gvsp_receiver(
                 GvspReceiver::Tcp { .. } => {
                     cmd.args(["--transport", "tcp"]);
                 }
-                GvspReceiver::Aravis => {}
+                GvspReceiver::Aravis | GvspReceiver::Python { .. } => {}
             }
             Ok(cmd)
         }

@@ -200,6 +200,27 @@ pub fn require_tool(program: &str, hint: &str) -> Result<()> {
     }
 }
 
+/// Whether `python` runs and imports the `linerate` package, which the
+/// `python` scenario needs; checked once before planning, so a missing
+/// package skips the scenario with the way to build it instead of failing
+/// every run.
+pub fn require_python_package(python: &std::path::Path) -> Result<()> {
+    let missing = |detail: String| Error::MissingPythonPackage {
+        python: python.display().to_string(),
+        detail,
+    };
+    let out = std::process::Command::new(python)
+        .args(["-c", "import linerate"])
+        .output()
+        .map_err(|e| missing(e.to_string()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        Err(missing(tail(stderr.trim(), 200)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +237,18 @@ mod tests {
         let err = require_tool("no-such-program-here", "apt install it").err();
         assert!(err.is_some_and(|e| e.to_string().contains("no-such-program-here")));
         assert!(require_tool("sh", "").is_ok());
+    }
+
+    #[test]
+    fn a_python_without_the_package_is_named_with_how_to_build_it() {
+        let e = require_python_package(std::path::Path::new("no-such-python-here"))
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.is_some_and(|e| e.contains("no-such-python-here") && e.contains("maturin")));
+        // A shell stands in for an interpreter that fails the import.
+        let e = require_python_package(std::path::Path::new("false"))
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.is_some_and(|e| e.contains("cannot import")));
     }
 }

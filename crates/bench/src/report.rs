@@ -136,6 +136,7 @@ pub fn reference_of(scenario: Scenario) -> Option<&'static str> {
         Scenario::Serve => Some("write"),
         Scenario::Camera => Some("aravis-fake"),
         Scenario::Floor => Some("aravis"),
+        Scenario::Python => Some("linerate-grab"),
     }
 }
 

@@ -63,10 +63,7 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
     let mut skipped: Vec<(String, String)> = Vec::new();
     let mut jobs: Vec<Job> = Vec::new();
     for &sc in &config.scenarios {
-        let missing: Vec<String> = scenarios::tools(sc)
-            .into_iter()
-            .filter_map(|(tool, hint)| require_tool(tool, hint).err().map(|e| e.to_string()))
-            .collect();
+        let missing = scenarios::missing_requirements(sc, config);
         if missing.is_empty() {
             jobs.extend(scenarios::plan(sc, config));
         } else {

@@ -42,11 +42,14 @@ pub enum Scenario {
     /// receiver does anything (dropped at the ingress hook, or by XDP in
     /// the driver), next to linerate's grab and Aravis on the same stream.
     Floor,
+    /// The linerate Python package's frame loop against `linerate grab`
+    /// on the same stream, and the same loop copying every frame.
+    Python,
 }
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const ALL: [Scenario; 10] = [
+    pub const ALL: [Scenario; 11] = [
         Scenario::PacketSizes,
         Scenario::UdpTcp,
         Scenario::Ceilings,
@@ -57,6 +60,7 @@ impl Scenario {
         Scenario::Serve,
         Scenario::Camera,
         Scenario::Floor,
+        Scenario::Python,
     ];
 
     /// The name used on the command line and in reports.
@@ -72,6 +76,7 @@ impl Scenario {
             Scenario::Serve => "serve",
             Scenario::Camera => "camera",
             Scenario::Floor => "floor",
+            Scenario::Python => "python",
         }
     }
 
@@ -93,6 +98,9 @@ impl Scenario {
             Scenario::Camera => "the emulated camera alone against Aravis's fake camera",
             Scenario::Floor => {
                 "receiving CPU per GB of a stream dropped before any receiver, beside grab and Aravis"
+            }
+            Scenario::Python => {
+                "the Python package's frame loop (zero-copy, and copying) against linerate grab"
             }
         }
     }
@@ -144,7 +152,7 @@ mod tests {
             assert_eq!(sc.name().parse::<Scenario>().ok(), Some(sc));
             assert_eq!((i + 1).to_string().parse::<Scenario>().ok(), Some(sc));
         }
-        assert!("11".parse::<Scenario>().is_err());
+        assert!("12".parse::<Scenario>().is_err());
         assert!("0".parse::<Scenario>().is_err());
         let err = "packets".parse::<Scenario>().err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("\"packets\"") && e.contains("udp-tcp")));

@@ -23,7 +23,7 @@ fn stderr(o: &Output) -> String {
 }
 
 /// Every scenario `linerate bench` has, the ported ones included.
-const SCENARIOS: [&str; 10] = [
+const SCENARIOS: [&str; 11] = [
     "packet-sizes",
     "udp-tcp",
     "ceilings",
@@ -34,10 +34,11 @@ const SCENARIOS: [&str; 10] = [
     "serve",
     "camera",
     "floor",
+    "python",
 ];
 
 #[test]
-fn quick_dry_run_plans_every_scenario_within_four_minutes() {
+fn quick_dry_run_plans_every_scenario_within_five_minutes() {
     let o = linerate(&["bench", "--quick", "--dry-run"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
@@ -54,6 +55,7 @@ fn quick_dry_run_plans_every_scenario_within_four_minutes() {
         "tcp-1MiB",
         "aravis-fake",
         "drop-by-xdp",
+        "python-copy",
     ] {
         assert!(text.contains(imp), "{imp} missing:\n{text}");
     }
@@ -65,7 +67,7 @@ fn quick_dry_run_plans_every_scenario_within_four_minutes() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(f64::MAX);
     assert!(
-        minutes <= 4.0,
+        minutes <= 5.0,
         "quick plan estimated at {minutes} minutes: {last}"
     );
 }
@@ -132,10 +134,10 @@ fn bad_arguments_are_clear_errors() {
         "{}",
         stderr(&o)
     );
-    let o = linerate(&["bench", "11", "--dry-run"]);
+    let o = linerate(&["bench", "12", "--dry-run"]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("no scenario number 11: there are 1 to 10"),
+        stderr(&o).contains("no scenario number 12: there are 1 to 11"),
         "{}",
         stderr(&o)
     );

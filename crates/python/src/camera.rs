@@ -127,8 +127,11 @@ impl Camera {
     /// camera) or "tcp" (linerate's cameras); `backend` the UDP receive
     /// method ("mmsg", "copy" or "ring"); `verify` checks every complete
     /// frame against the camera's test pattern; `cpu` pins the receive
-    /// thread. The GIL is released while starting.
-    #[pyo3(signature = (buffers = 8, transport = "udp", backend = "mmsg", verify = false, cpu = None, packet_size = None))]
+    /// thread; `packet_size` sets the stream packet size (UDP) or bytes
+    /// per record (TCP); `packet_delay_ns` paces the camera's packets to
+    /// its link (UDP, e.g. 6400 for 8000-byte packets at 10 Gbit/s). The
+    /// GIL is released while starting.
+    #[pyo3(signature = (buffers = 8, transport = "udp", backend = "mmsg", verify = false, cpu = None, packet_size = None, packet_delay_ns = None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         slf: &Bound<'_, Camera>,
@@ -138,6 +141,7 @@ impl Camera {
         verify: bool,
         cpu: Option<usize>,
         packet_size: Option<u32>,
+        packet_delay_ns: Option<u64>,
     ) -> PyResult<Stream> {
         let py = slf.py();
         let this = slf.get();
@@ -170,6 +174,7 @@ impl Camera {
             verify,
             cpu,
             packet_size,
+            packet_delay_ns,
             // Python callers time their own waits (frames(timeout=...)).
             frame_timeout: std::time::Duration::from_secs(365 * 24 * 3600),
             ..GrabConfig::new(this.target.clone())

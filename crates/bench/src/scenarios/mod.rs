@@ -8,6 +8,7 @@ mod fade_versions;
 mod floor;
 mod lossless_rate;
 mod packet_sizes;
+mod python;
 mod serve;
 mod trigger_latency;
 mod udp_tcp;
@@ -33,8 +34,29 @@ pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
         Scenario::Serve => serve::plan(config),
         Scenario::Camera => camera::plan(config),
         Scenario::Floor => floor::plan(config),
+        Scenario::Python => python::plan(config),
     };
     with_warmup(jobs, config)
+}
+
+/// What `scenario` needs that this machine lacks, each said with how to
+/// get it: its programs ([`tools`]) and, for the `python` scenario, the
+/// package in the configured interpreter.
+pub fn missing_requirements(scenario: Scenario, config: &BenchConfig) -> Vec<String> {
+    let mut missing: Vec<String> = tools(scenario)
+        .into_iter()
+        .filter_map(|(tool, hint)| {
+            crate::process::require_tool(tool, hint)
+                .err()
+                .map(|e| e.to_string())
+        })
+        .collect();
+    if scenario == Scenario::Python {
+        if let Err(e) = crate::process::require_python_package(&config.python) {
+            missing.push(e.to_string());
+        }
+    }
+    missing
 }
 
 /// Programs a scenario needs besides linerate, with how to get them.
@@ -59,7 +81,8 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         | Scenario::TriggerLatency
         | Scenario::Fade
         | Scenario::FadeVersions
-        | Scenario::Serve => vec![ethtool],
+        | Scenario::Serve
+        | Scenario::Python => vec![ethtool],
     }
 }
 

@@ -37,7 +37,7 @@ against the anchor measured in the same run. Needs root and 2 CPUs; run it on an
 otherwise idle machine (the report records the load average).
 
 Examples:
-  sudo linerate bench --quick --json            # CI smoke run, under 4 minutes
+  sudo linerate bench --quick --json            # CI smoke run, under 5 minutes
   sudo linerate bench --out docs/bench/latest   # full run: bench.md, bench.json, PNG charts
   sudo linerate bench packet-sizes 4 --repeats 3
   sudo linerate bench ceilings --host napi,rps  # both setups side by side, one run";
@@ -49,7 +49,7 @@ pub struct BenchArgs {
     /// Scenarios to run, by name or number; all when none is given.
     #[arg(value_name = "SCENARIO")]
     pub scenarios: Vec<Scenario>,
-    /// Smoke run: fewer cases, 2-second windows, one repeat (under 4 minutes).
+    /// Smoke run: fewer cases, 2-second windows, one repeat (under 5 minutes).
     #[arg(long)]
     pub quick: bool,
     /// Print the report as one JSON object on stdout instead of Markdown.
@@ -86,6 +86,11 @@ pub struct BenchArgs {
     /// already has this name is refused, not replaced.
     #[arg(long, default_value = "lrbench")]
     pub name: String,
+    /// The Python interpreter the `python` scenario runs; it must import
+    /// the linerate package (default: target/venv/bin/python beside this
+    /// build, where scripts/test builds the package, else python3).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
 }
 
 /// Runs `linerate bench`.
@@ -103,6 +108,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     config.hosts = hosts;
     config.bed_name = args.name.clone();
+    if let Some(python) = &args.python {
+        config.python = python.clone();
+    }
     // --seconds and --repeats are range-checked while parsing.
     if let Some(s) = args.seconds {
         config.timing.window = Duration::from_secs_f64(s);

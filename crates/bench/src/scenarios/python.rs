@@ -1,0 +1,56 @@
+//! The Python package's cost: `linerate grab` and the package's frame loop
+//! on the same 2048x2048 Mono8 stream, alternating within each repeat; the
+//! loop once touching one pixel of each zero-copy frame and once copying
+//! every frame out, as a copying binding does.
+
+use super::repeated;
+use crate::config::BenchConfig;
+use crate::job::{Job, Work};
+use crate::peers::{GvspReceiver, Stream};
+use crate::scenario::Scenario;
+
+pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
+    // 2048x2048 Mono8: 100 fps is 3.4 Gbit/s, 200 fps 6.7 Gbit/s, both
+    // within what `linerate grab` holds losslessly on the bench (see the
+    // lossless-rate scenario). Quick: one light rate.
+    let rates: &[f64] = if config.quick {
+        &[40.0]
+    } else {
+        &[100.0, 200.0]
+    };
+    let receivers = || {
+        let python = |copy| GvspReceiver::Python {
+            python: config.python.clone(),
+            copy,
+        };
+        [
+            (
+                "linerate-grab",
+                GvspReceiver::Grab {
+                    backend: "mmsg".to_owned(),
+                },
+            ),
+            ("python", python(false)),
+            ("python-copy", python(true)),
+        ]
+    };
+    repeated(config, || {
+        rates
+            .iter()
+            .flat_map(|&fps| {
+                receivers().into_iter().map(move |(name, receiver)| {
+                    Job::new(
+                        Scenario::Python,
+                        name,
+                        format!("2048x2048 at {fps} fps"),
+                        fps,
+                        Work::Gvsp {
+                            receiver,
+                            stream: Stream::paced_10g(2048, 2048, fps, 8000),
+                        },
+                    )
+                })
+            })
+            .collect()
+    })
+}
