@@ -56,5 +56,7 @@ pub mod timings;
 
 pub use error::{Error, Result};
 pub use readout::{LinkConfig, Readout};
-pub use receiver::{spawn, ReceiverConfig, ReceiverError, ReceiverHandle};
+pub use receiver::{
+    spawn, spawn_with_rings, BoardRing, ReceiverConfig, ReceiverError, ReceiverHandle,
+};
 pub use report::ReadoutReport;

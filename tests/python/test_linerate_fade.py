@@ -1,0 +1,188 @@
+"""linerate.fade against linerate's emulated FADE board on a two-namespace
+bench (as the Rust tests run it): the board in one namespace, the
+readout in the other, over a veth pair. 256 MiB arrive and every byte is
+verified in Python against the board's counter stream, each chunk a view
+of the ring itself (no copy); a chunk held keeps its bytes (the ring waits
+rather than overwrite them); Ctrl-C interrupts a wait within 100 ms and
+the readout goes on; bad arguments are linerate.Error with the command
+line's message. Also: Ctrl-C interrupts discover() and Camera.open()."""
+
+import gc
+import os
+import signal
+import socket
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import linerate
+import netbench
+from linerate import fade
+
+MIB = 1 << 20
+
+
+def expected(offset, n):
+    """The board's counter stream at `offset` (both multiples of 8):
+    little-endian u64 counters, byte n is byte n % 8 of counter n // 8."""
+    assert offset % 8 == 0 and n % 8 == 0
+    return np.arange(offset // 8, (offset + n) // 8, dtype="<u8").view(np.uint8)
+
+
+def start(bench, board_kw, **readout_kw):
+    """An emulated board in `cam` and a readout of it in `pc`."""
+    with bench.inside("cam"):
+        board = fade.BoardEmulator(bench.dev["cam"], **board_kw)
+    with bench.inside("pc"):
+        ro = fade.Readout(bench.dev["pc"], boards=[board.mac], **readout_kw)
+    return board, ro
+
+
+def test_256_mib_verified_in_python_as_views_of_the_ring():
+    total = 256 * MIB
+    with netbench.Bench() as bench:
+        board, ro = start(bench, dict(bytes=total), bytes=total)
+        with board, ro:
+            base, size = ro.ring_span(0)
+            offset = chunks = 0
+            for chunk in ro.chunks(board=0, timeout=5.0):
+                a = chunk.array
+                # A view of the ring itself, at the chunk's place in it.
+                assert a.base is chunk and not a.flags.writeable
+                assert a.ctypes.data == chunk.address == base + chunk.offset % size
+                assert np.shares_memory(a, np.frombuffer(chunk.data, np.uint8))
+                assert chunk.offset == offset and len(chunk) == a.size > 0
+                assert np.array_equal(a, expected(chunk.offset, a.size)), f"at {offset}"
+                offset += a.size
+                chunks += 1
+            del chunk, a
+            report = ro.close()
+            board_report = board.stop()
+    assert offset == total, offset
+    assert chunks >= total // MIB
+    assert report["complete"] and report["bytes"] == total, report
+    (b,) = report["boards"]
+    assert b["mac"] == board.mac and b["bytes"] == total and b["error"] is None, b
+    assert b["bytes_received"] == total
+    assert board_report["mac"] == board.mac
+
+
+def test_a_held_chunk_keeps_its_bytes_and_the_ring_waits_for_it():
+    total = 4 * MIB
+    with netbench.Bench() as bench:
+        board, ro = start(bench, dict(bytes=total), bytes=total, ring_mib=1,
+                          chunk_bytes=64 * 1024)
+        with board, ro:
+            chunks = ro.chunks(timeout=5.0)
+            first = next(chunks)
+            kept = first.array
+            snapshot = kept.copy()
+            assert first.offset == 0 and np.array_equal(kept, expected(0, kept.size))
+            del first
+            # The view holds its bytes: the ring fills (1 MiB) and the
+            # board waits instead of overwriting them.
+            seen = kept.size
+            with pytest.raises(linerate.TimeoutError):
+                for chunk in ro.chunks(timeout=0.3):
+                    seen += len(chunk)
+            assert seen <= MIB, seen
+            assert np.array_equal(kept, snapshot)
+            # Letting go of the view frees the ring: the rest arrives.
+            del kept, chunk
+            gc.collect()
+            offset = seen
+            for chunk in ro.chunks(timeout=5.0):
+                assert chunk.offset == offset
+                assert np.array_equal(chunk.array, expected(chunk.offset, len(chunk)))
+                offset += len(chunk)
+            report = ro.close()
+    assert offset == total
+    assert report["complete"], report
+
+
+def test_ctrl_c_interrupts_a_readout_wait_within_100_ms():
+    with netbench.Bench() as bench:
+        # About one 1024-byte packet a second: each wait is long.
+        board, ro = start(bench, dict(rate=8000), duration=20.0, idle_timeout=10.0)
+        with board, ro:
+            chunks = ro.chunks(timeout=5.0)
+            first = next(chunks)
+            end = first.offset + len(first)
+            sent = []
+
+            def interrupt():
+                time.sleep(0.2)
+                sent.append(time.monotonic())
+                os.kill(os.getpid(), signal.SIGINT)
+
+            t = threading.Thread(target=interrupt)
+            t.start()
+            try:
+                for chunk in ro.chunks(timeout=10.0):
+                    raise AssertionError(f"a chunk came before the interrupt: {chunk}")
+                raise AssertionError("the wait was not interrupted")
+            except KeyboardInterrupt:
+                caught = time.monotonic()
+            t.join()
+            assert caught - sent[0] < 0.1, f"KeyboardInterrupt after {caught - sent[0]:.3f} s"
+            # The readout goes on where it was.
+            after = next(ro.chunks(timeout=5.0))
+            assert after.offset == end
+            assert np.array_equal(after.array, expected(after.offset, len(after)))
+            report = ro.close()
+    # Closed early: the board ends as interrupted, and says so.
+    assert not report["complete"]
+    assert report["boards"][0]["bytes_received"] >= end + len(after)
+
+
+def test_bad_arguments_are_linerate_errors_with_clear_messages():
+    with pytest.raises(linerate.Error, match="MAC address.*02:00:00:00:00"):
+        fade.Readout("lo", boards=["02:00:00:00:00"], bytes=1024)
+    with pytest.raises(linerate.Error, match="no-such-if0"):
+        fade.Readout("no-such-if0", boards=["02:00:00:00:00:01"], bytes=1024)
+    with pytest.raises(linerate.Error, match="say how much to receive"):
+        fade.Readout("lo", boards=["02:00:00:00:00:01"])
+    with pytest.raises(linerate.Error, match="unknown FADE version"):
+        fade.Readout("lo", boards=["02:00:00:00:00:01"], bytes=1024, version="2")
+    with pytest.raises(linerate.Error, match="no-such-if0"):
+        fade.BoardEmulator("no-such-if0")
+
+
+def interrupted_within_100_ms(call):
+    """Runs `call`, sends this process SIGINT 0.2 s in, and returns how
+    long after it KeyboardInterrupt came."""
+    sent = []
+
+    def interrupt():
+        time.sleep(0.2)
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    t = threading.Thread(target=interrupt)
+    t.start()
+    try:
+        call()
+        raise AssertionError("the call was not interrupted")
+    except KeyboardInterrupt:
+        caught = time.monotonic()
+    finally:
+        t.join()
+    return caught - sent[0]
+
+
+def test_ctrl_c_interrupts_discovery_within_100_ms():
+    # Nothing answers on loopback: discovery waits its whole 3 s.
+    late = interrupted_within_100_ms(lambda: linerate.discover(timeout=3.0, interface="127.0.0.1"))
+    assert late < 0.1, f"KeyboardInterrupt after {late:.3f} s"
+
+
+def test_ctrl_c_interrupts_camera_open_within_100_ms():
+    # A port that takes the datagrams and never answers: the open retries
+    # for about 0.6 s before it gives up.
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:
+        silent.bind(("127.0.0.1", 0))
+        port = silent.getsockname()[1]
+        late = interrupted_within_100_ms(lambda: linerate.Camera.open(f"127.0.0.1:{port}"))
+    assert late < 0.1, f"KeyboardInterrupt after {late:.3f} s"
