@@ -2,7 +2,7 @@
 //! board (`linerate_device::board`, as `linerate fade feb` runs it) in
 //! this process, so that Python can run both ends of a readout.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use pyo3::prelude::*;
@@ -12,16 +12,13 @@ use linerate_device::board::{self as device, BoardConfig, BoardHandle, BoardRepo
 use crate::discovery::seconds;
 use crate::errors;
 use crate::interrupt::SIGNAL_POLL;
+use crate::shared::lock;
 
 /// The board, running until it has stopped and its report is kept.
 enum Run {
     Running(BoardHandle),
     Stopped(Box<BoardReport>),
     Failed(String),
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// An emulated FADE board streaming its verifiable counter stream (byte

@@ -4,7 +4,7 @@
 //! while waiting.
 
 use std::net::Ipv4Addr;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
@@ -20,6 +20,7 @@ use crate::chunk::Chunk;
 use crate::discovery::seconds;
 use crate::errors;
 use crate::interrupt::SIGNAL_POLL;
+use crate::shared::lock;
 
 /// A board's ring as the readout holds it: being read, or finished (the
 /// stream's end, or its error).
@@ -33,10 +34,6 @@ enum Run {
     Running(ReceiverHandle),
     Ended(Box<ReadoutReport>),
     Failed(String),
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A FADE readout: reads `bytes` (or for `duration` seconds) from each
@@ -402,6 +399,16 @@ impl Readout {
                     }
                 }
             }
+        }
+    }
+}
+
+impl Drop for Readout {
+    /// A readout dropped without `close()` is ended all the same (its
+    /// rings are no longer read).
+    fn drop(&mut self) {
+        if let Run::Running(h) = &*lock(&self.run) {
+            h.stop();
         }
     }
 }
