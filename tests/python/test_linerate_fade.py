@@ -124,8 +124,11 @@ def test_ctrl_c_interrupts_a_readout_wait_within_100_ms():
 def test_bad_arguments_are_linerate_errors_with_clear_messages():
     with pytest.raises(linerate.Error, match="MAC address.*02:00:00:00:00"):
         fade.Readout("lo", boards=["02:00:00:00:00"], bytes=1024)
-    with pytest.raises(linerate.Error, match="no-such-if0"):
+    with pytest.raises(linerate.Error, match="no-such-if0") as unknown:
         fade.Readout("no-such-if0", boards=["02:00:00:00:00:01"], bytes=1024)
+    # The cause chain on one line, each cause once, as the CLI prints it.
+    parts = str(unknown.value).split(": ")
+    assert len(parts) == len(set(parts)), str(unknown.value)
     with pytest.raises(linerate.Error, match="say how much to receive"):
         fade.Readout("lo", boards=["02:00:00:00:00:01"])
     with pytest.raises(linerate.Error, match="unknown FADE version"):
