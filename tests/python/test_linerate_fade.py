@@ -11,6 +11,7 @@ import gc
 import os
 import signal
 import socket
+import subprocess
 import threading
 import time
 
@@ -100,6 +101,82 @@ def test_a_held_chunk_keeps_its_bytes_and_the_ring_waits_for_it():
             report = ro.close()
     assert offset == total
     assert report["complete"], report
+
+
+def test_two_boards_read_at_once_from_two_threads():
+    each = 32 * MIB
+    with netbench.Bench() as bench:
+        # Two boards in the board namespace, each on a macvlan of its end
+        # of the veth (so each has a MAC of its own), read out together.
+        ns = bench.names["cam"]
+        for i in (0, 1):
+            subprocess.run(["ip", "-n", ns, "link", "add", f"feb{i}", "link", bench.dev["cam"],
+                            "type", "macvlan", "mode", "bridge"], check=True)
+            subprocess.run(["ip", "-n", ns, "link", "set", f"feb{i}", "up"], check=True)
+        with bench.inside("cam"):
+            boards = [fade.BoardEmulator(f"feb{i}", bytes=each) for i in (0, 1)]
+        with bench.inside("pc"):
+            ro = fade.Readout(bench.dev["pc"], boards=[b.mac for b in boards], bytes=each)
+        read, spans = {}, {}
+
+        def consume(i):
+            offset = 0
+            for chunk in ro.chunks(board=i, timeout=5.0):
+                if offset == 0:
+                    started = time.monotonic()
+                assert chunk.board == i and chunk.offset == offset
+                assert np.array_equal(chunk.array, expected(offset, len(chunk)))
+                offset += len(chunk)
+            read[i], spans[i] = offset, (started, time.monotonic())
+
+        threads = [threading.Thread(target=consume, args=(i,)) for i in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        report = ro.close()
+        for b in boards:
+            b.stop()
+    assert read == {0: each, 1: each}
+    assert report["complete"] and [b["bytes"] for b in report["boards"]] == [each, each], report
+    # Both threads read at the same time, not one after the other.
+    assert spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1], spans
+
+
+def test_other_threads_run_while_a_readout_waits():
+    with netbench.Bench() as bench:
+        with bench.inside("pc"):
+            # A board nobody emulates: every wait runs to its timeout.
+            ro = fade.Readout(bench.dev["pc"], boards=["02:00:00:00:00:99"], duration=5.0,
+                              idle_timeout=10.0)
+        with ro:
+            result = {}
+
+            def wait():
+                started = time.monotonic()
+                try:
+                    next(ro.chunks(timeout=1.0))
+                except linerate.TimeoutError:
+                    result["waited"] = time.monotonic() - started
+
+            t = threading.Thread(target=wait)
+            longest, last = 0.0, time.monotonic()
+            end = last + 1.0
+            t.start()
+            # Pure Python in this thread meanwhile: a wait holding the GIL
+            # would stop it for the whole 1 s wait (the wait loops in Rust).
+            # Scheduling on a busy 2-core machine can stop it for some
+            # 100 ms; that is not what this looks for.
+            while True:
+                now = time.monotonic()
+                longest, last = max(longest, now - last), now
+                if now >= end:
+                    break
+            t.join()
+            report = ro.close()
+    assert result["waited"] >= 1.0, result
+    assert longest < 0.5, f"this thread stood still for {longest:.3f} s"
+    assert not report["complete"] and report["boards"][0]["error"], report
 
 
 def test_ctrl_c_interrupts_a_readout_wait_within_100_ms():
