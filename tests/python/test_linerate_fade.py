@@ -8,6 +8,7 @@ the readout goes on; bad arguments are linerate.Error with the command
 line's message. Also: Ctrl-C interrupts discover() and Camera.open()."""
 
 import gc
+import json
 import os
 import signal
 import socket
@@ -15,6 +16,7 @@ import subprocess
 import threading
 import time
 
+import jsonschema
 import numpy as np
 import pytest
 
@@ -23,6 +25,14 @@ import netbench
 from linerate import fade
 
 MIB = 1 << 20
+SCHEMAS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "schemas")
+
+
+def check_schema(report, name):
+    """`report` has the shape of the command line's `--json` output
+    (docs/schemas/`name`.schema.json)."""
+    with open(os.path.join(SCHEMAS, f"{name}.schema.json")) as f:
+        jsonschema.validate(report, json.load(f))
 
 
 def expected(offset, n):
@@ -68,6 +78,9 @@ def test_256_mib_verified_in_python_as_views_of_the_ring():
     assert b["mac"] == board.mac and b["bytes"] == total and b["error"] is None, b
     assert b["bytes_received"] == total
     assert board_report["mac"] == board.mac
+    # The same objects as `linerate fade recv --json` and `fade feb --json`.
+    check_schema(report, "fade-recv")
+    check_schema(board_report, "fade-feb")
 
 
 def test_a_held_chunk_keeps_its_bytes_and_the_ring_waits_for_it():
