@@ -15,7 +15,8 @@
 //! * [`Readout`]: the loop that ties them together;
 //! * [`receiver`]: a whole receiver on its own threads ([`spawn`]): the
 //!   receive thread and one reader per board, with a typed
-//!   [`ReadoutReport`] at the end.
+//!   [`ReadoutReport`] at the end; or, with [`spawn_with_rings`], the
+//!   receive thread alone and the rings for the application to read.
 //!
 //! ```no_run
 //! use std::sync::atomic::AtomicBool;

@@ -7,7 +7,10 @@
 //! if asked). The [`ReceiverHandle`] gives the bytes read so far (for a
 //! progress display), stops the readout early, and waits for its
 //! [`ReadoutReport`]. Both wire versions run the same loop, generic over
-//! `linerate_fade::version`.
+//! `linerate_fade::version`. An application that reads the rings itself
+//! (the Python package lends their bytes to numpy in place) starts the
+//! receiver with [`spawn_with_rings`] and gets each board's [`BoardRing`]
+//! instead of reader threads.
 //!
 //! Nothing here prints or exits: `linerate fade recv` is this plus
 //! argument parsing and presentation.
