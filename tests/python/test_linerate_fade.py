@@ -69,7 +69,15 @@ def test_256_mib_verified_in_python_as_views_of_the_ring():
                 offset += a.size
                 chunks += 1
             del chunk, a
+            # Read to its end, the readout ends on its own; stats() is
+            # its report, and close() returns the same.
+            deadline = time.monotonic() + 5
+            while not ro.finished:
+                assert ro.stats() is None and time.monotonic() < deadline
+                time.sleep(0.01)
+            stats = ro.stats()
             report = ro.close()
+            assert stats == report and ro.bytes_read == [total]
             board_report = board.stop()
     assert offset == total, offset
     assert chunks >= total // MIB
@@ -209,6 +217,20 @@ def test_ctrl_c_interrupts_a_readout_wait_within_100_ms():
     # Closed early: the board ends as interrupted, and says so.
     assert not report["complete"] and report["boards"][0]["error"], report
     assert report["boards"][0]["bytes_received"] >= end + len(after)
+
+
+def test_a_silent_board_raises_a_linerate_error_naming_it():
+    mac = "02:00:00:00:00:99"
+    with netbench.Bench() as bench:
+        with bench.inside("pc"):
+            ro = fade.Readout(bench.dev["pc"], boards=[mac], bytes=MIB, idle_timeout=0.3)
+        with ro:
+            with pytest.raises(linerate.Error, match=f"^board {mac}: nothing received for 3[0-9][0-9] ms: the board never answered START"):
+                for _ in ro.chunks(timeout=5.0):
+                    pass
+            report = ro.close()
+    assert not report["complete"], report
+    assert report["boards"][0]["error"].startswith(f"board {mac}: nothing received"), report
 
 
 def test_bad_arguments_are_linerate_errors_with_clear_messages():

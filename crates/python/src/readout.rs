@@ -384,10 +384,13 @@ impl Readout {
                 Step::Lease(lease) => return Ok(Some(Chunk::new(lease, board))),
                 Step::Ended(None) => return Ok(None),
                 Step::Ended(Some(why)) => {
-                    return Err(errors::Error::new_err(format!(
-                        "board {}: {why}",
-                        self.boards[board]
-                    )))
+                    // A board failure names its board already.
+                    let mac = &self.boards[board];
+                    return Err(errors::Error::new_err(if why.contains(mac.as_str()) {
+                        why
+                    } else {
+                        format!("board {mac}: {why}")
+                    }));
                 }
                 Step::Waiting => {
                     py.check_signals()?;
