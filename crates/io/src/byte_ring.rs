@@ -28,10 +28,16 @@
 //!    Acquire before it writes them again;
 //! 4. a slice the reader borrows from [`ByteRingReader::data`] lives no
 //!    longer than `&self`, and the tail only moves through
-//!    `commit(&mut self)`, so the writer cannot reuse borrowed bytes.
+//!    `commit(&mut self)`, so the writer cannot reuse borrowed bytes;
+//! 5. a [`ByteRingLease`] (bytes lent out past the borrow, to another
+//!    owner such as a Python array) keeps the memory alive, and the tail
+//!    never moves past a lease that is still alive: `commit` is refused
+//!    while any is out, and [`ByteRingReader::reclaim`] only gives back
+//!    the leases dropped, in stream order.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Why a byte ring operation was refused.
@@ -71,6 +77,13 @@ pub enum ByteRingError {
         bytes: u64,
         /// Bytes that were available.
         available: u64,
+    },
+    /// A commit while bytes are lent out: lent bytes go back through
+    /// [`ByteRingReader::reclaim`] once their leases are dropped.
+    #[error("commit refused while {leases} leases of the ring are out")]
+    Lent {
+        /// Leases still alive.
+        leases: usize,
     },
 }
 
@@ -119,7 +132,11 @@ pub fn byte_ring(capacity: usize) -> Result<(ByteRingWriter, ByteRingReader), By
         ByteRingWriter {
             shared: shared.clone(),
         },
-        ByteRingReader { shared },
+        ByteRingReader {
+            shared,
+            lent: 0,
+            leases: VecDeque::new(),
+        },
     ))
 }
 
@@ -243,6 +260,12 @@ impl ByteRingWriter {
 /// The reading end of a byte ring (one thread).
 pub struct ByteRingReader {
     shared: Arc<Shared>,
+    /// Stream offset up to which bytes are lent out (the tail when none
+    /// are).
+    lent: u64,
+    /// The leases out, in stream order: where each ends, and whether it
+    /// has been dropped.
+    leases: VecDeque<(u64, Arc<AtomicBool>)>,
 }
 
 impl std::fmt::Debug for ByteRingReader {
@@ -285,21 +308,191 @@ impl ByteRingReader {
     }
 
     /// Gives `bytes` consumed bytes back to the writer; no more than are
-    /// readable.
+    /// readable, and none while leases are out.
     pub fn commit(&mut self, bytes: u64) -> Result<(), ByteRingError> {
+        self.reclaim();
+        if !self.leases.is_empty() {
+            return Err(ByteRingError::Lent {
+                leases: self.leases.len(),
+            });
+        }
         let tail = self.tail();
         let available = self.head() - tail;
         if bytes > available {
             return Err(ByteRingError::Overcommit { bytes, available });
         }
         self.shared.tail.store(tail + bytes, Ordering::Release);
+        self.lent = tail + bytes;
         Ok(())
+    }
+
+    /// Where the ring's memory starts: every lease's bytes lie in
+    /// `base_address() .. base_address() + capacity()` (a lease is the
+    /// ring itself, not a copy).
+    pub fn base_address(&self) -> usize {
+        self.shared.base() as usize
+    }
+
+    /// Stream offset up to which bytes are lent out: readable bytes from
+    /// here on are not lent yet (the tail when no lease is out).
+    pub fn lent(&self) -> u64 {
+        self.lent
+    }
+
+    /// Leases still out (not yet dropped and reclaimed).
+    pub fn leases(&self) -> usize {
+        self.leases.len()
+    }
+
+    /// Lends the next readable bytes not lent yet, at most `max` of them
+    /// and no further than the end of the buffer, to an owner that may
+    /// outlive this borrow (another thread, a Python array): they stay
+    /// in place and unchanged until the lease is dropped and
+    /// [`Self::reclaim`] gives them back. None when nothing is left to
+    /// lend (or `max` is 0).
+    pub fn lend(&mut self, max: usize) -> Option<ByteRingLease> {
+        self.reclaim();
+        let head = self.head();
+        let unlent = usize::try_from(head - self.lent).unwrap_or(usize::MAX);
+        let (at, len) = self.shared.place(self.lent, unlent.min(max));
+        if len == 0 {
+            return None;
+        }
+        let offset = self.lent;
+        self.lent += len as u64;
+        let returned = Arc::new(AtomicBool::new(false));
+        self.leases.push_back((self.lent, returned.clone()));
+        Some(ByteRingLease {
+            shared: self.shared.clone(),
+            offset,
+            at,
+            len,
+            returned,
+        })
+    }
+
+    /// Gives the writer back the bytes of every lease dropped so far, in
+    /// stream order (a lease still alive holds back those after it);
+    /// returns the tail then.
+    pub fn reclaim(&mut self) -> u64 {
+        let mut tail = None;
+        while let Some((end, returned)) = self.leases.front() {
+            // Acquire: the lease holder's reads of the bytes happen
+            // before the writer may reuse them (with the Release below).
+            if !returned.load(Ordering::Acquire) {
+                break;
+            }
+            tail = Some(*end);
+            self.leases.pop_front();
+        }
+        if let Some(t) = tail {
+            self.shared.tail.store(t, Ordering::Release);
+        }
+        self.tail()
+    }
+}
+
+/// Bytes of a byte ring lent out in place by [`ByteRingReader::lend`]:
+/// readable through `Deref<Target = [u8]>` from any thread for as long
+/// as the lease lives, and never written meanwhile (the ring's tail does
+/// not move past it). Dropping it returns the bytes; the reader reclaims
+/// them. It keeps the ring's memory alive, even past the reader.
+pub struct ByteRingLease {
+    shared: Arc<Shared>,
+    offset: u64,
+    at: usize,
+    len: usize,
+    returned: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for ByteRingLease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ByteRingLease")
+            .field("offset", &self.offset)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl ByteRingLease {
+    /// Stream offset of the first byte.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+impl std::ops::Deref for ByteRingLease {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        // SAFETY: at..at+len (within the buffer, as `place` cut it) holds
+        // stream bytes offset..offset+len, which lie in tail..head while
+        // this lease lives: they were published before `lend` (head
+        // loaded there), and the tail only passes them once `returned`
+        // is set by this lease's drop (invariant 5), so the writer never
+        // writes them meanwhile (invariants 1 and 3). `shared` keeps the
+        // memory alive.
+        unsafe {
+            std::slice::from_raw_parts(self.shared.base().add(self.at).cast_const(), self.len)
+        }
+    }
+}
+
+impl Drop for ByteRingLease {
+    fn drop(&mut self) {
+        // Release: every read of the bytes through this lease happens
+        // before the reader's Acquire load in `reclaim`.
+        self.returned.store(true, Ordering::Release);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leases_hold_their_bytes_until_dropped_then_return_in_order() {
+        let (mut w, mut r) = byte_ring(8).expect("ring");
+        w.write_at(0, &[0, 1, 2, 3, 4, 5]).expect("write");
+        w.publish(6).expect("publish");
+        let a = r.lend(4).expect("first lease");
+        let b = r.lend(4).expect("second lease");
+        assert_eq!((&*a, a.offset()), (&[0u8, 1, 2, 3][..], 0));
+        assert_eq!((&*b, b.offset()), (&[4u8, 5][..], 4));
+        assert!(r.lend(4).is_none(), "nothing left to lend");
+        assert_eq!(r.lent(), 6);
+        assert!(matches!(
+            r.commit(1),
+            Err(ByteRingError::Lent { leases: 2 })
+        ));
+        // The later lease dropped first: the earlier one still holds the tail.
+        drop(b);
+        assert_eq!(r.reclaim(), 0);
+        assert_eq!(w.room_until(), 8);
+        let base = r.base_address();
+        assert_eq!(a.as_ptr() as usize, base);
+        drop(a);
+        assert_eq!(r.reclaim(), 6);
+        assert_eq!(w.room_until(), 14);
+        // Wrapping: a lease stops at the end of the buffer.
+        w.write_at(6, &[6, 7, 8, 9]).expect("write");
+        w.publish(10).expect("publish");
+        let c = r.lend(100).expect("to the end");
+        assert_eq!(&*c, &[6, 7]);
+        let d = r.lend(100).expect("the wrapped rest");
+        assert_eq!((&*d, d.as_ptr() as usize), (&[8u8, 9][..], base));
+        // A lease outlives the reader and keeps the memory.
+        drop(r);
+        assert_eq!(&*d, &[8, 9]);
+        drop((c, d));
+        // With no lease out, commit works as before.
+        let (mut w, mut r) = byte_ring(4).expect("ring");
+        w.write_at(0, &[1, 2]).expect("write");
+        w.publish(2).expect("publish");
+        drop(r.lend(1));
+        r.commit(1).expect("commit after the lease came back");
+        assert_eq!((r.tail(), r.lent()), (2, 2));
+    }
 
     #[test]
     fn writes_out_of_order_are_read_in_place_and_wrap() {

@@ -34,9 +34,11 @@ const MOVING: [&str; 0] = [];
 /// socket2), because what they do is FFI with another language's memory
 /// model and cannot go through io: lending a grab buffer to numpy without
 /// a copy needs numpy's `borrow_from_array`, whose contract (the array's
-/// base keeps the memory alive and unchanged) the Python frame type keeps.
-/// Each use carries a SAFETY comment.
-const FFI_UNSAFE: [&str; 1] = ["crates/python/src/frame.rs"];
+/// base keeps the memory alive and unchanged) the Python frame type keeps;
+/// lending a FADE ring's bytes the same way (chunk.rs) needs it too, the
+/// chunk's ring lease keeping them alive and unchanged. Each use carries a
+/// SAFETY comment.
+const FFI_UNSAFE: [&str; 2] = ["crates/python/src/frame.rs", "crates/python/src/chunk.rs"];
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -40,7 +40,8 @@ impl Camera {
     /// `IP:PORT` (a device on another GVCP port than 3956), or a serial
     /// number or user name (found by discovery). `interface` is the local
     /// address facing it (default: from the routing table). The GIL is
-    /// released while connecting.
+    /// released while connecting, and Ctrl-C interrupts the wait within
+    /// 50 ms with KeyboardInterrupt.
     #[staticmethod]
     #[pyo3(signature = (target, interface = None))]
     fn open(py: Python<'_>, target: String, interface: Option<String>) -> PyResult<Camera> {
@@ -51,7 +52,11 @@ impl Camera {
                 })
             })
             .transpose()?;
-        let camera = py.detach(|| open(&target, interface))?;
+        // On a thread of its own, so that Ctrl-C ends the wait at once; a
+        // connection that still succeeds after it is dropped (control
+        // released).
+        let to = target.clone();
+        let camera = crate::interrupt::run(py, "camera-open", move || open(&to, interface))??;
         let info = camera.info().clone();
         Ok(Camera {
             target,

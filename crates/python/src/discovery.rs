@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 
 use linerate_grab::discovery::{self, Found, Scope};
 
-use crate::errors;
+use crate::{errors, interrupt};
 
 /// A device that answered discovery.
 #[pyclass(module = "linerate", frozen, get_all)]
@@ -63,7 +63,8 @@ impl DeviceInfo {
 /// Finds GigE Vision devices: broadcasts a discovery on every interface
 /// (or on `interface`, a name or one of its addresses), or asks `target`
 /// (an address, or `IP:PORT` for a device on another port) directly, and returns those that answered within `timeout` seconds,
-/// ordered by address. The GIL is released while waiting.
+/// ordered by address. The GIL is released while waiting, and Ctrl-C
+/// interrupts the wait within 50 ms with KeyboardInterrupt.
 #[pyfunction]
 #[pyo3(signature = (timeout = 0.5, interface = None, target = None))]
 pub fn discover(
@@ -78,7 +79,7 @@ pub fn discover(
         let to: SocketAddrV4 = t.parse().map_err(|_| {
             PyValueError::new_err(format!("target {t:?} is not an IPv4 address or IP:PORT"))
         })?;
-        let found = py.detach(|| discovery::probe(to, wait));
+        let found = interrupt::run(py, "discovery", move || discovery::probe(to, wait))?;
         let found = found.map_err(|e| errors::grab(&e))?;
         return Ok(found.iter().map(DeviceInfo::from_found).collect());
     }
@@ -89,10 +90,12 @@ pub fn discover(
             })
         })
         .transpose()?;
-    let found = py.detach(|| {
+    // On a thread of its own, so that Ctrl-C ends the wait at once (the
+    // discovery itself ends with its timeout).
+    let found = interrupt::run(py, "discovery", move || {
         let scope = Scope::from_args(interface.as_deref(), target)?;
         discovery::discover_in(&scope, wait)
-    });
+    })?;
     let found = found.map_err(|e| errors::grab(&e))?;
     Ok(found.values().map(DeviceInfo::from_found).collect())
 }

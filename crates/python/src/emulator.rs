@@ -2,7 +2,7 @@
 //! running in this process on threads of its own.
 
 use std::net::Ipv4Addr;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -11,6 +11,7 @@ use linerate_device::camera::{self as device, CameraConfig, CameraHandle, Camera
 use linerate_wire::PixelFormat;
 
 use crate::errors;
+use crate::shared::lock;
 
 /// An emulated GigE Vision camera serving GVCP and streaming its test
 /// pattern from this process (no GIL needed: it runs on its own
@@ -24,10 +25,6 @@ pub struct CameraEmulator {
     ip: String,
     port: u16,
     serial: String,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[pymethods]

@@ -33,8 +33,24 @@ create_exception!(
     "A GenICam feature does not exist, or refused the value (out of range, not an entry, read-only)."
 );
 
-/// `e` and its causes, joined by ": ", as the command line prints them.
-pub use linerate_grab::session::chain;
+/// `e` and its causes on one line, joined by ": ", each cause once, as
+/// the command line prints them: a library error often repeats its
+/// source's text in its own message, and that is said only once.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = String::new();
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !text.is_empty() && !out.contains(&text) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
+}
 
 /// `value` as a Python object through its JSON form (a report as a dict,
 /// with the same fields as the command line's `--json`).

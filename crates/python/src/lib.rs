@@ -1,17 +1,24 @@
 //! The `linerate` Python package's native module, `linerate._linerate`:
 //! GigE Vision discovery, cameras with their GenICam features, streams
 //! whose frames are numpy views of the grab buffers (no copy), and the
-//! in-process emulated camera. Every blocking call releases the GIL and
-//! looks for Ctrl-C at least every 50 ms.
+//! in-process emulated camera; FADE readouts whose chunks are numpy views
+//! of the boards' rings, and the emulated FADE board (`linerate.fade`).
+//! Every blocking call releases the GIL and looks for Ctrl-C at least
+//! every 50 ms.
 //!
 //! It binds the library runtimes (`linerate_grab::session`,
-//! `linerate_device::camera`), never the command line.
+//! `linerate_device::camera`, `linerate_readout`, `linerate_device::board`),
+//! never the command line.
 
+mod board;
 mod camera;
+mod chunk;
 mod discovery;
 mod emulator;
 mod errors;
 mod frame;
+mod interrupt;
+mod readout;
 mod shared;
 mod stream;
 
@@ -32,5 +39,10 @@ fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::FrameIter>()?;
     m.add_class::<frame::Frame>()?;
     m.add_class::<emulator::CameraEmulator>()?;
+    // linerate.fade (re-exported by the package's fade module).
+    m.add_class::<readout::Readout>()?;
+    m.add_class::<readout::ChunkIter>()?;
+    m.add_class::<chunk::Chunk>()?;
+    m.add_class::<board::BoardEmulator>()?;
     Ok(())
 }

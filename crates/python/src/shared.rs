@@ -24,9 +24,10 @@ pub struct Connection {
 /// The camera connection, shared with the stream that borrows it.
 pub type Slot = Arc<Mutex<Connection>>;
 
-/// Locks `slot`, whatever a panic elsewhere left in it.
-pub fn lock(slot: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
-    slot.lock().unwrap_or_else(|p| p.into_inner())
+/// Locks `m` (the camera connection, an emulator's or a readout's
+/// state), whatever a panic elsewhere left in it.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Running until closed, then the final report.

@@ -13,10 +13,8 @@ use linerate_grab::stream::Requeue;
 use crate::discovery::seconds;
 use crate::errors;
 use crate::frame::Frame;
+use crate::interrupt::SIGNAL_POLL;
 use crate::shared::{self, lock_state, Slot, State};
-
-/// How often a wait looks for Ctrl-C (and other signals).
-const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 /// A camera's stream, acquiring from the moment `Camera.stream()` returns
 /// until `close()` (or the end of its `with` block). Iterate over

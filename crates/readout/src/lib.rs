@@ -15,7 +15,8 @@
 //! * [`Readout`]: the loop that ties them together;
 //! * [`receiver`]: a whole receiver on its own threads ([`spawn`]): the
 //!   receive thread and one reader per board, with a typed
-//!   [`ReadoutReport`] at the end.
+//!   [`ReadoutReport`] at the end; or, with [`spawn_with_rings`], the
+//!   receive thread alone and the rings for the application to read.
 //!
 //! ```no_run
 //! use std::sync::atomic::AtomicBool;
@@ -56,5 +57,7 @@ pub mod timings;
 
 pub use error::{Error, Result};
 pub use readout::{LinkConfig, Readout};
-pub use receiver::{spawn, ReceiverConfig, ReceiverError, ReceiverHandle};
+pub use receiver::{
+    spawn, spawn_with_rings, BoardRing, ReceiverConfig, ReceiverError, ReceiverHandle,
+};
 pub use report::ReadoutReport;

@@ -7,7 +7,10 @@
 //! if asked). The [`ReceiverHandle`] gives the bytes read so far (for a
 //! progress display), stops the readout early, and waits for its
 //! [`ReadoutReport`]. Both wire versions run the same loop, generic over
-//! `linerate_fade::version`.
+//! `linerate_fade::version`. An application that reads the rings itself
+//! (the Python package lends their bytes to numpy in place) starts the
+//! receiver with [`spawn_with_rings`] and gets each board's [`BoardRing`]
+//! instead of reader threads.
 //!
 //! Nothing here prints or exits: `linerate fade recv` is this plus
 //! argument parsing and presentation.
@@ -274,6 +277,31 @@ impl ReceiverHandle {
 /// not be set up: the link, the output files, pinning, priority). Runs in
 /// the calling thread's network namespace.
 pub fn spawn(config: ReceiverConfig) -> Result<ReceiverHandle, ReceiverError> {
+    start(config, false).map(|(handle, _)| handle)
+}
+
+/// Starts a receiver whose boards' rings the application reads itself,
+/// on its own threads (a Python program, say), instead of reader threads:
+/// returns the handle and one [`BoardRing`] per board, in the order of
+/// the boards. `verify` and `outputs` are the reader threads' work and
+/// are not done here. A board's `bytes_received` in the report is what
+/// its ring lent out or had committed when the application finished with
+/// it (dropped its `BoardRing`); the report waits for that, so drop
+/// every ring before joining the handle.
+pub fn spawn_with_rings(
+    mut config: ReceiverConfig,
+) -> Result<(ReceiverHandle, Vec<BoardRing>), ReceiverError> {
+    config.verify = false;
+    config.outputs = Vec::new();
+    start(config, true)
+}
+
+/// [`spawn`] or [`spawn_with_rings`]: with `app_rings`, the rings come
+/// back to the caller instead of going to reader threads.
+fn start(
+    config: ReceiverConfig,
+    app_rings: bool,
+) -> Result<(ReceiverHandle, Vec<BoardRing>), ReceiverError> {
     if config.host.limit_bytes.is_none() && config.host.duration_ns.is_none() {
         return Err(ReceiverError::Unbounded);
     }
@@ -301,8 +329,8 @@ pub fn spawn(config: ReceiverConfig) -> Result<ReceiverHandle, ReceiverError> {
     let thread = std::thread::Builder::new()
         .name("fade-recv".into())
         .spawn(move || match config.version {
-            WireVersion::V1 => receive::<V1>(config, files, thread_read, ready_tx),
-            WireVersion::TenG => receive::<TenG>(config, files, thread_read, ready_tx),
+            WireVersion::V1 => receive::<V1>(config, files, thread_read, ready_tx, app_rings),
+            WireVersion::TenG => receive::<TenG>(config, files, thread_read, ready_tx, app_rings),
         })
         .map_err(|source| ReceiverError::Thread {
             thread: "receive".into(),
@@ -310,7 +338,7 @@ pub fn spawn(config: ReceiverConfig) -> Result<ReceiverHandle, ReceiverError> {
         })?;
     // Either the thread says it is under way, or it ended (an error, or
     // a panic) and dropped its sender.
-    if ready_rx.recv().is_err() {
+    let Ok(rings) = ready_rx.recv() else {
         return Err(thread
             .join()
             .map_err(|_| ReceiverError::Panicked {
@@ -320,8 +348,87 @@ pub fn spawn(config: ReceiverConfig) -> Result<ReceiverHandle, ReceiverError> {
             .unwrap_or(ReceiverError::Panicked {
                 thread: "receive".into(),
             }));
+    };
+    Ok((ReceiverHandle { read, stop, thread }, rings))
+}
+
+/// One board's ring, read by the application (from
+/// [`spawn_with_rings`]): the [`RingReader`] itself (through `Deref`),
+/// with the progress counter kept up to date by [`BoardRing::lend`] and
+/// [`BoardRing::commit`]. Dropping it tells the receive thread the
+/// board's bytes received (what was lent or committed).
+#[derive(Debug)]
+pub struct BoardRing {
+    ring: RingReader,
+    board: usize,
+    read: ReadCounters,
+    done: mpsc::Sender<ReaderResult>,
+}
+
+impl BoardRing {
+    /// The board's index, in the order of the boards.
+    pub fn board(&self) -> usize {
+        self.board
     }
-    Ok(ReceiverHandle { read, stop, thread })
+
+    /// Lends the next bytes not lent yet (see [`RingReader::lend`]) and
+    /// counts them as read.
+    pub fn lend(&mut self, max: usize) -> Option<linerate_io::byte_ring::ByteRingLease> {
+        let lease = self.ring.lend(max)?;
+        self.read.set(self.board, self.ring.lent());
+        Some(lease)
+    }
+
+    /// Commits consumed bytes (see [`RingReader::commit`]) and counts them
+    /// as read.
+    pub fn commit(&mut self, bytes: u64) -> Result<(), linerate_fade::buffer::BufferError> {
+        self.ring.commit(bytes)?;
+        self.read.set(self.board, self.ring.lent());
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for BoardRing {
+    type Target = RingReader;
+
+    fn deref(&self) -> &RingReader {
+        &self.ring
+    }
+}
+
+impl std::ops::DerefMut for BoardRing {
+    fn deref_mut(&mut self) -> &mut RingReader {
+        &mut self.ring
+    }
+}
+
+impl Drop for BoardRing {
+    fn drop(&mut self) {
+        let lent = self.ring.lent();
+        self.read.set(self.board, lent);
+        let _ = self.done.send((lent, 0, None));
+    }
+}
+
+/// A board's reader: a thread of the receiver's, or the application
+/// holding its [`BoardRing`].
+enum Reader {
+    Thread(JoinHandle<ReaderResult>),
+    App(mpsc::Receiver<ReaderResult>),
+}
+
+impl Reader {
+    /// Waits for the reader to finish and returns what it came to.
+    fn join(self) -> Result<ReaderResult, ReceiverError> {
+        match self {
+            Reader::Thread(t) => t.join().map_err(|_| ReceiverError::Panicked {
+                thread: "reader".into(),
+            }),
+            // A ring is always dropped with a send; a lost sender is
+            // counted as nothing read.
+            Reader::App(done) => Ok(done.recv().unwrap_or((0, 0, None))),
+        }
+    }
 }
 
 /// What a reader thread came to: bytes read, verify errors, an I/O error.
@@ -333,9 +440,47 @@ fn receive<W: fade_version::Version>(
     config: ReceiverConfig,
     files: Vec<File>,
     read: ReadCounters,
-    ready: mpsc::SyncSender<()>,
+    ready: mpsc::SyncSender<Vec<BoardRing>>,
+    app_rings: bool,
 ) -> Result<ReadoutReport, ReceiverError> {
     let (mut readout, rings) = Readout::<W>::open(config.link.clone(), config.host.clone())?;
+    let mut lent = Vec::new();
+    let mut readers = Vec::new();
+    if app_rings {
+        for (board, ring) in rings.into_iter().enumerate() {
+            let (done, finished) = mpsc::channel();
+            lent.push(BoardRing {
+                ring,
+                board,
+                read: read.clone(),
+                done,
+            });
+            readers.push(Reader::App(finished));
+        }
+    } else {
+        readers = start_readers(&config, rings, files, &read)?;
+    }
+    if let Some(cpu) = config.receive_cpu {
+        linerate_io::sched::pin_current_thread(cpu)
+            .map_err(|source| ReceiverError::Pin { cpu, source })?;
+    }
+    if let Some(priority) = config.realtime {
+        linerate_io::sched::set_current_thread_fifo(priority)
+            .map_err(|source| ReceiverError::Realtime { priority, source })?;
+    }
+    let _ = ready.send(lent);
+    readout.run(&config.stop)?;
+    report::<W>(&config, &mut readout, readers)
+}
+
+/// Starts one reader thread per ring, which verifies and writes out what
+/// `config` asks.
+fn start_readers(
+    config: &ReceiverConfig,
+    rings: Vec<RingReader>,
+    files: Vec<File>,
+    read: &ReadCounters,
+) -> Result<Vec<Reader>, ReceiverError> {
     // Readers first: threads inherit the scheduling of the thread that
     // starts them, and they must not run pinned or real-time.
     let mut files = files.into_iter().map(Some).collect::<Vec<_>>();
@@ -362,27 +507,23 @@ fn receive<W: fade_version::Version>(
                 thread: format!("fade-read-{i}"),
                 source,
             })?;
-        readers.push(reader);
+        readers.push(Reader::Thread(reader));
     }
-    if let Some(cpu) = config.receive_cpu {
-        linerate_io::sched::pin_current_thread(cpu)
-            .map_err(|source| ReceiverError::Pin { cpu, source })?;
-    }
-    if let Some(priority) = config.realtime {
-        linerate_io::sched::set_current_thread_fifo(priority)
-            .map_err(|source| ReceiverError::Realtime { priority, source })?;
-    }
-    let _ = ready.send(());
-    readout.run(&config.stop)?;
+    Ok(readers)
+}
+
+/// The report of a readout that has run, once every reader has finished.
+fn report<W: fade_version::Version>(
+    config: &ReceiverConfig,
+    readout: &mut Readout<W>,
+    readers: Vec<Reader>,
+) -> Result<ReadoutReport, ReceiverError> {
     let ended = readout.ended_ns().unwrap_or_else(|| readout.now_ns());
     let limit = config.host.limit_bytes;
     let timings = readout.timings().to_vec();
     let mut runs = Vec::new();
     for ((o, t), r) in readout.outcomes().into_iter().zip(timings).zip(readers) {
-        let (bytes_received, verify_errors, io_error) =
-            r.join().map_err(|_| ReceiverError::Panicked {
-                thread: "reader".into(),
-            })?;
+        let (bytes_received, verify_errors, io_error) = r.join()?;
         let end = o.done_ns.unwrap_or(ended);
         let seconds = o
             .first_data_ns

@@ -26,7 +26,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use linerate_fade::buffer::{BufferError, ReadPointers, StreamBuffer};
-use linerate_io::byte_ring::{byte_ring, ByteRingError, ByteRingReader, ByteRingWriter};
+use linerate_io::byte_ring::{
+    byte_ring, ByteRingError, ByteRingLease, ByteRingReader, ByteRingWriter,
+};
 
 /// What both ends share besides the bytes: the reader's wakeup state.
 #[derive(Debug)]
@@ -83,6 +85,12 @@ fn buffer_error(e: ByteRingError, unit: usize) -> BufferError {
         ByteRingError::Overcommit { bytes, available } => {
             BufferError::Overcommit { bytes, available }
         }
+        // A commit while bytes are lent out (see `RingReader::lend`):
+        // none of the bytes committed is the reader's to give back.
+        ByteRingError::Lent { .. } => BufferError::Overcommit {
+            bytes: 0,
+            available: 0,
+        },
     }
 }
 
@@ -278,8 +286,9 @@ impl RingReader {
         }
     }
 
+    /// Readable bytes not lent out yet: what a wait waits for.
     fn available(&self) -> u64 {
-        self.bytes.head() - self.bytes.tail()
+        self.bytes.head() - self.bytes.lent()
     }
 
     /// Sleeps until the wakeup threshold is met, the stream ends or breaks,
@@ -312,11 +321,40 @@ impl RingReader {
     }
 
     /// Hands `bytes` consumed bytes back to the writer (FADE's
-    /// `WRITEPTRS`).
+    /// `WRITEPTRS`). Refused while bytes are lent out.
     pub fn commit(&mut self, bytes: u64) -> Result<(), BufferError> {
         self.bytes
             .commit(bytes)
             .map_err(|e| buffer_error(e, self.unit))
+    }
+
+    /// The other way to consume the ring, for an application that hands
+    /// the bytes on in place (a Python array): lends the next readable
+    /// bytes not lent yet, at most `max` and no further than the end of
+    /// the buffer. They go back to the writer once the lease is dropped
+    /// and [`Self::reclaim`] (or the next `lend`) runs; a lease still
+    /// alive holds back those after it, so the ring fills and the board
+    /// waits rather than overwriting bytes someone still reads. While
+    /// leases are out, [`Self::wait`] waits for bytes not lent yet.
+    pub fn lend(&mut self, max: usize) -> Option<ByteRingLease> {
+        self.bytes.lend(max)
+    }
+
+    /// Gives back the bytes of the leases dropped so far (in stream
+    /// order); returns the tail then.
+    pub fn reclaim(&mut self) -> u64 {
+        self.bytes.reclaim()
+    }
+
+    /// Stream offset up to which bytes have been lent out.
+    pub fn lent(&self) -> u64 {
+        self.bytes.lent()
+    }
+
+    /// Where the ring's memory starts (every lease lies in
+    /// `base_address() .. base_address() + capacity()`).
+    pub fn base_address(&self) -> usize {
+        self.bytes.base_address()
     }
 }
 
@@ -350,6 +388,37 @@ mod tests {
         assert_eq!(stream::mismatches(4096, r.data()), 0);
         assert_eq!(r.pointers().tail_index(4096), 0);
         assert!(r.commit(2048).is_err());
+    }
+
+    #[test]
+    fn lent_bytes_hold_the_writer_back_and_a_wait_waits_for_bytes_not_lent() {
+        let (mut w, mut r) = ring(4096, 1024).expect("ring");
+        let mut p = [0u8; 1024];
+        stream::fill(0, &mut p);
+        w.write_at(0, &p).expect("write");
+        w.publish(1024).expect("publish");
+        let lease = r.lend(4096).expect("lease");
+        assert_eq!((lease.offset(), lease.len()), (0, 1024));
+        assert_eq!(lease.as_ptr() as usize, r.base_address());
+        // Nothing new: the wait runs to its timeout, though 1024 bytes
+        // (lent) are still before the tail.
+        let t0 = Instant::now();
+        assert_eq!(r.wait(Duration::from_millis(20)).available, 1024);
+        assert!(t0.elapsed() >= Duration::from_millis(20));
+        assert!(r.commit(1024).is_err(), "no commit while bytes are lent");
+        // The writer fills the rest of the ring but not the lent place.
+        for i in 1..4u64 {
+            stream::fill(i * 1024, &mut p);
+            w.write_at(i * 1024, &p).expect("write");
+        }
+        w.publish(4096).expect("publish");
+        stream::fill(4096, &mut p);
+        assert!(w.write_at(4096, &p).is_err(), "the lease holds its place");
+        assert_eq!(stream::mismatches(0, &lease), 0);
+        drop(lease);
+        assert_eq!(r.reclaim(), 1024);
+        w.write_at(4096, &p).expect("the place is free again");
+        assert_eq!(r.lent(), 1024);
     }
 
     #[test]

@@ -212,3 +212,69 @@ fn stopping_a_receiver_interrupts_its_boards_and_says_so() {
     assert!(!report.complete);
     assert_eq!(report.problems().len(), 1);
 }
+
+#[test]
+fn an_application_reads_the_rings_itself_through_leases() {
+    let bed = bed("rcvapp");
+    let stop = Arc::new(AtomicBool::new(false));
+    let feb = board(&bed, stop.clone());
+    let limit = 8 << 20;
+    let c = config(
+        &bed,
+        HostConfig {
+            limit_bytes: Some(limit),
+            ..HostConfig::default()
+        },
+    );
+    let (report, read, errors, largest_held) = bed
+        .run_in("pc", None, move || {
+            let (receiver, mut rings) = linerate_readout::spawn_with_rings(c).expect("spawn");
+            assert_eq!(rings.len(), 1);
+            let mut ring = rings.remove(0);
+            let (base, size) = (ring.base_address(), ring.capacity());
+            // Keep the last two leases alive, as a Python loop does (the
+            // loop variable holds one while the next is asked for).
+            let mut held = std::collections::VecDeque::new();
+            let (mut read, mut errors, mut largest_held) = (0u64, 0u64, 0usize);
+            loop {
+                if let Some(lease) = ring.lend(1 << 20) {
+                    assert_eq!(lease.offset(), read);
+                    let at = lease.as_ptr() as usize;
+                    assert_eq!(at, base + (lease.offset() % size as u64) as usize);
+                    errors += stream::mismatches(lease.offset(), &lease);
+                    read += lease.len() as u64;
+                    held.push_back(lease);
+                    if held.len() > 2 {
+                        held.pop_front();
+                    }
+                    largest_held = largest_held.max(held.iter().map(|l| l.len()).sum());
+                    continue;
+                }
+                let p = ring.wait(Duration::from_millis(100));
+                if p.head == ring.lent() && (p.eof || p.error.is_some()) {
+                    break;
+                }
+            }
+            // The report waits for the application to let go of the ring.
+            assert!(!receiver.is_finished());
+            drop(ring);
+            // The leases still held outlive the ring and keep their bytes.
+            let report = receiver.join().expect("readout");
+            for l in &held {
+                assert_eq!(stream::mismatches(l.offset(), l), 0);
+            }
+            (report, read, errors, largest_held)
+        })
+        .expect("netns");
+    stop.store(true, Ordering::Relaxed);
+    feb.join().expect("board");
+    assert_eq!((read, errors), (limit, 0));
+    assert!(largest_held > 0);
+    assert!(report.complete, "{:?}", report.problems());
+    let b = &report.boards[0];
+    assert_eq!((b.bytes, b.bytes_received), (limit, limit));
+    assert_eq!(
+        b.verified_bytes, None,
+        "the application verifies, not the receiver"
+    );
+}

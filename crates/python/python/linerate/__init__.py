@@ -9,9 +9,12 @@ of it are gone. Every blocking call releases the GIL, and Ctrl-C
 interrupts a wait with ``KeyboardInterrupt``.
 
 :class:`CameraEmulator` runs linerate's emulated camera in this process,
-for tests and demos. See docs/python.md for the whole API.
+for tests and demos. :mod:`linerate.fade` reads out FADE front-end boards
+in place (``Readout``) and emulates them (``BoardEmulator``). See
+docs/python.md for the whole API.
 """
 
+from . import fade
 from ._linerate import (
     Camera,
     CameraEmulator,
@@ -38,4 +41,5 @@ __all__ = [
     "Stream",
     "TimeoutError",
     "discover",
+    "fade",
 ]

@@ -3,6 +3,7 @@
 from types import TracebackType
 from typing import Any, Iterator
 
+import numpy as np
 import numpy.typing as npt
 
 class Error(Exception):
@@ -161,15 +162,122 @@ class CameraEmulator:
         tb: TracebackType | None,
     ) -> bool: ...
 
+class Chunk:
+    """Bytes of one board's stream in place in its receive ring (no copy).
+    `array` and `data` view the ring and keep the chunk alive; the ring
+    reuses the place only once the chunk and every view of it are gone."""
+
+    @property
+    def array(self) -> npt.NDArray[np.uint8]:
+        """Read-only 1-D uint8 view of the ring (its `base` is the chunk)."""
+    @property
+    def data(self) -> memoryview:
+        """Read-only memoryview of `array`."""
+    def copy(self) -> npt.NDArray[np.uint8]:
+        """A writable copy you own."""
+    @property
+    def offset(self) -> int:
+        """Stream offset of the first byte."""
+    @property
+    def board(self) -> int:
+        """The board's index in `Readout.boards`."""
+    @property
+    def address(self) -> int:
+        """Where the bytes lie: inside `Readout.ring_span(board)`."""
+    def __len__(self) -> int: ...
+
+class ChunkIter(Iterator[Chunk]):
+    """The iterator `Readout.chunks()` returns (GIL released while waiting)."""
+
+    def __iter__(self) -> ChunkIter: ...
+    def __next__(self) -> Chunk: ...
+
+class Readout:
+    """A FADE readout of front-end boards over raw Ethernet, read in place
+    chunk by chunk; `close()` returns the `linerate fade recv --json` report."""
+
+    def __init__(
+        self,
+        interface: str,
+        boards: list[str],
+        bytes: int | None = None,
+        duration: float | None = None,
+        version: str = "1",
+        ring_mib: int = 64,
+        chunk_bytes: int = 1048576,
+        idle_timeout: float = 2.0,
+        backend: str = "ring",
+        link_rate: int = 1000000000,
+        cpu: int | None = None,
+    ) -> None: ...
+    def chunks(self, board: int = 0, timeout: float = 1.0) -> ChunkIter:
+        """Board `board`'s stream as Chunks until it ends; TimeoutError after
+        `timeout` seconds of silence; Ctrl-C raises KeyboardInterrupt."""
+    @property
+    def boards(self) -> list[str]: ...
+    @property
+    def interface(self) -> str: ...
+    @property
+    def bytes_read(self) -> list[int]: ...
+    @property
+    def finished(self) -> bool: ...
+    def ring_span(self, board: int) -> tuple[int, int]:
+        """(address, size) of the board's ring."""
+    def stats(self) -> dict[str, Any] | None:
+        """The report once the readout has ended, else None."""
+    def close(self) -> dict[str, Any]:
+        """Ends the readout and returns its report."""
+    def __enter__(self) -> Readout: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool: ...
+
+class BoardEmulator:
+    """An emulated FADE board streaming its counter stream from this process."""
+
+    def __init__(
+        self,
+        interface: str,
+        bytes: int | None = None,
+        duration: float | None = None,
+        rate: int | None = None,
+        version: str = "1",
+    ) -> None: ...
+    @property
+    def mac(self) -> str: ...
+    @property
+    def interface(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    def counters(self) -> dict[str, Any]: ...
+    def wait(self, timeout: float | None = None) -> bool:
+        """True once the board has ended on its own (GIL released)."""
+    def stop(self) -> dict[str, Any]:
+        """Stops the board; its `linerate fade feb --json` report."""
+    def __enter__(self) -> BoardEmulator: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool: ...
+
 __all__ = [
+    "BoardEmulator",
     "Camera",
     "CameraEmulator",
+    "Chunk",
+    "ChunkIter",
     "ControlLost",
     "DeviceInfo",
     "Error",
     "FeatureError",
     "Frame",
     "FrameIter",
+    "Readout",
     "Stream",
     "TimeoutError",
     "discover",
