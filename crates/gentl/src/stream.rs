@@ -163,7 +163,7 @@ pub struct DataStream {
 static TRANSPORTS: [(&str, i64); 2] = [("UDP", 0), ("TCP", 1)];
 static BACKENDS: [(&str, i64); 3] = [("mmsg", 0), ("copy", 1), ("ring", 2)];
 
-static STREAM_FIELDS: [Field; 10] = [
+static STREAM_FIELDS: [Field; 11] = [
     Field {
         name: "StreamID",
         kind: FieldKind::Text(32),
@@ -238,6 +238,15 @@ static STREAM_FIELDS: [Field; 10] = [
         writable: false,
         tooltip: "Frames of the current or last acquisition that did not match the test pattern.",
     },
+    Field {
+        name: "LinerateStreamResentPacketCount",
+        kind: FieldKind::Int {
+            min: 0,
+            max: i64::MAX,
+        },
+        writable: false,
+        tooltip: "Packets the camera resent on request in the last finished acquisition.",
+    },
 ];
 
 fn count(n: u64) -> i64 {
@@ -263,6 +272,7 @@ impl Fields for DataStream {
             "StreamDeliveredFrameCount" => Value::Int(count(s.delivered)),
             "StreamIncompleteFrameCount" => Value::Int(count(s.incomplete)),
             "LinerateStreamVerifiedFrameCount" => Value::Int(count(s.verified)),
+            "LinerateStreamResentPacketCount" => Value::Int(count(s.resent)),
             _ => Value::Int(count(s.corrupt)),
         }
     }
@@ -751,10 +761,5 @@ impl DataStream {
     /// Whether the stream acquires now.
     pub fn is_acquiring(&self) -> bool {
         self.state().acquiring
-    }
-
-    /// Packets resent in the last finished acquisition.
-    pub fn packets_resent(&self) -> u64 {
-        self.state().resent
     }
 }
