@@ -222,10 +222,76 @@ def stream_features(ia):
     return ia.data_streams[0].node_map
 
 
+def thread_names():
+    """The names of this process's threads."""
+    return [pathlib.Path(f"/proc/self/task/{t}/comm").read_text().strip()
+            for t in os.listdir("/proc/self/task")]
+
+
+PRODUCER_THREADS = {"gvcp-heartbeat", "gvsp-receive"}
+
+
 def test_lists_linerate_camera_and_aravis_fake_camera(harvester, bench):
     found = {(d.property_dict["vendor"], d.property_dict["id_"]) for d in harvester.device_info_list}
     assert ("linerate", bench.addr["cam"]) in found, found
     assert ("Aravis", bench.addr["cam2"]) in found, found
+    # One interface module per network interface with a camera.
+    interfaces = {d.property_dict["parent"].id_ for d in harvester.device_info_list}
+    assert interfaces == {bench.dev["pc"], bench.dev["pc2"]}, interfaces
+
+
+def test_the_producers_own_modules_serve_genicam_xml(harvester, bench):
+    """GenApi (EMVA's reference) builds a node map from each module's XML,
+    served through a local: URL, and reads the registers behind it."""
+    with bench.inside("pc"):
+        ia = harvester.create({"vendor": "linerate"})
+        with ia:
+            assert ia.system.node_map.TLVendorName.value == "linerate"
+            assert ia.system.node_map.TLType.value == "GEV"
+            assert ia.interface.node_map.InterfaceID.value == bench.dev["pc"]
+            ip = ia.interface.node_map.GevInterfaceSubnetIPAddress.value
+            assert ip == int.from_bytes(socket.inet_aton(bench.addr["pc"]), "big")
+            assert ia.device.node_map.DeviceID.value == bench.addr["cam"]
+            assert ia.device.node_map.DeviceSerialNumber.value.startswith("LR")
+            ds = stream_features(ia)
+            assert ds.StreamID.value == "stream0"
+            assert ds.LinerateStreamTransport.value == "UDP"
+            assert ds.LinerateStreamResend.value is True
+            # The remote device's node map is the camera's own XML.
+            assert ia.remote_device.node_map.DeviceVendorName.value == "linerate"
+
+
+def test_stream_options_are_features_tcp_and_the_copy_backend(harvester, bench):
+    with bench.inside("pc"):
+        ia = harvester.create({"vendor": "linerate"})
+        with ia:
+            ds = stream_features(ia)
+            check = lambda data, w, h: check_linerate_frame(data)  # noqa: E731
+            ds.LinerateStreamTransport.value = "TCP"
+            ds.LinerateStreamVerify.value = True
+            acquire(ia, 50, check)
+            assert ds.LinerateStreamVerifiedFrameCount.value >= 50
+            ds.LinerateStreamTransport.value = "UDP"
+            ds.LinerateStreamBackend.value = "copy"
+            ds.LinerateStreamEngineBuffers.value = 4
+            acquire(ia, 50, check)
+            assert ds.LinerateStreamVerifiedFrameCount.value >= 50
+            assert ds.StreamIncompleteFrameCount.value == 0
+
+
+def test_closing_the_producer_joins_its_threads(bench, cti):
+    with bench.inside("pc"):
+        h = Harvester()
+        h.add_file(cti)
+        h.update()
+        ia = h.create({"vendor": "linerate"})
+        ia.start()
+        with ia.fetch(timeout=3):
+            pass
+        running = set(thread_names())
+        assert PRODUCER_THREADS <= running, running
+        h.reset()
+    assert not PRODUCER_THREADS & set(thread_names()), thread_names()
 
 
 def test_linerate_camera_300_frames_verified_and_width_changes(harvester, bench):
