@@ -34,13 +34,32 @@ pub fn tl_info(command: i32) -> GcResult<Info> {
         tl_info::MODEL => Info::Str(MODEL.into()),
         tl_info::VERSION => Info::Str(env!("CARGO_PKG_VERSION").into()),
         tl_info::TLTYPE => Info::Str(TL_TYPE.into()),
-        tl_info::NAME => Info::Str("linerate.cti".into()),
-        tl_info::PATHNAME => Info::Str("linerate.cti".into()),
+        tl_info::NAME => Info::Str(
+            own_path()
+                .and_then(|p| p.rsplit('/').next().map(str::to_string))
+                .unwrap_or_else(|| "linerate.cti".into()),
+        ),
+        tl_info::PATHNAME => Info::Str(own_path().unwrap_or_else(|| "linerate.cti".into())),
         tl_info::DISPLAYNAME => Info::Str("linerate GigE Vision producer".into()),
         tl_info::CHAR_ENCODING => Info::I32(0),
         tl_info::GENTL_VER_MAJOR => Info::U32(1),
         tl_info::GENTL_VER_MINOR => Info::U32(6),
         other => return Err(GcError::unknown_command("TL_INFO_CMD", other)),
+    })
+}
+
+/// The file this code was loaded from (the `.cti` as the consumer named
+/// it): the mapping of the process that holds this function's address.
+fn own_path() -> Option<String> {
+    let here = (tl_info as fn(i32) -> GcResult<Info>) as usize;
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines().find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let (start, end) = fields.next()?.split_once('-')?;
+        let start = usize::from_str_radix(start, 16).ok()?;
+        let end = usize::from_str_radix(end, 16).ok()?;
+        let path = fields.nth(4)?;
+        ((start..end).contains(&here) && path.starts_with('/')).then(|| path.to_string())
     })
 }
 
@@ -331,4 +350,28 @@ pub fn device_info(found: &Found, open: bool, command: i32) -> GcResult<Info> {
         }
         other => return Err(GcError::unknown_command("DEVICE_INFO_CMD", other)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_is_the_file_this_code_runs_from() {
+        let Ok(Info::Str(path)) = tl_info(tl_info::PATHNAME) else {
+            panic!("a string");
+        };
+        // In a unit test the code is the test binary itself.
+        let exe = std::env::current_exe().expect("the test binary");
+        assert_eq!(std::path::Path::new(&path), exe);
+        assert_eq!(
+            tl_info(tl_info::NAME).expect("a name"),
+            Info::Str(
+                exe.file_name()
+                    .expect("a file")
+                    .to_string_lossy()
+                    .into_owned()
+            )
+        );
+    }
 }

@@ -9,8 +9,22 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The producer cargo built beside this test (`liblinerate_gentl.so`).
+/// The producer (`liblinerate_gentl.so`), built now: `cargo test` links
+/// its tests with the rlib and leaves the cdylib as it was, so this asks
+/// cargo for it (same profile and target directory as this test).
 fn producer() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "--locked", "-p", "linerate-gentl", "--lib"]);
+    if !cfg!(debug_assertions) {
+        build.arg("--release");
+    }
+    let built = build.output().expect("running cargo build");
+    assert!(
+        built.status.success(),
+        "cargo build -p linerate-gentl:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
     let exe = std::env::current_exe().expect("the test binary's path");
     let dir = exe
         .parent()

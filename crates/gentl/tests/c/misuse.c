@@ -10,9 +10,11 @@
  *
  * Usage: misuse PATH/TO/linerate.cti
  */
+#define _DEFAULT_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef int32_t E;
@@ -261,6 +263,15 @@ int main(int argc, char **argv) {
     checks++;
     if (size != strlen("linerate.cti") + 1 || type != 1) {
         printf("FAIL: GCGetInfo(ID) size %zu type %d\n", size, type);
+        failures++;
+    }
+    /* PATHNAME is the file the consumer loaded. */
+    char path[4096], real[4096];
+    size = sizeof path;
+    ok("GCGetInfo(PATHNAME)", GCGetInfo_f(6, NULL, path, &size));
+    checks++;
+    if (!realpath(argv[1], real) || strcmp(path, real) != 0) {
+        printf("FAIL: GCGetInfo(PATHNAME) is %s, not %s\n", path, real);
         failures++;
     }
     char small[4];
