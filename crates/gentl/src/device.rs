@@ -175,6 +175,17 @@ impl Device {
         lock(&self.connection)
     }
 
+    /// Gives the camera back (`DevClose`): the acquisition, if any, stops,
+    /// the heartbeat thread is joined and control is released, even while
+    /// a call on another thread still holds this module.
+    pub fn release(&self) {
+        let closed = std::mem::replace(
+            &mut *self.connection(),
+            Connection::Lost("the device is closed".into()),
+        );
+        drop(closed);
+    }
+
     /// Reopens the camera after an acquisition that could not start took
     /// the connection with it.
     pub fn reopen(&self) -> GcResult<Camera> {

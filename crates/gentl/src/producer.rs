@@ -92,14 +92,7 @@ pub fn close_lib() -> GcResult<()> {
         lib.initialised = false;
         lib.handles.drain()
     };
-    for object in &objects {
-        if let Object::Stream(_, s) = object {
-            if s.is_acquiring() {
-                let _ = s.stop();
-            }
-        }
-    }
-    drop(objects);
+    release(&objects);
     Ok(())
 }
 
@@ -173,16 +166,25 @@ fn close(handle: u64, expected: &'static str, fits: fn(&Object) -> bool) -> GcRe
         }
         removed
     };
-    // Streams stop before their devices are dropped (outside the lock:
-    // stopping waits for the engine's threads).
-    for object in &removed {
+    release(&removed);
+    Ok(())
+}
+
+/// Stops the streams among `objects`, then gives their cameras back
+/// (outside the library's lock: both wait for threads to end).
+fn release(objects: &[Object]) {
+    for object in objects {
         if let Object::Stream(_, s) = object {
             if s.is_acquiring() {
                 let _ = s.stop();
             }
         }
     }
-    Ok(())
+    for object in objects {
+        if let Object::Device(_, d) = object {
+            d.release();
+        }
+    }
 }
 
 /// `TLOpen`.

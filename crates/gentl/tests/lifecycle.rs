@@ -1,0 +1,193 @@
+//! A GenTL consumer's whole session through the producer's safe API (what
+//! the C functions call), against linerate's emulated camera on a
+//! two-namespace bench: discovery on the bench's interface, the camera's
+//! registers and XML URL through the remote port, buffers the producer
+//! allocates filled with complete frames, EventGetData timing out when
+//! idle; then every handle made from the closed device is stale
+//! (`GC_ERR_INVALID_HANDLE`), the camera can be opened again (control was
+//! given back), and `GCCloseLib` leaves no producer thread running.
+
+use std::time::{Duration, Instant};
+
+use linerate_device::camera::{self, CameraConfig};
+use linerate_gentl::abi::{access_flags, buffer_info, event_type, stream_info, url_info, INFINITE};
+use linerate_gentl::error::GcError;
+use linerate_gentl::info::Info;
+use linerate_gentl::producer;
+use linerate_testbed::Testbed;
+
+fn stale<T: std::fmt::Debug>(what: &str, r: Result<T, GcError>) {
+    assert!(
+        matches!(r, Err(GcError::InvalidHandle { .. })),
+        "{what} after closing gave {r:?}"
+    );
+}
+
+fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .expect("/proc/self/task")
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+        .map(|n| n.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn a_consumer_session_then_stale_handles_and_no_thread_left() {
+    assert!(
+        linerate_io::privilege::is_root(),
+        "the GenTL lifecycle test builds namespaces and must run as root"
+    );
+    let bed = Testbed::builder("gentl")
+        .hosts(["cam", "pc"])
+        .link("cam", "pc")
+        .build()
+        .expect("test bench");
+    let cam_ip = bed.addr("cam").expect("camera address");
+    let pc_ip = bed.addr("pc").expect("host address");
+    let (width, height) = (256u32, 64u32);
+    let config = CameraConfig {
+        bind: cam_ip,
+        width,
+        height,
+        frame_rate: 200.0,
+        ..CameraConfig::default()
+    };
+    let _camera = bed
+        .run_in("cam", None, move || camera::spawn(config))
+        .expect("enter the camera's namespace")
+        .expect("camera starts");
+
+    bed.run_in("pc", None, move || {
+        producer::init().expect("GCInitLib");
+        let tl = producer::tl_open().expect("TLOpen");
+        let system = producer::system(tl).expect("the system module");
+
+        // The bench's interface, once its link runs (a new veth's carrier
+        // is reported up to a second late).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let iface_id = loop {
+            system.update().expect("TLUpdateInterfaceList");
+            let ids: Vec<String> = (0..system.count())
+                .filter_map(|i| system.interface_id(i).ok())
+                .collect();
+            let found = ids
+                .into_iter()
+                .find(|id| system.interface(id).is_ok_and(|i| i.address == pc_ip));
+            if let Some(id) = found {
+                break id;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the bench's interface never came up"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let iface = producer::open_interface(tl, &iface_id).expect("TLOpenInterface");
+        assert!(matches!(
+            producer::open_interface(tl, &iface_id),
+            Err(GcError::ResourceInUse(_))
+        ));
+        let interface = producer::interface(iface).expect("the interface module");
+        let device_id = cam_ip.to_string();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while interface.device(&device_id).is_err() {
+            interface.update(200).expect("IFUpdateDeviceList");
+            assert!(
+                Instant::now() < deadline,
+                "discovery never found {device_id}"
+            );
+        }
+
+        let dev =
+            producer::open_device(iface, &device_id, access_flags::CONTROL).expect("IFOpenDevice");
+        let port = producer::remote_port(dev).expect("DevGetPort");
+        // The manufacturer name register (bootstrap 0x48), read unaligned.
+        let vendor = producer::port_read(port, 0x48, 8).expect("GCReadPort");
+        assert_eq!(vendor, b"linerate");
+        let odd = producer::port_read(port, 0x49, 3).expect("an unaligned read");
+        assert_eq!(odd, b"ine");
+        let Info::Str(url) = producer::port_url_info(port, 0, url_info::URL).expect("a URL") else {
+            panic!("the URL is a string");
+        };
+        assert!(url.to_ascii_lowercase().starts_with("local:"), "{url}");
+
+        let ds = producer::open_stream(dev, "stream0").expect("DevOpenDataStream");
+        let stream = producer::stream(ds).expect("the stream");
+        let payload = match stream
+            .info(stream_info::PAYLOAD_SIZE)
+            .expect("payload size")
+        {
+            Info::Size(n) => n,
+            other => panic!("PAYLOAD_SIZE is {other:?}"),
+        };
+        assert_eq!(payload, (width * height) as usize);
+        let buffers: Vec<u64> = (0..4)
+            .map(|i| producer::alloc_and_announce(ds, payload, 100 + i).expect("announce"))
+            .collect();
+        for &b in &buffers {
+            producer::queue(ds, b).expect("DSQueueBuffer");
+        }
+        let event = producer::register_event(ds, event_type::NEW_BUFFER).expect("GCRegisterEvent");
+        stream.start(INFINITE).expect("DSStartAcquisition");
+        for _ in 0..50 {
+            let (b, private) = producer::event_wait(event, 2000).expect("EventGetData");
+            let index = buffers.iter().position(|&x| x == b).expect("one of ours");
+            assert_eq!(private, 100 + index);
+            assert_eq!(
+                producer::buffer_info(ds, b, buffer_info::IS_INCOMPLETE).expect("info"),
+                Info::Bool(false)
+            );
+            assert_eq!(
+                producer::buffer_info(ds, b, buffer_info::SIZE_FILLED).expect("info"),
+                Info::Size(payload)
+            );
+            assert_eq!(
+                producer::buffer_info(ds, b, buffer_info::WIDTH).expect("info"),
+                Info::Size(width as usize)
+            );
+            producer::queue(ds, b).expect("DSQueueBuffer again");
+        }
+        stream.stop().expect("DSStopAcquisition");
+        let began = Instant::now();
+        assert!(matches!(
+            producer::event_wait(event, 1),
+            Err(GcError::Timeout(1))
+        ));
+        assert!(began.elapsed() < Duration::from_millis(200));
+        assert!(thread_names().iter().any(|n| n == "gvcp-heartbeat"));
+
+        producer::dev_close(dev).expect("DevClose");
+        stale("DevGetPort", producer::remote_port(dev));
+        stale(
+            "GCReadPort on the remote port",
+            producer::port_read(port, 0x48, 4),
+        );
+        stale("DSGetInfo", producer::stream(ds));
+        stale("EventGetData", producer::event_wait(event, 1));
+        stale("DSQueueBuffer", producer::queue(ds, buffers[0]));
+        stale("DevClose", producer::dev_close(dev));
+
+        // Control was given back: the camera opens again.
+        let again = producer::open_device(iface, &device_id, access_flags::EXCLUSIVE)
+            .expect("IFOpenDevice again");
+        producer::remote_port(again).expect("a port on the new device");
+        producer::close_lib().expect("GCCloseLib");
+        stale(
+            "DevGetPort after GCCloseLib",
+            producer::remote_port(again).map_err(|e| match e {
+                GcError::NotInitialized => GcError::InvalidHandle {
+                    handle: again,
+                    expected: "",
+                },
+                other => other,
+            }),
+        );
+        let left: Vec<String> = thread_names()
+            .into_iter()
+            .filter(|n| n == "gvcp-heartbeat" || n == "gvsp-receive")
+            .collect();
+        assert!(left.is_empty(), "threads left after GCCloseLib: {left:?}");
+    })
+    .expect("enter the host's namespace");
+}
