@@ -40,14 +40,16 @@ VIKY = pathlib.Path(genicam.__file__).parent / "viky.cti"
 
 
 def producer_path(tmp_dir):
-    """linerate.cti: $LINERATE_CTI, or the library cargo built, copied
-    under the name GenTL consumers look for."""
+    """linerate.cti: $LINERATE_CTI, or the optimised library cargo built
+    (as users install it: the grab engine unoptimised falls behind a
+    stream on a busy 2-core machine), copied under the name GenTL
+    consumers look for."""
     given = os.environ.get("LINERATE_CTI")
     if given:
         return given
-    built = TARGET / "debug/liblinerate_gentl.so"
+    built = TARGET / "release/liblinerate_gentl.so"
     if not built.is_file():
-        pytest.fail(f"{built} is missing: run `cargo build -p linerate-gentl` (scripts/test's cargo test does)")
+        pytest.fail(f"{built} is missing: run `cargo build --release -p linerate-gentl` (scripts/test does)")
     cti = pathlib.Path(tmp_dir) / "linerate.cti"
     shutil.copy(built, cti)
     return str(cti)

@@ -460,8 +460,9 @@ impl DataStream {
         Ok(())
     }
 
-    /// Starts the camera and the engine; `count` frames are delivered
-    /// (`INFINITE`: until stopped).
+    /// Starts the engine (the camera is started by the consumer, through
+    /// its node map); `count` frames are delivered (`INFINITE`: until
+    /// stopped).
     pub fn start(&self, count: u64) -> GcResult<()> {
         let mut conn = self.device.connection();
         let options = {
@@ -498,7 +499,9 @@ impl DataStream {
             ..GrabConfig::new(crate::system::device_id(&self.device.found))
         };
         let stop = Arc::new(AtomicBool::new(false));
-        match Session::with_camera(camera, config, stop).and_then(Session::start) {
+        // The consumer starts the camera itself (AcquisitionStart on the
+        // remote device's node map), as the GenTL standard has it.
+        match Session::with_camera(camera, config, stop).and_then(Session::start_stream_only) {
             Ok(acquisition) => {
                 *conn = Connection::Acquiring(Box::new(acquisition));
                 let mut s = self.state();
@@ -520,7 +523,8 @@ impl DataStream {
         }
     }
 
-    /// Stops the engine (and the camera, if the consumer has not).
+    /// Stops the engine, and the camera (AcquisitionStop) in case the
+    /// consumer has not: no camera keeps streaming at a closed port.
     pub fn stop(&self) -> GcResult<()> {
         let mut conn = self.device.connection();
         let running = std::mem::replace(&mut *conn, Connection::Lost("stopping".into()));

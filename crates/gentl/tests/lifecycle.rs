@@ -130,6 +130,15 @@ fn a_consumer_session_then_stale_handles_and_no_thread_left() {
         }
         let event = producer::register_event(ds, event_type::NEW_BUFFER).expect("GCRegisterEvent");
         stream.start(INFINITE).expect("DSStartAcquisition");
+        // As a consumer does after DSStartAcquisition: AcquisitionStart
+        // through the camera's own features.
+        producer::device(dev)
+            .expect("the device")
+            .connection()
+            .camera()
+            .expect("the camera")
+            .execute("AcquisitionStart")
+            .expect("AcquisitionStart");
         for _ in 0..50 {
             let (b, private) = producer::event_wait(event, 2000).expect("EventGetData");
             let index = buffers.iter().position(|&x| x == b).expect("one of ours");
