@@ -432,7 +432,7 @@ pub fn event_info(handle: u64, command: i32, data_size: usize) -> GcResult<Info>
     let s = event(handle)?;
     Ok(match command {
         event_info::EVENT_TYPE => Info::I32(event_type::NEW_BUFFER),
-        event_info::NUM_IN_QUEUE => Info::Size(0),
+        event_info::NUM_IN_QUEUE => Info::Size(s.waiting()),
         event_info::NUM_FIRED => Info::U64(s.delivered()),
         event_info::SIZE_MAX => Info::Size(data_size),
         event_info::INFO_DATA_SIZE_MAX => Info::Size(0),
@@ -440,10 +440,11 @@ pub fn event_info(handle: u64, command: i32, data_size: usize) -> GcResult<Info>
     })
 }
 
-/// `EventFlush`: nothing waits in the queue (buffers are filled when
-/// asked for), so there is nothing to discard.
+/// `EventFlush`: discards the buffers waiting in the output queue (frames
+/// are copied when asked for, so only flushed-through buffers wait there).
 pub fn event_flush(handle: u64) -> GcResult<()> {
-    event(handle).map(|_| ())
+    event(handle)?.flush_output();
+    Ok(())
 }
 
 /// `EventKill`.

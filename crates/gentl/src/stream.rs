@@ -131,6 +131,9 @@ impl Default for Options {
 struct State {
     buffers: BTreeMap<u64, Announced>,
     input: VecDeque<u64>,
+    /// Buffers handed to the output queue without a frame (`DSFlushQueue`
+    /// INPUT_TO_OUTPUT), delivered by the next waits before any frame.
+    output: VecDeque<u64>,
     acquiring: bool,
     /// Frames still to deliver in this acquisition (`INFINITE`: no limit).
     remaining: u64,
@@ -398,6 +401,7 @@ impl DataStream {
             )));
         }
         s.input.retain(|&h| h != handle);
+        s.output.retain(|&h| h != handle);
         let b = s
             .buffers
             .remove(&handle)
@@ -428,18 +432,32 @@ impl DataStream {
         use crate::abi::flush;
         let mut s = self.state();
         match operation {
-            flush::OUTPUT_DISCARD => {}
-            flush::ALL_DISCARD | flush::INPUT_TO_OUTPUT => {
+            flush::OUTPUT_DISCARD => s.output.clear(),
+            flush::ALL_DISCARD => {
                 s.input.clear();
+                s.output.clear();
                 for b in s.buffers.values_mut() {
                     b.queued = false;
                 }
             }
+            flush::INPUT_TO_OUTPUT => {
+                while let Some(h) = s.input.pop_front() {
+                    if let Some(b) = s.buffers.get_mut(&h) {
+                        b.queued = false;
+                        b.filled = None;
+                    }
+                    s.output.push_back(h);
+                }
+            }
             flush::ALL_TO_INPUT | flush::UNQUEUED_TO_INPUT => {
+                if operation == flush::ALL_TO_INPUT {
+                    s.output.clear();
+                }
+                let waiting: Vec<u64> = s.output.iter().copied().collect();
                 let unqueued: Vec<u64> = s
                     .buffers
                     .iter()
-                    .filter(|(_, b)| !b.queued)
+                    .filter(|(h, b)| !b.queued && !waiting.contains(h))
                     .map(|(&h, _)| h)
                     .collect();
                 for h in unqueued {
@@ -559,6 +577,10 @@ impl DataStream {
                 if s.killed {
                     s.killed = false;
                     return Err(GcError::Abort("the wait was killed (EventKill)".into()));
+                }
+                if let Some(h) = s.output.pop_front() {
+                    let private = s.buffers.get(&h).map_or(0, |b| b.private);
+                    return Ok((h, private));
                 }
             }
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
@@ -682,6 +704,16 @@ impl DataStream {
         self.state().event.take()
     }
 
+    /// Buffers waiting in the output queue (`EVENT_INFO_NUM_IN_QUEUE`).
+    pub fn waiting(&self) -> usize {
+        self.state().output.len()
+    }
+
+    /// Discards the output queue (`EventFlush`).
+    pub fn flush_output(&self) {
+        self.state().output.clear();
+    }
+
     /// Events delivered so far (`EVENT_INFO_NUM_FIRED`).
     pub fn delivered(&self) -> u64 {
         self.state().delivered
@@ -696,7 +728,7 @@ impl DataStream {
             stream_info::NUM_UNDERRUN => Info::U64(s.underrun),
             stream_info::NUM_ANNOUNCED => Info::Size(s.buffers.len()),
             stream_info::NUM_QUEUED => Info::Size(s.input.len()),
-            stream_info::NUM_AWAIT_DELIVERY => Info::Size(0),
+            stream_info::NUM_AWAIT_DELIVERY => Info::Size(s.output.len()),
             stream_info::NUM_STARTED => Info::U64(s.started),
             stream_info::PAYLOAD_SIZE => {
                 drop(s);

@@ -158,6 +158,41 @@ fn a_consumer_session_then_stale_handles_and_no_thread_left() {
             producer::queue(ds, b).expect("DSQueueBuffer again");
         }
         stream.stop().expect("DSStopAcquisition");
+
+        // The queues: every buffer is queued again; flushed to the output
+        // queue they come back through EventGetData without new data.
+        use linerate_gentl::abi::flush;
+        assert_eq!(
+            stream.info(stream_info::NUM_QUEUED).expect("info"),
+            Info::Size(4)
+        );
+        stream
+            .flush(flush::INPUT_TO_OUTPUT)
+            .expect("INPUT_TO_OUTPUT");
+        assert_eq!(
+            stream.info(stream_info::NUM_AWAIT_DELIVERY).expect("info"),
+            Info::Size(4)
+        );
+        let (b, _) = producer::event_wait(event, 0).expect("a flushed buffer");
+        assert_eq!(
+            producer::buffer_info(ds, b, buffer_info::NEW_DATA).expect("info"),
+            Info::Bool(false)
+        );
+        producer::event_flush(event).expect("EventFlush");
+        assert_eq!(
+            stream.info(stream_info::NUM_AWAIT_DELIVERY).expect("info"),
+            Info::Size(0)
+        );
+        stream.flush(flush::ALL_TO_INPUT).expect("ALL_TO_INPUT");
+        assert_eq!(
+            stream.info(stream_info::NUM_QUEUED).expect("info"),
+            Info::Size(4)
+        );
+        stream.flush(flush::ALL_DISCARD).expect("ALL_DISCARD");
+        assert_eq!(
+            stream.info(stream_info::NUM_QUEUED).expect("info"),
+            Info::Size(0)
+        );
         let began = Instant::now();
         assert!(matches!(
             producer::event_wait(event, 1),

@@ -753,7 +753,7 @@ pub unsafe extern "C" fn EventGetInfo(
     })
 }
 
-/// Discards waiting events (none wait: buffers are filled when asked for).
+/// Discards the buffers waiting in the output queue.
 #[no_mangle]
 pub extern "C" fn EventFlush(event: Handle) -> GcError32 {
     guard(|| producer::event_flush(handle(event)))
