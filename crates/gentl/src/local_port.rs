@@ -125,11 +125,8 @@ impl LocalPort {
             .ok_or_else(bad)?;
         if address >= XML_ADDRESS {
             let from = usize::try_from(address - XML_ADDRESS).map_err(|_| bad())?;
-            return self
-                .xml
-                .get(from..from + len)
-                .map(<[u8]>::to_vec)
-                .ok_or_else(bad);
+            let to = from.checked_add(len).ok_or_else(bad)?;
+            return self.xml.get(from..to).map(<[u8]>::to_vec).ok_or_else(bad);
         }
         let (index, field) = self.field_at(address).ok_or_else(bad)?;
         let start = field_address(index);
@@ -370,5 +367,7 @@ mod tests {
             Err(GcError::InvalidAddress { .. })
         ));
         assert!(port.read(XML_ADDRESS + 1_000_000, 4, &module).is_err());
+        assert!(port.read(XML_ADDRESS + 8, usize::MAX, &module).is_err());
+        assert!(port.read(u64::MAX - 2, 8, &module).is_err());
     }
 }

@@ -472,8 +472,16 @@ fn port_of<T>(
     }
 }
 
+/// The most one port read returns (a GenICam XML file is far smaller).
+const MAX_PORT_READ: usize = 64 << 20;
+
 /// `GCReadPort`.
 pub fn port_read(handle: u64, address: u64, len: usize) -> GcResult<Vec<u8>> {
+    if len > MAX_PORT_READ {
+        return Err(GcError::InvalidParameter(format!(
+            "a port read of {len} bytes: at most {MAX_PORT_READ} per call"
+        )));
+    }
     port_of(
         handle,
         |p, f| p.read(address, len, f),

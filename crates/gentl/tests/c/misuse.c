@@ -317,6 +317,12 @@ int main(int argc, char **argv) {
     }
     expect("GCGetLastError(NULL size)", GCGetLastError_f(&code, text, NULL), INVALID_PARAMETER);
 
+    /* A read far beyond any register is refused before memory is taken. */
+    size = (size_t)-1;
+    expect("GCReadPort(system port, SIZE_MAX bytes)", GCReadPort_f(tl, 0, text, &size), INVALID_PARAMETER);
+    size = 8;
+    expect("GCReadPort(system port, past the XML)", GCReadPort_f(tl, (uint64_t)-4, text, &size), -1015);
+
     ok("TLClose", TLClose_f(tl));
     misuse_all("stale system handle", tl, INVALID_HANDLE);
     not_implemented();
