@@ -26,4 +26,5 @@ pub mod info;
 pub mod local_port;
 pub mod producer;
 pub mod stream;
+pub mod stream_options;
 pub mod system;

@@ -14,8 +14,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use linerate_grab::receive::{Backend, Transport};
-use linerate_grab::session::{GrabConfig, Pulled, Session};
+use linerate_grab::session::{Pulled, Session};
 use linerate_grab::stream::Buffer;
 
 use crate::abi::{
@@ -24,11 +23,11 @@ use crate::abi::{
 use crate::device::{Connection, Device};
 use crate::error::{GcError, GcResult};
 use crate::info::Info;
-use crate::local_port::{Field, FieldKind, Fields, LocalPort, Value};
+use crate::local_port::{Field, Fields, LocalPort, Value};
+pub use crate::stream_options::STREAM_ID;
+use crate::stream_options::{Counters, StreamOptions, STREAM_FIELDS};
 use crate::system::{lock, TL_TYPE};
 
-/// The one data stream of a device.
-pub const STREAM_ID: &str = "stream0";
 /// The longest one wait holds the device's connection: port access from
 /// another thread waits at most this long.
 const SLICE: Duration = Duration::from_millis(10);
@@ -105,28 +104,6 @@ struct Announced {
     filled: Option<Filled>,
 }
 
-/// Options a consumer sets through the stream's port before starting.
-#[derive(Debug, Clone, Copy)]
-struct Options {
-    transport: Transport,
-    backend: Backend,
-    resend: bool,
-    engine_buffers: i64,
-    verify: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            transport: Transport::Udp,
-            backend: Backend::default(),
-            resend: true,
-            engine_buffers: 0,
-            verify: false,
-        }
-    }
-}
-
 #[derive(Debug, Default)]
 struct State {
     buffers: BTreeMap<u64, Announced>,
@@ -142,7 +119,7 @@ struct State {
     started: u64,
     incomplete: u64,
     killed: bool,
-    options: Options,
+    options: StreamOptions,
     /// Frames the engine verified and found corrupt (last acquisition).
     verified: u64,
     corrupt: u64,
@@ -163,121 +140,18 @@ pub struct DataStream {
     pub port: LocalPort,
 }
 
-static TRANSPORTS: [(&str, i64); 2] = [("UDP", 0), ("TCP", 1)];
-static BACKENDS: [(&str, i64); 3] = [("mmsg", 0), ("copy", 1), ("ring", 2)];
-
-static STREAM_FIELDS: [Field; 11] = [
-    Field {
-        name: "StreamID",
-        kind: FieldKind::Text(32),
-        writable: false,
-        tooltip: "The stream's ID.",
-    },
-    Field {
-        name: "LinerateStreamTransport",
-        kind: FieldKind::Enum(&TRANSPORTS),
-        writable: true,
-        tooltip:
-            "GVSP over UDP (any camera) or linerate's GVSP records over TCP (linerate cameras).",
-    },
-    Field {
-        name: "LinerateStreamBackend",
-        kind: FieldKind::Enum(&BACKENDS),
-        writable: true,
-        tooltip:
-            "How UDP packets are received: recvmmsg batches, one copy per packet, or a kernel ring.",
-    },
-    Field {
-        name: "LinerateStreamResend",
-        kind: FieldKind::Bool,
-        writable: true,
-        tooltip: "Ask the camera to resend lost packets.",
-    },
-    Field {
-        name: "LinerateStreamEngineBuffers",
-        kind: FieldKind::Int { min: 0, max: 1024 },
-        writable: true,
-        tooltip: "Frame buffers of the receive engine (0: 16, or as many as fit 1 GiB).",
-    },
-    Field {
-        name: "LinerateStreamVerify",
-        kind: FieldKind::Bool,
-        writable: true,
-        tooltip: "Check every complete frame against the camera's test pattern.",
-    },
-    Field {
-        name: "StreamDeliveredFrameCount",
-        kind: FieldKind::Int {
-            min: 0,
-            max: i64::MAX,
-        },
-        writable: false,
-        tooltip: "Buffers delivered since the stream was opened.",
-    },
-    Field {
-        name: "StreamIncompleteFrameCount",
-        kind: FieldKind::Int {
-            min: 0,
-            max: i64::MAX,
-        },
-        writable: false,
-        tooltip: "Buffers delivered incomplete since the stream was opened.",
-    },
-    Field {
-        name: "LinerateStreamVerifiedFrameCount",
-        kind: FieldKind::Int {
-            min: 0,
-            max: i64::MAX,
-        },
-        writable: false,
-        tooltip: "Frames of the current or last acquisition that matched the test pattern.",
-    },
-    Field {
-        name: "LinerateStreamCorruptFrameCount",
-        kind: FieldKind::Int {
-            min: 0,
-            max: i64::MAX,
-        },
-        writable: false,
-        tooltip: "Frames of the current or last acquisition that did not match the test pattern.",
-    },
-    Field {
-        name: "LinerateStreamResentPacketCount",
-        kind: FieldKind::Int {
-            min: 0,
-            max: i64::MAX,
-        },
-        writable: false,
-        tooltip: "Packets the camera resent on request in the last finished acquisition.",
-    },
-];
-
-fn count(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
 impl Fields for DataStream {
     fn value(&self, field: &Field) -> Value {
         self.refresh_counters();
         let s = self.state();
-        let o = s.options;
-        match field.name {
-            "StreamID" => Value::Text(STREAM_ID.into()),
-            "LinerateStreamTransport" => Value::Int(i64::from(o.transport == Transport::Tcp)),
-            "LinerateStreamBackend" => Value::Int(match o.backend {
-                Backend::Mmsg => 0,
-                Backend::Copy => 1,
-                Backend::Ring => 2,
-            }),
-            "LinerateStreamResend" => Value::Int(i64::from(o.resend)),
-            "LinerateStreamEngineBuffers" => Value::Int(o.engine_buffers),
-            "LinerateStreamVerify" => Value::Int(i64::from(o.verify)),
-            "StreamDeliveredFrameCount" => Value::Int(count(s.delivered)),
-            "StreamIncompleteFrameCount" => Value::Int(count(s.incomplete)),
-            "LinerateStreamVerifiedFrameCount" => Value::Int(count(s.verified)),
-            "LinerateStreamResentPacketCount" => Value::Int(count(s.resent)),
-            _ => Value::Int(count(s.corrupt)),
-        }
+        let counters = Counters {
+            delivered: s.delivered,
+            incomplete: s.incomplete,
+            verified: s.verified,
+            corrupt: s.corrupt,
+            resent: s.resent,
+        };
+        s.options.value(field.name, &counters)
     }
 
     fn set(&self, field: &Field, value: i64) -> GcResult<()> {
@@ -288,28 +162,7 @@ impl Fields for DataStream {
                 field.name
             )));
         }
-        let o = &mut s.options;
-        match field.name {
-            "LinerateStreamTransport" => {
-                o.transport = if value == 1 {
-                    Transport::Tcp
-                } else {
-                    Transport::Udp
-                }
-            }
-            "LinerateStreamBackend" => {
-                o.backend = match value {
-                    1 => Backend::Copy,
-                    2 => Backend::Ring,
-                    _ => Backend::Mmsg,
-                }
-            }
-            "LinerateStreamResend" => o.resend = value == 1,
-            "LinerateStreamEngineBuffers" => o.engine_buffers = value,
-            "LinerateStreamVerify" => o.verify = value == 1,
-            other => return Err(GcError::AccessDenied(format!("{other} is read-only"))),
-        }
-        Ok(())
+        s.options.set(field.name, value)
     }
 }
 
@@ -504,18 +357,7 @@ impl DataStream {
                 ));
             }
         };
-        let config = GrabConfig {
-            frames: 0,
-            buffers: (options.engine_buffers > 0)
-                .then(|| usize::try_from(options.engine_buffers).unwrap_or(16)),
-            transport: options.transport,
-            backend: options.backend,
-            resend: options.resend,
-            verify: options.verify,
-            // Consumers time their own waits (EventGetData's timeout).
-            frame_timeout: Duration::from_secs(365 * 24 * 3600),
-            ..GrabConfig::new(crate::system::device_id(&self.device.found))
-        };
+        let config = options.grab_config(crate::system::device_id(&self.device.found));
         let stop = Arc::new(AtomicBool::new(false));
         // The consumer starts the camera itself (AcquisitionStart on the
         // remote device's node map), as the GenTL standard has it.
