@@ -9,12 +9,12 @@
 
 use std::time::{Duration, Instant};
 
-use linerate_device::camera::{self, CameraConfig};
+mod common;
+
 use linerate_gentl::abi::{access_flags, buffer_info, event_type, stream_info, url_info, INFINITE};
 use linerate_gentl::error::GcError;
 use linerate_gentl::info::Info;
 use linerate_gentl::producer;
-use linerate_testbed::Testbed;
 
 fn stale<T: std::fmt::Debug>(what: &str, r: Result<T, GcError>) {
     assert!(
@@ -34,73 +34,23 @@ fn thread_names() -> Vec<String> {
 
 #[test]
 fn a_consumer_session_then_stale_handles_and_no_thread_left() {
-    assert!(
-        linerate_io::privilege::is_root(),
-        "the GenTL lifecycle test builds namespaces and must run as root"
-    );
-    let bed = Testbed::builder("gentl")
-        .hosts(["cam", "pc"])
-        .link("cam", "pc")
-        .build()
-        .expect("test bench");
+    let (width, height) = (256u32, 64u32);
+    let (bed, _camera) = common::bench_with_camera("gentl", width, height);
     let cam_ip = bed.addr("cam").expect("camera address");
     let pc_ip = bed.addr("pc").expect("host address");
-    let (width, height) = (256u32, 64u32);
-    let config = CameraConfig {
-        bind: cam_ip,
-        width,
-        height,
-        frame_rate: 200.0,
-        ..CameraConfig::default()
-    };
-    let _camera = bed
-        .run_in("cam", None, move || camera::spawn(config))
-        .expect("enter the camera's namespace")
-        .expect("camera starts");
 
     bed.run_in("pc", None, move || {
-        producer::init().expect("GCInitLib");
-        let tl = producer::tl_open().expect("TLOpen");
-        let system = producer::system(tl).expect("the system module");
-
-        // The bench's interface, once its link runs (a new veth's carrier
-        // is reported up to a second late).
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let iface_id = loop {
-            system.update().expect("TLUpdateInterfaceList");
-            let ids: Vec<String> = (0..system.count())
-                .filter_map(|i| system.interface_id(i).ok())
-                .collect();
-            let found = ids
-                .into_iter()
-                .find(|id| system.interface(id).is_ok_and(|i| i.address == pc_ip));
-            if let Some(id) = found {
-                break id;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the bench's interface never came up"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let iface = producer::open_interface(tl, &iface_id).expect("TLOpenInterface");
+        let common::Opened {
+            tl,
+            iface,
+            iface_id,
+            dev,
+            device_id,
+        } = common::open_camera(pc_ip, cam_ip);
         assert!(matches!(
             producer::open_interface(tl, &iface_id),
             Err(GcError::ResourceInUse(_))
         ));
-        let interface = producer::interface(iface).expect("the interface module");
-        let device_id = cam_ip.to_string();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while interface.device(&device_id).is_err() {
-            interface.update(200).expect("IFUpdateDeviceList");
-            assert!(
-                Instant::now() < deadline,
-                "discovery never found {device_id}"
-            );
-        }
-
-        let dev =
-            producer::open_device(iface, &device_id, access_flags::CONTROL).expect("IFOpenDevice");
         let port = producer::remote_port(dev).expect("DevGetPort");
         // The manufacturer name register (bootstrap 0x48), read unaligned.
         let vendor = producer::port_read(port, 0x48, 8).expect("GCReadPort");
