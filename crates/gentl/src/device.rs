@@ -115,6 +115,9 @@ pub struct Device {
     pub port: LocalPort,
     /// The local address facing the camera.
     pub interface: std::net::Ipv4Addr,
+    /// The camera's timestamp ticks per second, read once at open (it
+    /// never changes): consumers ask for it with every frame.
+    tick_hz: Option<u64>,
 }
 
 impl Device {
@@ -140,7 +143,7 @@ impl Device {
             ..ControlConfig::default()
         };
         let target = device_id(&found);
-        let camera = Camera::open(&target, &config).map_err(|e| {
+        let mut camera = Camera::open(&target, &config).map_err(|e| {
             let text = format!("opening {target}: {e}");
             if matches!(e, linerate_grab::Error::ControlTaken { .. }) {
                 GcError::AccessDenied(text)
@@ -156,7 +159,12 @@ impl Device {
                 .filter(|u| !u.trim_matches(char::from(0)).trim().is_empty())
                 .collect()
         };
+        let tick_hz = match camera.get("GevTimestampTickFrequency") {
+            Ok(FeatureValue::Integer(n)) if n > 0 => Some(n.unsigned_abs()),
+            _ => None,
+        };
         Ok(Device {
+            tick_hz,
             found,
             connection: Mutex::new(Connection::Idle(Box::new(camera))),
             urls,
@@ -234,13 +242,9 @@ impl Device {
 
     /// The camera's timestamp ticks per second.
     pub fn tick_frequency(&self) -> GcResult<u64> {
-        let mut conn = self.connection();
-        match conn.camera()?.get("GevTimestampTickFrequency") {
-            Ok(FeatureValue::Integer(n)) if n > 0 => Ok(n.unsigned_abs()),
-            _ => Err(GcError::NotAvailable(
-                "the camera does not say its timestamp frequency".into(),
-            )),
-        }
+        self.tick_hz.ok_or_else(|| {
+            GcError::NotAvailable("the camera does not say its timestamp frequency".into())
+        })
     }
 
     /// The number of XML URLs the camera publishes.

@@ -627,7 +627,11 @@ impl DataStream {
             buffer_info::DATA_LARGER_THAN_BUFFER => Info::Bool(filled()?.larger),
             buffer_info::CONTAINS_CHUNKDATA => Info::Bool(false),
             buffer_info::CHUNKLAYOUTID => Info::U64(0),
-            buffer_info::FILENAME | buffer_info::TIMESTAMP_NS => {
+            buffer_info::TIMESTAMP_NS => {
+                let hz = self.device.tick_frequency()?;
+                Info::U64(ticks_to_ns(filled()?.timestamp, hz))
+            }
+            buffer_info::FILENAME => {
                 return Err(GcError::NotAvailable(format!(
                     "BUFFER_INFO_CMD {command} is not known for GigE Vision frames here"
                 )))
@@ -639,5 +643,27 @@ impl DataStream {
     /// Whether the stream acquires now.
     pub fn is_acquiring(&self) -> bool {
         self.state().acquiring
+    }
+}
+
+/// A camera timestamp of `ticks` at `hz` ticks per second, in nanoseconds.
+fn ticks_to_ns(ticks: u64, hz: u64) -> u64 {
+    if hz == 0 {
+        return 0;
+    }
+    u64::try_from(u128::from(ticks) * 1_000_000_000 / u128::from(hz)).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_become_nanoseconds_without_overflow() {
+        assert_eq!(ticks_to_ns(1_000, 1_000_000_000), 1_000);
+        assert_eq!(ticks_to_ns(125_000_000, 125_000_000), 1_000_000_000);
+        assert_eq!(ticks_to_ns(u64::MAX, 1_000_000_000), u64::MAX);
+        assert_eq!(ticks_to_ns(u64::MAX, 1), u64::MAX);
+        assert_eq!(ticks_to_ns(5, 0), 0);
     }
 }

@@ -105,6 +105,12 @@ fn a_consumer_session_then_stale_handles_and_no_thread_left() {
                 producer::buffer_info(ds, b, buffer_info::WIDTH).expect("info"),
                 Info::Size(width as usize)
             );
+            let Info::U64(ns) =
+                producer::buffer_info(ds, b, buffer_info::TIMESTAMP_NS).expect("a timestamp")
+            else {
+                panic!("TIMESTAMP_NS is a uint64");
+            };
+            assert!(ns > 0);
             producer::queue(ds, b).expect("DSQueueBuffer again");
         }
         stream.stop().expect("DSStopAcquisition");
