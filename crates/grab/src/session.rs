@@ -237,7 +237,16 @@ impl Session {
     /// front ends (a Python binding) that lend frame buffers out without
     /// copying them.
     pub fn start(self) -> Result<Acquisition, GrabError> {
-        Acquisition::start(self)
+        Acquisition::start(self, true)
+    }
+
+    /// Like [`Session::start`], leaving the camera's acquisition to the
+    /// caller: the stream receives, and the camera starts when its user
+    /// executes AcquisitionStart (a GenTL consumer does so through the
+    /// camera's node map after starting the data stream; a second start
+    /// from us would restart the camera's stream under it).
+    pub fn start_stream_only(self) -> Result<Acquisition, GrabError> {
+        Acquisition::start(self, false)
     }
 
     /// Where each frame buffer lent to the stream starts in memory: a

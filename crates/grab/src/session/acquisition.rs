@@ -55,8 +55,12 @@ pub struct Acquisition {
 }
 
 impl Acquisition {
-    /// Starts the camera's acquisition.
-    pub(super) fn start(mut session: Session) -> Result<Acquisition, GrabError> {
+    /// Starts the stream, and the camera's acquisition when `start_camera`
+    /// (otherwise the caller's user starts it).
+    pub(super) fn start(
+        mut session: Session,
+        start_camera: bool,
+    ) -> Result<Acquisition, GrabError> {
         let verifier = session
             .config
             .verify
@@ -64,7 +68,9 @@ impl Acquisition {
         let cpu_before = CpuSnapshot::take().ok();
         let process_cpu_before = linerate_io::sched::process_cpu_seconds();
         let started = Instant::now();
-        session.camera.start().map_err(GrabError::Start)?;
+        if start_camera {
+            session.camera.start().map_err(GrabError::Start)?;
+        }
         session.monitor.counters.start(started);
         let frame_timeout = session.config.frame_timeout.max(Duration::from_millis(10));
         Ok(Acquisition {
