@@ -125,6 +125,9 @@ pub struct BenchConfig {
     /// The Python interpreter that imports the `linerate` package, for the
     /// `python` scenario (default: [`default_python`]).
     pub python: PathBuf,
+    /// linerate's GenTL producer, for the `python` scenario's Harvesters
+    /// receiver; `None` leaves Harvesters out (default: [`default_cti`]).
+    pub cti: Option<PathBuf>,
     /// The test bench's name (namespaces are `lr-<name>-<host>`).
     pub bed_name: String,
 }
@@ -176,6 +179,7 @@ impl BenchConfig {
             timing,
             hosts: vec![HostSetup::Napi],
             python: default_python(&linerate),
+            cti: default_cti(&linerate),
             linerate,
             bed_name: "bench".to_owned(),
         }
@@ -193,6 +197,16 @@ pub fn default_python(linerate: &std::path::Path) -> PathBuf {
         .map(|target| target.join("venv").join("bin").join("python"))
         .filter(|p| p.is_file())
         .unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+/// The GenTL producer beside the build the bench runs from
+/// (`liblinerate_gentl.so`, which `cargo build --release -p linerate-gentl`
+/// and `scripts/test` make), if it is there.
+pub fn default_cti(linerate: &std::path::Path) -> Option<PathBuf> {
+    linerate
+        .parent()
+        .map(|dir| dir.join("liblinerate_gentl.so"))
+        .filter(|p| p.is_file())
 }
 
 #[cfg(test)]

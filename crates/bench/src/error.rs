@@ -22,15 +22,18 @@ pub enum Error {
         /// How to get it.
         hint: String,
     },
-    /// The Python scenario's interpreter cannot import the linerate package.
+    /// The Python scenario's interpreter cannot import a package it needs.
     #[error(
-        "{python} cannot import the linerate package ({detail}); build it into that \
-             interpreter's venv with `maturin develop --release -m crates/python/Cargo.toml` \
-             (scripts/test does, into target/venv), or name another with --python"
+        "{python} cannot import {module} ({detail}); scripts/install-deps and scripts/test \
+         put it into target/venv (the linerate package with `maturin develop --release -m \
+         crates/python/Cargo.toml`, harvesters with pip), or name another interpreter with \
+         --python"
     )]
     MissingPythonPackage {
         /// The interpreter tried.
         python: String,
+        /// The module it could not import.
+        module: String,
         /// What it said.
         detail: String,
     },

@@ -124,6 +124,7 @@ fn gvsp(
     let camera = camera.stop(Duration::from_secs(5))?;
     let outcome = match receiver {
         GvspReceiver::Aravis => peers::parse_aravis(&host)?,
+        GvspReceiver::Harvesters { .. } => peers::parse_harvesters(&host)?,
         _ => {
             let report = peers::grab_report(&host)?;
             // The receiver's own account of what went wrong, for the JSON.

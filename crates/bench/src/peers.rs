@@ -116,10 +116,20 @@ pub enum GvspReceiver {
         /// does) instead of touching one pixel of the zero-copy view.
         copy: bool,
     },
+    /// Harvesters with linerate's GenTL producer, the way a Harvesters user
+    /// grabs (`ia.fetch()` per frame), run by this interpreter.
+    Harvesters {
+        /// The Python interpreter that imports `harvesters`.
+        python: std::path::PathBuf,
+        /// The GenTL producer library (linerate.cti as cargo builds it).
+        cti: std::path::PathBuf,
+    },
 }
 
 /// The Python receiver the `python` scenario runs (see its docstring).
 const PYTHON_RECEIVER: &str = include_str!("python_receiver.py");
+/// The Harvesters receiver the `python` scenario runs (see its docstring).
+const HARVESTERS_RECEIVER: &str = include_str!("harvesters_receiver.py");
 
 /// linerate's emulated camera on the sender, pinned to the sender's CPU.
 pub fn camera(bed: &Testbed, host: &str, linerate: &Path, bind: Ipv4Addr) -> Result<HostCommand> {
@@ -184,6 +194,21 @@ pub fn gvsp_receiver(
             ]);
             Ok(cmd)
         }
+        GvspReceiver::Harvesters { python, cti } => {
+            let mut cmd = bed.command(host, python)?;
+            cmd.cpu(RECEIVER_CPU).args([
+                "-c".to_owned(),
+                HARVESTERS_RECEIVER.to_owned(),
+                cti.display().to_string(),
+                secs,
+                fps,
+                w,
+                h,
+                ps,
+                stream.packet_delay_ns.unwrap_or(0).to_string(),
+            ]);
+            Ok(cmd)
+        }
         GvspReceiver::Aravis => {
             let mut cmd = bed.command(host, ARAVIS_HOST)?;
             cmd.cpu(RECEIVER_CPU).args([
@@ -234,7 +259,9 @@ pub fn gvsp_receiver(
                 GvspReceiver::Tcp { .. } => {
                     cmd.args(["--transport", "tcp"]);
                 }
-                GvspReceiver::Aravis | GvspReceiver::Python { .. } => {}
+                GvspReceiver::Aravis
+                | GvspReceiver::Python { .. }
+                | GvspReceiver::Harvesters { .. } => {}
             }
             Ok(cmd)
         }
@@ -313,6 +340,37 @@ pub fn parse_aravis(finished: &Finished) -> Result<GvspOutcome> {
         frames_failed: find("n_failures").unwrap_or(0),
         frames_underrun: find("n_underruns").unwrap_or(0),
         resend_requests: find("n_resend_requests").unwrap_or(0),
+    })
+}
+
+/// What the Harvesters receiver printed: frames handed to the loop, and
+/// the producer's count of incomplete ones (which Harvesters requeues
+/// without handing them out, so they show as skipped frame ids too).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct HarvestersReport {
+    /// Complete frames `fetch()` returned.
+    pub frames_delivered: u64,
+    /// Frames the producer delivered incomplete (StreamIncompleteFrameCount).
+    pub frames_incomplete: u64,
+    /// Frame ids missing between the first and last frame fetched.
+    pub frames_skipped: u64,
+    /// Payload bytes fetched.
+    pub bytes: u64,
+}
+
+/// Reads the Harvesters receiver's JSON line.
+pub fn parse_harvesters(finished: &Finished) -> Result<GvspOutcome> {
+    let v = last_json_object(finished)?;
+    let r = HarvestersReport::deserialize(&v).map_err(|e| Error::Output {
+        program: finished.cmdline.clone(),
+        what: "the Harvesters receiver's report".to_owned(),
+        detail: format!("{e}: {}", crate::process::tail(&finished.stderr, 300)),
+    })?;
+    Ok(GvspOutcome {
+        frames_completed: r.frames_delivered,
+        frames_failed: r.frames_skipped.max(r.frames_incomplete),
+        frames_underrun: 0,
+        resend_requests: 0,
     })
 }
 
@@ -434,6 +492,21 @@ mod tests {
         let failed = finished("{\"error\":\"opening camera 10.0.0.2\",\"ok\":false}\n", "");
         let e = parse_grab(&failed).expect_err("no report");
         assert!(e.to_string().contains("opening camera 10.0.0.2"), "{e}");
+    }
+
+    #[test]
+    fn harvesters_report_counts_skipped_frames_as_lost() {
+        let f = finished(
+            "{\"frames_delivered\":98,\"frames_incomplete\":1,\"frames_skipped\":2,\"bytes\":1}\n",
+            "",
+        );
+        let o = parse_harvesters(&f).ok();
+        assert_eq!(
+            o.map(|o| (o.frames_completed, o.frames_lost())),
+            Some((98, 2))
+        );
+        let e = parse_harvesters(&finished("", "ModuleNotFoundError: harvesters")).err();
+        assert!(e.is_some());
     }
 
     #[test]

@@ -200,17 +200,18 @@ pub fn require_tool(program: &str, hint: &str) -> Result<()> {
     }
 }
 
-/// Whether `python` runs and imports the `linerate` package, which the
-/// `python` scenario needs; checked once before planning, so a missing
-/// package skips the scenario with the way to build it instead of failing
-/// every run.
-pub fn require_python_package(python: &std::path::Path) -> Result<()> {
+/// Whether `python` runs and imports `module` (the `linerate` package, or
+/// `harvesters`), which the `python` scenario needs; checked once before
+/// planning, so a missing package skips the scenario with the way to get
+/// it instead of failing every run.
+pub fn require_python_package(python: &std::path::Path, module: &str) -> Result<()> {
     let missing = |detail: String| Error::MissingPythonPackage {
         python: python.display().to_string(),
+        module: module.to_owned(),
         detail,
     };
     let out = std::process::Command::new(python)
-        .args(["-c", "import linerate"])
+        .args(["-c", &format!("import {module}")])
         .output()
         .map_err(|e| missing(e.to_string()))?;
     if out.status.success() {
@@ -241,14 +242,14 @@ mod tests {
 
     #[test]
     fn a_python_without_the_package_is_named_with_how_to_build_it() {
-        let e = require_python_package(std::path::Path::new("no-such-python-here"))
+        let e = require_python_package(std::path::Path::new("no-such-python-here"), "linerate")
             .err()
             .map(|e| e.to_string());
         assert!(e.is_some_and(|e| e.contains("no-such-python-here") && e.contains("maturin")));
         // A shell stands in for an interpreter that fails the import.
-        let e = require_python_package(std::path::Path::new("false"))
+        let e = require_python_package(std::path::Path::new("false"), "harvesters")
             .err()
             .map(|e| e.to_string());
-        assert!(e.is_some_and(|e| e.contains("cannot import")));
+        assert!(e.is_some_and(|e| e.contains("cannot import harvesters")));
     }
 }

@@ -52,8 +52,14 @@ pub fn missing_requirements(scenario: Scenario, config: &BenchConfig) -> Vec<Str
         })
         .collect();
     if scenario == Scenario::Python {
-        if let Err(e) = crate::process::require_python_package(&config.python) {
-            missing.push(e.to_string());
+        let mut modules = vec!["linerate"];
+        if config.cti.is_some() {
+            modules.push("harvesters");
+        }
+        for module in modules {
+            if let Err(e) = crate::process::require_python_package(&config.python, module) {
+                missing.push(e.to_string());
+            }
         }
     }
     missing

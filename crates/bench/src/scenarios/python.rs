@@ -1,7 +1,8 @@
 //! The Python package's cost: `linerate grab` and the package's frame loop
 //! on the same 2048x2048 Mono8 stream, alternating within each repeat; the
 //! loop once touching one pixel of each zero-copy frame and once copying
-//! every frame out, as a copying binding does.
+//! every frame out, as a copying binding does; and, when linerate's GenTL
+//! producer is built, Harvesters grabbing through it.
 
 use super::repeated;
 use crate::config::BenchConfig;
@@ -33,12 +34,22 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
             ("python", python(false)),
             ("python-copy", python(true)),
         ]
+        .into_iter()
+        .chain(config.cti.clone().map(|cti| {
+            (
+                "harvesters",
+                GvspReceiver::Harvesters {
+                    python: config.python.clone(),
+                    cti,
+                },
+            )
+        }))
     };
     repeated(config, || {
         rates
             .iter()
             .flat_map(|&fps| {
-                receivers().into_iter().map(move |(name, receiver)| {
+                receivers().map(move |(name, receiver)| {
                     Job::new(
                         Scenario::Python,
                         name,

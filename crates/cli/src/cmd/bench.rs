@@ -91,6 +91,12 @@ pub struct BenchArgs {
     /// build, where scripts/test builds the package, else python3).
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
+    /// linerate's GenTL producer, for the `python` scenario's Harvesters
+    /// receiver (default: liblinerate_gentl.so beside this build, made by
+    /// `cargo build --release -p linerate-gentl`; without one, Harvesters
+    /// is left out).
+    #[arg(long, value_name = "PATH")]
+    pub cti: Option<PathBuf>,
 }
 
 /// Runs `linerate bench`.
@@ -110,6 +116,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
     config.bed_name = args.name.clone();
     if let Some(python) = &args.python {
         config.python = python.clone();
+    }
+    if let Some(cti) = &args.cti {
+        if !cti.is_file() {
+            bail!("--cti {}: no such file", cti.display());
+        }
+        config.cti = Some(cti.clone());
     }
     // --seconds and --repeats are range-checked while parsing.
     if let Some(s) = args.seconds {

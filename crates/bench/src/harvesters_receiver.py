@@ -1,0 +1,67 @@
+"""The `python` bench scenario's Harvesters receiver: Harvesters (the
+GenTL consumer most Python users know) with linerate.cti grabbing from a
+camera for a fixed time, then one JSON line with what arrived.
+
+argv: CTI SECONDS FPS WIDTH HEIGHT PACKET_SIZE PACKET_DELAY_NS
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+# numpy (which Harvesters imports) starts OpenBLAS threads that spin while
+# idle; neither receiver does linear algebra.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from harvesters.core import Harvester  # noqa: E402
+
+cti = sys.argv[1]
+seconds, fps = float(sys.argv[2]), float(sys.argv[3])
+width, height, packet_size, delay_ns = (int(a) for a in sys.argv[4:8])
+
+with tempfile.TemporaryDirectory() as tmp:
+    # GenTL consumers load producers by the .cti name only.
+    producer = os.path.join(tmp, "linerate.cti")
+    shutil.copy(cti, producer)
+    h = Harvester()
+    h.add_file(producer)
+    h.update()
+    if not h.device_info_list:
+        sys.exit("Harvesters found no device through linerate.cti")
+    ia = h.create(0)
+    try:
+        nodes = ia.remote_device.node_map
+        nodes.Width.value = width
+        nodes.Height.value = height
+        nodes.AcquisitionFrameRate.value = fps
+        nodes.GevSCPSPacketSize.value = packet_size
+        if delay_ns:
+            # linerate's camera counts SCPD in 1 GHz ticks: nanoseconds.
+            nodes.GevSCPD.value = delay_ns
+        ia.num_buffers = 16
+        ia.start()
+        ids, size = [], 0
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                with ia.fetch(timeout=1.0) as b:
+                    ids.append(b.frame_id)
+                    size += b.payload.components[0].data.nbytes
+            except Exception as e:  # a timeout: the camera went quiet
+                if "timeout" not in type(e).__name__.lower():
+                    raise
+                break
+        ia.stop()
+        incomplete = ia.data_streams[0].node_map.StreamIncompleteFrameCount.value
+    finally:
+        ia.destroy()
+        h.reset()
+gaps = sum(b - a - 1 for a, b in zip(ids, ids[1:]) if b > a)
+print(json.dumps({
+    "frames_delivered": len(ids),
+    "frames_incomplete": incomplete,
+    "frames_skipped": gaps,
+    "bytes": size,
+}), flush=True)
