@@ -103,16 +103,30 @@ impl MachineSampler {
     }
 }
 
+/// Counters older than this are taken as of the sampling time: the
+/// publisher has stopped (or publishes rarely), and they are not changing.
+const STALE: Duration = Duration::from_millis(1500);
+
 /// Once a second, turns the published counters into rates and history.
 pub(crate) fn sample(shared: &Arc<Shared>) {
     let mut acc = Accumulator::default();
     let mut machine = MachineSampler::new();
     let mut next = Instant::now();
+    let mut last: Option<Instant> = None;
     loop {
         let now = Instant::now();
-        let counters = shared.counters.load_full();
-        let stats = acc.sample(now, (*counters).clone(), machine.sample());
-        shared.stats.store(Arc::new(stats));
+        let published = shared.counters.load_full();
+        let at = if now.duration_since(published.at) > STALE {
+            now
+        } else {
+            published.at
+        };
+        // Nothing new since the last sample: wait for the next.
+        if last.map_or(true, |l| at > l) {
+            last = Some(at);
+            let stats = acc.sample(at, published.counters.clone(), machine.sample());
+            shared.stats.store(Arc::new(stats));
+        }
         next += Duration::from_secs(1);
         if !sleep_until(shared, next) {
             return;

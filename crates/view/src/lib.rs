@@ -110,7 +110,10 @@ impl std::fmt::Debug for StatsPublisher {
 impl StatsPublisher {
     /// Replaces the published counters (no lock; call as often as you like).
     pub fn publish(&self, counters: Counters) {
-        self.shared.counters.store(Arc::new(counters));
+        self.shared.counters.store(Arc::new(shared::Published {
+            at: std::time::Instant::now(),
+            counters,
+        }));
     }
 }
 

@@ -28,12 +28,20 @@ pub(crate) struct Encoded {
     pub error: Option<String>,
 }
 
+/// Counters as published, with when: rates are computed between
+/// publication times, so a publisher's own rhythm does not show as jitter.
+#[derive(Debug)]
+pub(crate) struct Published {
+    pub at: std::time::Instant,
+    pub counters: Counters,
+}
+
 pub(crate) struct Shared {
     pub config: ViewConfig,
     pub slot: Arc<Slot>,
     pub picture: ArcSwapOption<Encoded>,
     pub picture_seq: tokio::sync::watch::Sender<u64>,
-    pub counters: ArcSwap<Counters>,
+    pub counters: ArcSwap<Published>,
     pub stats: ArcSwap<Stats>,
     pub controls: Option<Arc<dyn Controls>>,
     pub contrast: AtomicU8,
@@ -48,7 +56,10 @@ impl Shared {
             slot: Slot::new(),
             picture: ArcSwapOption::empty(),
             picture_seq: tokio::sync::watch::Sender::new(0),
-            counters: ArcSwap::from_pointee(Counters::default()),
+            counters: ArcSwap::from_pointee(Published {
+                at: std::time::Instant::now(),
+                counters: Counters::default(),
+            }),
             stats: ArcSwap::from_pointee(Stats::default()),
             controls,
             contrast: AtomicU8::new(0),

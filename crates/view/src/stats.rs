@@ -136,11 +136,59 @@ pub fn jain_fairness(rates: &[f64]) -> Option<f64> {
     (!rates.is_empty() && squares > 0.0).then(|| sum * sum / (rates.len() as f64 * squares))
 }
 
+/// Seconds the headline rates average over: a 1-s window of a 25 fps
+/// camera jitters by a frame (4 %); three seconds settle it.
+pub const RATE_WINDOW_SECONDS: usize = 3;
+
+/// A counter snapshot with when it was taken and the kernel drops then.
+#[derive(Debug, Clone)]
+struct Snapshot {
+    at: Instant,
+    counters: Counters,
+    drops: u64,
+}
+
+/// Rates between two snapshots.
+struct Rates {
+    frames_per_s: f64,
+    gbit_per_s: f64,
+    boards: Vec<BoardStats>,
+}
+
+fn rates(before: &Snapshot, after: &Snapshot) -> Rates {
+    let secs = after.at.duration_since(before.at).as_secs_f64().max(1e-6);
+    let rate = |a: u64, b: u64| a.saturating_sub(b) as f64 / secs;
+    let (a, b) = (&after.counters, &before.counters);
+    Rates {
+        frames_per_s: rate(
+            a.frames_completed + a.frames_incomplete,
+            b.frames_completed + b.frames_incomplete,
+        ),
+        gbit_per_s: rate(a.bytes, b.bytes) * 8.0 / 1e9,
+        boards: a
+            .boards
+            .iter()
+            .map(|board| {
+                let earlier = b
+                    .boards
+                    .iter()
+                    .find(|e| e.name == board.name)
+                    .map_or(0, |e| e.bytes);
+                BoardStats {
+                    name: board.name.clone(),
+                    bytes: board.bytes,
+                    mbit_per_s: rate(board.bytes, earlier) * 8.0 / 1e6,
+                }
+            })
+            .collect(),
+    }
+}
+
 /// Turns successive counter snapshots into rates and history.
 #[derive(Debug)]
 pub struct Accumulator {
     started: Instant,
-    previous: Option<(Instant, Counters, u64)>,
+    recent: VecDeque<Snapshot>,
     history: VecDeque<Point>,
 }
 
@@ -148,85 +196,64 @@ impl Default for Accumulator {
     fn default() -> Self {
         Accumulator {
             started: Instant::now(),
-            previous: None,
+            recent: VecDeque::with_capacity(RATE_WINDOW_SECONDS + 1),
             history: VecDeque::with_capacity(HISTORY_SECONDS),
         }
     }
 }
 
 impl Accumulator {
-    /// Takes in the counters and machine figures at `now` and returns the
-    /// stats with rates since the previous call.
+    /// Takes in the counters and machine figures at `now` (call about once
+    /// a second) and returns the stats: the headline rates over the last
+    /// [`RATE_WINDOW_SECONDS`], the history point over the last call.
     pub fn sample(&mut self, now: Instant, counters: Counters, machine: Machine) -> Stats {
-        let (frames_per_s, gbit_per_s, mut point, boards) = match &self.previous {
-            Some((then, before, drops_before)) => {
-                let secs = now.duration_since(*then).as_secs_f64().max(1e-6);
-                let rate = |a: u64, b: u64| a.saturating_sub(b) as f64 / secs;
-                let frames = rate(
-                    counters.frames_completed + counters.frames_incomplete,
-                    before.frames_completed + before.frames_incomplete,
-                );
-                let gbit = rate(counters.bytes, before.bytes) * 8.0 / 1e9;
-                let boards: Vec<BoardStats> = counters
-                    .boards
-                    .iter()
-                    .map(|b| {
-                        let earlier = before
-                            .boards
-                            .iter()
-                            .find(|e| e.name == b.name)
-                            .map_or(0, |e| e.bytes);
-                        BoardStats {
-                            name: b.name.clone(),
-                            bytes: b.bytes,
-                            mbit_per_s: rate(b.bytes, earlier) * 8.0 / 1e6,
-                        }
-                    })
-                    .collect();
-                let point = Point {
-                    frames_per_s: frames,
-                    gbit_per_s: gbit,
-                    incomplete_per_s: rate(counters.frames_incomplete, before.frames_incomplete),
-                    missing_per_s: rate(counters.packets_missing, before.packets_missing),
-                    resent_per_s: rate(counters.packets_resent, before.packets_resent),
-                    kernel_drops_per_s: rate(machine.kernel_drops, *drops_before),
-                    board_mbit_per_s: boards.iter().map(|b| b.mbit_per_s).collect(),
-                    ..Point::default()
-                };
-                (frames, gbit, point, boards)
-            }
-            None => {
-                let boards = counters
-                    .boards
-                    .iter()
-                    .map(|b| BoardStats {
-                        name: b.name.clone(),
-                        bytes: b.bytes,
-                        mbit_per_s: 0.0,
-                    })
-                    .collect();
-                (0.0, 0.0, Point::default(), boards)
-            }
+        let current = Snapshot {
+            at: now,
+            counters,
+            drops: machine.kernel_drops,
         };
-        point.t = now.duration_since(self.started).as_secs_f64();
-        point.cpu_busiest_core_pct = machine.cpu_busiest_core_pct;
-        point.cpu_avg_pct = machine.cpu_avg_pct;
-        if self.previous.is_some() {
+        if let Some(previous) = self.recent.back() {
+            let r = rates(previous, &current);
+            let secs = now.duration_since(previous.at).as_secs_f64().max(1e-6);
+            let per_s = |a: u64, b: u64| a.saturating_sub(b) as f64 / secs;
+            let (a, b) = (&current.counters, &previous.counters);
             if self.history.len() == HISTORY_SECONDS {
                 self.history.pop_front();
             }
-            self.history.push_back(point);
+            self.history.push_back(Point {
+                t: now.duration_since(self.started).as_secs_f64(),
+                frames_per_s: r.frames_per_s,
+                gbit_per_s: r.gbit_per_s,
+                incomplete_per_s: per_s(a.frames_incomplete, b.frames_incomplete),
+                missing_per_s: per_s(a.packets_missing, b.packets_missing),
+                resent_per_s: per_s(a.packets_resent, b.packets_resent),
+                cpu_busiest_core_pct: machine.cpu_busiest_core_pct,
+                cpu_avg_pct: machine.cpu_avg_pct,
+                kernel_drops_per_s: per_s(current.drops, previous.drops),
+                board_mbit_per_s: r.boards.iter().map(|b| b.mbit_per_s).collect(),
+            });
         }
-        self.previous = Some((now, counters.clone(), machine.kernel_drops));
-        let rates: Vec<f64> = boards.iter().map(|b| b.mbit_per_s).collect();
+        let headline = match self.recent.front() {
+            Some(oldest) => rates(oldest, &current),
+            None => Rates {
+                frames_per_s: 0.0,
+                gbit_per_s: 0.0,
+                boards: rates(&current, &current).boards,
+            },
+        };
+        if self.recent.len() == RATE_WINDOW_SECONDS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(current.clone());
+        let board_rates: Vec<f64> = headline.boards.iter().map(|b| b.mbit_per_s).collect();
         Stats {
-            counters,
+            counters: current.counters,
             machine,
-            frames_per_s,
-            gbit_per_s,
-            boards_total_mbit_per_s: rates.iter().fold(0.0, |a, b| a + b),
-            jain_fairness: jain_fairness(&rates),
-            boards,
+            frames_per_s: headline.frames_per_s,
+            gbit_per_s: headline.gbit_per_s,
+            boards_total_mbit_per_s: board_rates.iter().fold(0.0, |a, b| a + b),
+            jain_fairness: jain_fairness(&board_rates),
+            boards: headline.boards,
             history: self.history.iter().cloned().collect(),
             frames_displayed: 0,
         }
@@ -399,6 +426,14 @@ mod tests {
         assert!((s.frames_per_s - 25.0).abs() < 1e-9);
         assert!((s.gbit_per_s - 1.0).abs() < 1e-9);
         assert_eq!(s.history.len(), 1);
+        // The headline averages over the window; the history point is the last second.
+        let s = acc.sample(
+            t0 + Duration::from_secs(3),
+            counters(160, 250_001_000, &[]),
+            Machine::default(),
+        );
+        assert!((s.frames_per_s - 50.0).abs() < 1e-9, "{}", s.frames_per_s);
+        assert!((s.history[1].frames_per_s - 100.0).abs() < 1e-9);
     }
 
     #[test]
