@@ -265,3 +265,28 @@ def test_fade_recv_view_shows_per_board_rates_that_sum_to_the_total(bench):
                     p.kill()
     finally:
         subprocess.run([str(LINERATE), "testbed", "down", "--name", name], capture_output=True)
+
+
+def test_transport_switch_and_stop_start_from_the_page(bench):
+    def control(name):
+        body = page.request.get(f"http://127.0.0.1:{PORT}/api/controls").json()
+        return next(c["value"] for c in body["controls"] if c["name"] == name)
+
+    def frames():
+        c = stats(page)["counters"]
+        return c["frames_completed"] + c["frames_incomplete"]
+
+    with Viewed(bench), browser_in(bench.names["pc"]) as page:
+        open_page(page)
+        page.wait_for_selector("#ctl-Transport")
+        page.select_option("#ctl-Transport", "tcp")
+        wait_for("the tcp transport", lambda: control("Transport") == "tcp")
+        before = frames()
+        wait_for("frames over tcp", lambda: frames() > before + 10)
+        page.click("#stop")
+        wait_for("acquisition stopped", lambda: control("Acquisition") == "stopped")
+        wait_for("the stats to say stopped", lambda: not stats(page)["counters"]["running"])
+        page.click("#start")
+        wait_for("acquisition running", lambda: control("Acquisition") == "running")
+        before = frames()
+        wait_for("frames again", lambda: frames() > before + 10)

@@ -104,6 +104,11 @@ pub fn spawn(config: CameraViewConfig) -> Result<CameraView, CameraViewError> {
     grab.frame_timeout = Duration::from_secs(365 * 24 * 3600);
     let session = Session::open_with_stop(grab.clone(), stop.clone())?;
     let acquisition = session.start()?;
+    // Applied now; restarts must not undo what the page sets later.
+    grab.pixel_format = None;
+    grab.width = None;
+    grab.height = None;
+    grab.fps = None;
     let (tx, rx) = mpsc::channel();
     let controls: Arc<dyn Controls> = Arc::new(CameraControls { tx });
     let view = crate::spawn(config.view, Some(controls))?;
@@ -511,6 +516,9 @@ impl Runner {
                 if udp && !(576..=16_000).contains(&p) {
                     return Err("the UDP packet size must be within 576..=16000 bytes".into());
                 }
+                if !udp && !(512..=16_777_216).contains(&p) {
+                    return Err("the TCP transfer size must be within 512..=16777216 bytes".into());
+                }
                 self.restart_with(|c| c.packet_size = Some(p))
             }
             "PacketDelay" => {
@@ -556,10 +564,28 @@ impl Runner {
         }
         self.halt();
         let result = self.resume();
-        if result.is_err() {
+        if let Err(refused) = result {
+            // The camera went with the refused session: take control again
+            // with the settings that worked.
             self.config = old;
+            let reopened = Session::open_with_stop(self.config.clone(), self.stop.clone())
+                .and_then(Session::start);
+            return match reopened {
+                Ok(acq) => {
+                    self.state = State::Running(Box::new(acq));
+                    self.error = None;
+                    Err(format!(
+                        "{refused} (the previous settings are back in force)"
+                    ))
+                }
+                Err(e) => {
+                    let e = linerate_grab::session::chain(&e);
+                    self.error = Some(e.clone());
+                    Err(format!("{refused}; reopening the camera failed too: {e}"))
+                }
+            };
         }
-        result
+        Ok(())
     }
 }
 
