@@ -222,6 +222,7 @@ def test_the_page_shows_a_moving_picture_at_the_cameras_rate(bench):
         shown = float(page.locator("#fps").inner_text())
         assert_near_camera_rate(viewed.camera, shown)
         assert s["counters"]["width"] == 1024
+        assert 0 < s["receive_thread_cpu_pct"] <= 100, s["receive_thread_cpu_pct"]
         metrics = page.request.get(f"http://127.0.0.1:{PORT}/metrics").text()
         assert "# TYPE linerate_frames_per_second gauge" in metrics
         snapshot = page.request.get(f"http://127.0.0.1:{PORT}/api/snapshot.png")

@@ -65,7 +65,9 @@ impl CameraView {
             .map_or(crate::DEFAULT_LISTEN, ViewHandle::local_addr)
     }
 
-    /// Whether the session thread has ended (the camera was lost).
+    /// Whether the session thread has ended. A lost camera does not end
+    /// it: the page shows the error and Start tries again; only a stop (or
+    /// a panic) does.
     pub fn is_finished(&self) -> bool {
         self.thread.as_ref().map_or(true, JoinHandle::is_finished)
     }
@@ -607,4 +609,7 @@ fn add(c: &mut Counters, r: &GrabReport) {
     c.packets_received += r.packets_received;
     c.packets_missing += r.packets_missing;
     c.packets_resent += r.packets_resent;
+    if let Some(t) = &r.receive_thread_cpu {
+        c.receive_thread_cpu_s = Some(c.receive_thread_cpu_s.unwrap_or(0.0) + t.total_s);
+    }
 }

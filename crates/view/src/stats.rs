@@ -41,6 +41,9 @@ pub struct Counters {
     pub pixel_format: String,
     /// Bytes per frame the camera announces (PayloadSize).
     pub payload_size: u64,
+    /// CPU seconds the stream's receive thread has used (None when the
+    /// source does not measure it).
+    pub receive_thread_cpu_s: Option<f64>,
     /// Per-board counters (FADE readout).
     pub boards: Vec<BoardCounters>,
     /// Why the stream stopped, if an error stopped it.
@@ -90,6 +93,8 @@ pub struct Point {
     pub cpu_avg_pct: f64,
     /// Kernel drops per second.
     pub kernel_drops_per_s: f64,
+    /// The receive thread's CPU, percent of one core.
+    pub receive_thread_cpu_pct: Option<f64>,
     /// Each board's Mbit/s (FADE).
     pub board_mbit_per_s: Vec<f64>,
 }
@@ -116,6 +121,9 @@ pub struct Stats {
     pub frames_per_s: f64,
     /// Payload Gbit/s over the last second.
     pub gbit_per_s: f64,
+    /// The stream's receive thread's CPU over the rate window, percent of
+    /// one core (the receiving core's share this stream takes).
+    pub receive_thread_cpu_pct: Option<f64>,
     /// Boards' rates (FADE; empty otherwise).
     pub boards: Vec<BoardStats>,
     /// Sum of the boards' Mbit/s.
@@ -152,6 +160,7 @@ struct Snapshot {
 struct Rates {
     frames_per_s: f64,
     gbit_per_s: f64,
+    receive_thread_cpu_pct: Option<f64>,
     boards: Vec<BoardStats>,
 }
 
@@ -165,6 +174,10 @@ fn rates(before: &Snapshot, after: &Snapshot) -> Rates {
             b.frames_completed + b.frames_incomplete,
         ),
         gbit_per_s: rate(a.bytes, b.bytes) * 8.0 / 1e9,
+        receive_thread_cpu_pct: a
+            .receive_thread_cpu_s
+            .zip(b.receive_thread_cpu_s)
+            .map(|(a, b)| ((a - b) / secs * 100.0).max(0.0)),
         boards: a
             .boards
             .iter()
@@ -230,6 +243,7 @@ impl Accumulator {
                 cpu_busiest_core_pct: machine.cpu_busiest_core_pct,
                 cpu_avg_pct: machine.cpu_avg_pct,
                 kernel_drops_per_s: per_s(current.drops, previous.drops),
+                receive_thread_cpu_pct: r.receive_thread_cpu_pct,
                 board_mbit_per_s: r.boards.iter().map(|b| b.mbit_per_s).collect(),
             });
         }
@@ -238,6 +252,7 @@ impl Accumulator {
             None => Rates {
                 frames_per_s: 0.0,
                 gbit_per_s: 0.0,
+                receive_thread_cpu_pct: None,
                 boards: rates(&current, &current).boards,
             },
         };
@@ -251,6 +266,7 @@ impl Accumulator {
             machine,
             frames_per_s: headline.frames_per_s,
             gbit_per_s: headline.gbit_per_s,
+            receive_thread_cpu_pct: headline.receive_thread_cpu_pct,
             boards_total_mbit_per_s: board_rates.iter().fold(0.0, |a, b| a + b),
             jain_fairness: jain_fairness(&board_rates),
             boards: headline.boards,
@@ -335,6 +351,14 @@ pub fn prometheus(stats: &Stats) -> String {
         "Average utilisation of all cores over the last second.",
         stats.machine.cpu_avg_pct,
     );
+    if let Some(pct) = stats.receive_thread_cpu_pct {
+        metric(
+            "receive_thread_cpu_percent",
+            "gauge",
+            "The stream's receive thread's CPU, percent of one core.",
+            pct,
+        );
+    }
     metric(
         "frame_width_pixels",
         "gauge",
@@ -434,6 +458,31 @@ mod tests {
         );
         assert!((s.frames_per_s - 50.0).abs() < 1e-9, "{}", s.frames_per_s);
         assert!((s.history[1].frames_per_s - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_receive_threads_cpu_seconds_become_a_percentage() {
+        let mut acc = Accumulator::default();
+        let t0 = Instant::now();
+        let with_cpu = |s: f64| Counters {
+            receive_thread_cpu_s: Some(s),
+            ..Counters::default()
+        };
+        acc.sample(t0, with_cpu(1.0), Machine::default());
+        let s = acc.sample(
+            t0 + Duration::from_secs(2),
+            with_cpu(1.5),
+            Machine::default(),
+        );
+        assert_eq!(s.receive_thread_cpu_pct, Some(25.0));
+        assert_eq!(s.history[0].receive_thread_cpu_pct, Some(25.0));
+        assert!(prometheus(&s).contains("linerate_receive_thread_cpu_percent 25\n"));
+        let s = acc.sample(
+            t0 + Duration::from_secs(3),
+            Counters::default(),
+            Machine::default(),
+        );
+        assert_eq!(s.receive_thread_cpu_pct, None);
     }
 
     #[test]

@@ -62,7 +62,9 @@ pub struct ViewArgs {
     pub json: bool,
 }
 
-/// Runs `linerate view` until Ctrl-C, SIGTERM, --duration or a lost camera.
+/// Runs `linerate view` until Ctrl-C, SIGTERM or --duration: the normal
+/// end of a command that runs until stopped (exit 0). A lost camera shows
+/// on the page, where Start tries again.
 pub fn run(args: ViewArgs) -> Result<()> {
     let interrupt = Interrupt::install()?;
     let grab = GrabConfig {
@@ -97,6 +99,7 @@ pub fn run(args: ViewArgs) -> Result<()> {
     {
         std::thread::sleep(Duration::from_millis(50));
     }
+    let lost = running.is_finished();
     let report = running.stop();
     if args.json {
         crate::json_println!("{}", serde_json::to_string(&report)?);
@@ -105,6 +108,13 @@ pub fn run(args: ViewArgs) -> Result<()> {
             "view: {} complete and {} incomplete frames in the last run",
             r.frames_completed, r.frames_incomplete
         ));
+    }
+    if lost {
+        let why = report
+            .as_ref()
+            .and_then(|r| r.error.clone())
+            .unwrap_or_else(|| "the session ended".into());
+        anyhow::bail!("live view of camera {} ended: {why}", args.camera);
     }
     Ok(())
 }
