@@ -5,24 +5,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The features and actions the page shows, in its order.
-pub const FEATURES: [&str; 14] = [
-    "Width",
-    "Height",
-    "OffsetX",
-    "OffsetY",
-    "PixelFormat",
-    "AcquisitionFrameRate",
-    "ExposureTime",
-    "Gain",
-    "TriggerMode",
-    "TriggerSoftware",
-    "PacketSize",
-    "PacketDelay",
-    "Transport",
-    "Acquisition",
-];
-
 /// One control's current value, for the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ControlValue {
