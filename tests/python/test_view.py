@@ -128,7 +128,8 @@ class Camera:
     def __init__(self, bench, *args):
         self.proc = subprocess.Popen(
             ["ip", "netns", "exec", bench.names["cam"], str(LINERATE), "camera",
-             "--bind", bench.addr["cam"], "--fps", str(CAMERA_FPS), "--stats-interval", "3", *args],
+             "--bind", bench.addr["cam"], "--fps", str(CAMERA_FPS), "--stats-interval", "3",
+             "--width", "640", "--height", "480", *args],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.rates = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -221,7 +222,7 @@ def test_the_page_shows_a_moving_picture_at_the_cameras_rate(bench):
         # The page polls once a second; its figure must come within 10 % too.
         shown = float(page.locator("#fps").inner_text())
         assert_near_camera_rate(viewed.camera, shown)
-        assert s["counters"]["width"] == 1024
+        assert s["counters"]["width"] == 640
         assert 0 < s["receive_thread_cpu_pct"] <= 100, s["receive_thread_cpu_pct"]
         metrics = page.request.get(f"http://127.0.0.1:{PORT}/metrics").text()
         assert "# TYPE linerate_frames_per_second gauge" in metrics
@@ -235,15 +236,15 @@ def test_setting_width_on_the_page_changes_the_frames_and_bounds_errors_show(ben
     with Viewed(bench), browser_in(bench.names["pc"]) as page:
         open_page(page)
         page.wait_for_selector("#ctl-Width")
-        page.fill("#ctl-Width", "640")
+        page.fill("#ctl-Width", "320")
         page.click("button[data-set=Width]")
-        wait_for("640-pixel frames in /api/stats",
-                 lambda: stats(page)["counters"]["width"] == 640)
+        wait_for("320-pixel frames in /api/stats",
+                 lambda: stats(page)["counters"]["width"] == 320)
         page.fill("#ctl-Width", "99999")
         page.click("button[data-set=Width]")
         page.wait_for_function("document.getElementById('error').textContent.includes('out of range')",
                                timeout=5000)
-        assert stats(page)["counters"]["width"] == 640
+        assert stats(page)["counters"]["width"] == 320
         shot(page, "view-controls-error.png")
 
 
@@ -341,7 +342,7 @@ def test_grab_view_shows_the_running_grab(bench):
             s = wait_for("four seconds of history",
                          lambda: (lambda s: s if len(s["history"]) >= 4 else None)(stats(page)))
             assert_near_camera_rate(camera, s["frames_per_s"])
-            assert s["counters"]["width"] == 1024 and s["counters"]["pixel_format"] == "Mono8"
+            assert s["counters"]["width"] == 640 and s["counters"]["pixel_format"] == "Mono8"
             body = page.request.get(f"http://127.0.0.1:{PORT}/api/controls").json()
             assert body["available"] is False, "grab --view has no camera controls"
         out, err = grab.communicate(timeout=20)
