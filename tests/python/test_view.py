@@ -302,6 +302,15 @@ def test_fade_recv_view_shows_per_board_rates_that_sum_to_the_total(bench):
                 page.wait_for_selector("#boards:not(.hidden)")
                 rates = [float(t) for t in page.locator(".board-rate").all_inner_texts()]
                 assert len(rates) == 2 and all(r > 0 for r in rates)
+                # Retransmissions and ACK latency come from the receive thread.
+                s = wait_for("ACK latency figures", lambda: (lambda s: s if all(
+                    b["ack_latency_p50_us"] is not None for b in s["boards"]) else None)(stats(page)))
+                for b in s["boards"]:
+                    assert b["packets_received"] > 0 and b["retransmitted"] >= 0
+                    assert 0 < b["ack_latency_p50_us"] <= b["ack_latency_p99_us"], b
+                page.wait_for_function(
+                    "[...document.querySelectorAll('.board-p99')].every(td => Number(td.textContent) > 0)",
+                    timeout=5000)
                 time.sleep(1.5)
                 shot(page, "view-fade.png")
         finally:

@@ -238,6 +238,7 @@ impl ReadCounters {
 #[derive(Debug)]
 pub struct ReceiverHandle {
     read: ReadCounters,
+    live: crate::live::LiveFigures,
     stop: Arc<AtomicBool>,
     thread: JoinHandle<Result<ReadoutReport, ReceiverError>>,
 }
@@ -247,6 +248,12 @@ impl ReceiverHandle {
     /// [`ReadCounters::bytes_read`] for a snapshot).
     pub fn counters(&self) -> ReadCounters {
         self.read.clone()
+    }
+
+    /// Each board's retransmissions and ACK latency so far, updated by the
+    /// receive thread about four times a second (see [`crate::live`]).
+    pub fn live(&self) -> crate::live::LiveFigures {
+        self.live.clone()
     }
 
     /// Ends the readout early: the unfinished boards end as interrupted.
@@ -298,11 +305,13 @@ pub fn spawn(config: ReceiverConfig) -> Result<ReceiverHandle, ReceiverError> {
     let stop = config.stop.clone();
     let (ready_tx, ready_rx) = mpsc::sync_channel(1);
     let thread_read = read.clone();
+    let live = crate::live::LiveFigures::default();
+    let thread_live = live.clone();
     let thread = std::thread::Builder::new()
         .name("fade-recv".into())
         .spawn(move || match config.version {
-            WireVersion::V1 => receive::<V1>(config, files, thread_read, ready_tx),
-            WireVersion::TenG => receive::<TenG>(config, files, thread_read, ready_tx),
+            WireVersion::V1 => receive::<V1>(config, files, thread_read, thread_live, ready_tx),
+            WireVersion::TenG => receive::<TenG>(config, files, thread_read, thread_live, ready_tx),
         })
         .map_err(|source| ReceiverError::Thread {
             thread: "receive".into(),
@@ -321,7 +330,12 @@ pub fn spawn(config: ReceiverConfig) -> Result<ReceiverHandle, ReceiverError> {
                 thread: "receive".into(),
             }));
     }
-    Ok(ReceiverHandle { read, stop, thread })
+    Ok(ReceiverHandle {
+        read,
+        live,
+        stop,
+        thread,
+    })
 }
 
 /// What a reader thread came to: bytes read, verify errors, an I/O error.
@@ -333,9 +347,11 @@ fn receive<W: fade_version::Version>(
     config: ReceiverConfig,
     files: Vec<File>,
     read: ReadCounters,
+    live: crate::live::LiveFigures,
     ready: mpsc::SyncSender<()>,
 ) -> Result<ReadoutReport, ReceiverError> {
     let (mut readout, rings) = Readout::<W>::open(config.link.clone(), config.host.clone())?;
+    readout.publish_live(live);
     // Readers first: threads inherit the scheduling of the thread that
     // starts them, and they must not run pinned or real-time.
     let mut files = files.into_iter().map(Some).collect::<Vec<_>>();

@@ -57,6 +57,14 @@ pub struct BoardCounters {
     pub name: String,
     /// Bytes read out of its ring.
     pub bytes: u64,
+    /// Packets received from it.
+    pub packets_received: u64,
+    /// Packets it retransmitted.
+    pub retransmitted: u64,
+    /// Median ACK latency so far, microseconds.
+    pub ack_latency_p50_us: Option<f64>,
+    /// 99th percentile of the ACK latency so far, microseconds.
+    pub ack_latency_p99_us: Option<f64>,
 }
 
 /// Machine-wide figures sampled alongside the counters.
@@ -106,8 +114,16 @@ pub struct BoardStats {
     pub name: String,
     /// Bytes read so far.
     pub bytes: u64,
-    /// Mbit/s over the last second.
+    /// Mbit/s over the rate window.
     pub mbit_per_s: f64,
+    /// Packets received so far.
+    pub packets_received: u64,
+    /// Packets it retransmitted so far.
+    pub retransmitted: u64,
+    /// Median ACK latency so far, microseconds.
+    pub ack_latency_p50_us: Option<f64>,
+    /// 99th percentile of the ACK latency so far, microseconds.
+    pub ack_latency_p99_us: Option<f64>,
 }
 
 /// Everything `/api/stats` returns.
@@ -191,6 +207,10 @@ fn rates(before: &Snapshot, after: &Snapshot) -> Rates {
                     name: board.name.clone(),
                     bytes: board.bytes,
                     mbit_per_s: rate(board.bytes, earlier) * 8.0 / 1e6,
+                    packets_received: board.packets_received,
+                    retransmitted: board.retransmitted,
+                    ack_latency_p50_us: board.ack_latency_p50_us,
+                    ack_latency_p99_us: board.ack_latency_p99_us,
                 }
             })
             .collect(),
@@ -372,31 +392,47 @@ pub fn prometheus(stats: &Stats) -> String {
         f64::from(c.height),
     );
     if !stats.boards.is_empty() {
-        let _ = writeln!(
-            out,
-            "# HELP linerate_board_mbit_per_second A FADE board's Mbit/s over the last second."
-        );
-        let _ = writeln!(out, "# TYPE linerate_board_mbit_per_second gauge");
-        for b in &stats.boards {
-            let _ = writeln!(
-                out,
-                "linerate_board_mbit_per_second{{board=\"{}\"}} {}",
-                escape(&b.name),
-                b.mbit_per_s
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# HELP linerate_board_bytes_total Bytes read from a FADE board."
-        );
-        let _ = writeln!(out, "# TYPE linerate_board_bytes_total counter");
-        for b in &stats.boards {
-            let _ = writeln!(
-                out,
-                "linerate_board_bytes_total{{board=\"{}\"}} {}",
-                escape(&b.name),
-                b.bytes
-            );
+        type BoardValue = fn(&BoardStats) -> Option<f64>;
+        let per_board: [(&str, &str, &str, BoardValue); 5] = [
+            (
+                "board_mbit_per_second",
+                "gauge",
+                "A FADE board's Mbit/s over the rate window.",
+                |b| Some(b.mbit_per_s),
+            ),
+            (
+                "board_bytes_total",
+                "counter",
+                "Bytes read from a FADE board.",
+                |b| Some(b.bytes as f64),
+            ),
+            (
+                "board_retransmitted_total",
+                "counter",
+                "Packets a FADE board retransmitted.",
+                |b| Some(b.retransmitted as f64),
+            ),
+            (
+                "board_ack_latency_p50_microseconds",
+                "gauge",
+                "Median ACK latency of a FADE board so far.",
+                |b| b.ack_latency_p50_us,
+            ),
+            (
+                "board_ack_latency_p99_microseconds",
+                "gauge",
+                "99th percentile of a FADE board's ACK latency so far.",
+                |b| b.ack_latency_p99_us,
+            ),
+        ];
+        for (name, kind, help, value) in per_board {
+            let _ = writeln!(out, "# HELP linerate_{name} {help}");
+            let _ = writeln!(out, "# TYPE linerate_{name} {kind}");
+            for b in &stats.boards {
+                if let Some(v) = value(b) {
+                    let _ = writeln!(out, "linerate_{name}{{board=\"{}\"}} {v}", escape(&b.name));
+                }
+            }
         }
         if let Some(j) = stats.jain_fairness {
             let _ = writeln!(
@@ -432,6 +468,7 @@ mod tests {
                 .map(|(n, b)| BoardCounters {
                     name: (*n).into(),
                     bytes: *b,
+                    ..BoardCounters::default()
                 })
                 .collect(),
             ..Counters::default()
@@ -536,6 +573,8 @@ mod tests {
                 name: "02:00:00:00:00:01".into(),
                 bytes: 5,
                 mbit_per_s: 1.5,
+                ack_latency_p99_us: Some(42.0),
+                ..BoardStats::default()
             }],
             ..Stats::default()
         };
@@ -544,6 +583,10 @@ mod tests {
             .contains("# TYPE linerate_frames_per_second gauge\nlinerate_frames_per_second 25\n"));
         assert!(text.contains("linerate_frames_completed_total 7\n"));
         assert!(text.contains("linerate_board_mbit_per_second{board=\"02:00:00:00:00:01\"} 1.5\n"));
+        assert!(text.contains("# TYPE linerate_board_retransmitted_total counter\n"));
+        assert!(text.contains(
+            "linerate_board_ack_latency_p99_microseconds{board=\"02:00:00:00:00:01\"} 42\n"
+        ));
         assert!(text
             .lines()
             .all(|l| l.starts_with('#') || l.starts_with("linerate_")));

@@ -145,7 +145,8 @@ pub struct RecvArgs {
     /// threads stay normal, so give them room (or another core).
     #[arg(long, value_name = "PRIO", value_parser = clap::value_parser!(i32).range(1..=99))]
     realtime: Option<i32>,
-    /// Show each board's rate, bytes and the Jain fairness of the rates
+    /// Show each board's rate, bytes, retransmissions and ACK latency
+    /// (p50/p99), and the Jain fairness of the rates,
     /// live in a web page served at this HOST:PORT (e.g. 127.0.0.1:8080).
     /// The page has no authentication: binding beyond loopback is your
     /// choice.
@@ -194,7 +195,12 @@ pub fn run(args: RecvArgs) -> Result<()> {
         }
     ));
     let live = match args.view {
-        Some(listen) => Some(LiveBoards::start(listen, &args.febs, receiver.counters())?),
+        Some(listen) => Some(LiveBoards::start(
+            listen,
+            &args.febs,
+            receiver.counters(),
+            receiver.live(),
+        )?),
         None => None,
     };
     let counters = receiver.counters();
@@ -238,6 +244,7 @@ impl LiveBoards {
         listen: std::net::SocketAddr,
         febs: &[[u8; 6]],
         counters: linerate_readout::receiver::ReadCounters,
+        live: linerate_readout::LiveFigures,
     ) -> Result<LiveBoards> {
         use anyhow::Context;
         let view = linerate_view::spawn(
@@ -261,6 +268,7 @@ impl LiveBoards {
             .spawn(move || {
                 while !finished.load(std::sync::atomic::Ordering::Relaxed) {
                     let bytes = counters.bytes_read();
+                    let figures = live.boards();
                     stats.publish(linerate_view::Counters {
                         source: "fade".into(),
                         running: true,
@@ -268,9 +276,17 @@ impl LiveBoards {
                         boards: names
                             .iter()
                             .zip(&bytes)
-                            .map(|(name, b)| linerate_view::BoardCounters {
-                                name: name.clone(),
-                                bytes: *b,
+                            .enumerate()
+                            .map(|(i, (name, b))| {
+                                let f = figures.get(i).cloned().unwrap_or_default();
+                                linerate_view::BoardCounters {
+                                    name: name.clone(),
+                                    bytes: *b,
+                                    packets_received: f.received,
+                                    retransmitted: f.retransmitted,
+                                    ack_latency_p50_us: f.ack_latency_p50_us,
+                                    ack_latency_p99_us: f.ack_latency_p99_us,
+                                }
                             })
                             .collect(),
                         ..linerate_view::Counters::default()
