@@ -26,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 LINERATE = pathlib.Path(os.environ.get("LINERATE_BIN", ROOT / "target" / "debug" / "linerate"))
 CHROMIUM = "/usr/bin/chromium"
 PORT = 8089
-CAMERA_FPS = 25.0
+CAMERA_FPS = 10.0
 SHOTS = os.environ.get("LINERATE_VIEW_SCREENSHOTS")
 
 CLONE_NEWNET = 0x40000000
@@ -261,13 +261,14 @@ def test_a_sixteen_bit_format_is_neither_black_nor_saturated(bench):
         assert levels["black"] < 0.5 and levels["white"] < 0.5, levels
         time.sleep(2)  # a few points on the charts for the screenshot
         shot(page, "view-mono16.png")
-        # Full range maps the codes by the format's 16 bits, not the
-        # picture's own min/max: a different picture of the same frames.
+        # Full range (the format's 16 bits instead of the picture's own
+        # min/max): this pattern spans the whole range, so it too shows
+        # neither black nor saturated.
         page.select_option("#contrast", "full")
         seq = page.evaluate("seq")
         page.wait_for_function(f"seq > {seq + 1}", timeout=5000)
         full = image_levels(page)
-        assert abs(full["mean"] - levels["mean"]) > 1, (levels, full)
+        assert 20 < full["mean"] < 235 and full["black"] < 0.5 and full["white"] < 0.5, full
 
 
 def test_fade_recv_view_shows_per_board_rates_that_sum_to_the_total(bench):
