@@ -48,6 +48,7 @@
 pub mod ack_clock;
 pub mod error;
 pub mod link;
+pub mod live;
 pub mod probe;
 mod readout;
 pub mod receiver;
@@ -56,6 +57,7 @@ pub mod ring;
 pub mod timings;
 
 pub use error::{Error, Result};
+pub use live::{LiveBoard, LiveFigures};
 pub use readout::{LinkConfig, Readout};
 pub use receiver::{
     spawn, spawn_with_rings, BoardRing, ReceiverConfig, ReceiverError, ReceiverHandle,

@@ -13,6 +13,7 @@ use linerate_io::raw::{RawSocket, MAX_BATCH};
 use crate::ack_clock::{AckClock, AckStampReport};
 use crate::error::{Error, Result};
 use crate::link::{Backend, BackendReport, FrameLink};
+use crate::live::{LiveBoard, LiveFigures};
 use crate::ring::{RingReader, RingWriter};
 use crate::timings::{AckTimings, ThreadWork};
 
@@ -61,6 +62,7 @@ pub struct Readout<W: Version> {
     config: LinkConfig,
     clock: Instant,
     ended_ns: Option<u64>,
+    live: Option<LiveFigures>,
 }
 
 impl<W: Version> Readout<W> {
@@ -82,8 +84,15 @@ impl<W: Version> Readout<W> {
             config,
             clock: Instant::now(),
             ended_ns: None,
+            live: None,
         };
         Ok((readout, readers))
+    }
+
+    /// Publishes each board's live figures into `live` about four times a
+    /// second while [`Readout::run`] runs (see [`crate::live`]).
+    pub fn publish_live(&mut self, live: LiveFigures) {
+        self.live = Some(live);
     }
 
     /// Nanoseconds since the readout was opened: the clock of
@@ -111,6 +120,7 @@ impl<W: Version> Readout<W> {
         let mut pending: Vec<([u8; CONTROL_FRAME_LEN], u64, usize)> = Vec::new();
         let mut last_frame = Instant::now();
         let batch_acks = self.config.batch_acks;
+        let mut next_live = 0;
         while !self.host.is_finished() {
             if stop.load(Ordering::Relaxed) {
                 self.host.abort();
@@ -198,6 +208,13 @@ impl<W: Version> Readout<W> {
             // Timers: START retries, idle boards, the deadline, commands.
             self.host.handle_timeout(now());
             send_queued(&mut self.host, self.link.sender())?;
+            if let Some(live) = &self.live {
+                let t = now();
+                if t >= next_live {
+                    next_live = t + crate::live::EVERY_NS;
+                    live.try_publish(live_boards(&self.host.outcomes(), &self.timings));
+                }
+            }
             if let Some(t) = batch_start {
                 self.work.batch(received, t.elapsed().as_nanos() as u64);
             }
@@ -249,6 +266,25 @@ impl<W: Version> Readout<W> {
 }
 
 /// Where a matched transmit stamp goes: board `i`'s ACK latency.
+/// Each board's live figures from its outcome so far and its ACK timings.
+fn live_boards(outcomes: &[BoardOutcome], timings: &[AckTimings]) -> Vec<LiveBoard> {
+    outcomes
+        .iter()
+        .zip(timings)
+        .map(|(o, t)| {
+            let latency = t.latency.summary();
+            let sampled = latency.count > 0;
+            LiveBoard {
+                received: o.counters.received,
+                retransmitted: o.counters.retransmitted,
+                acks: latency.count,
+                ack_latency_p50_us: sampled.then_some(latency.p50_us),
+                ack_latency_p99_us: sampled.then_some(latency.p99_us),
+            }
+        })
+        .collect()
+}
+
 fn record_latency(timings: &mut [AckTimings]) -> impl FnMut(usize, u64) + '_ {
     |i, t| {
         if let Some(b) = timings.get_mut(i) {

@@ -241,6 +241,7 @@ impl ReadCounters {
 #[derive(Debug)]
 pub struct ReceiverHandle {
     read: ReadCounters,
+    live: crate::live::LiveFigures,
     stop: Arc<AtomicBool>,
     thread: JoinHandle<Result<ReadoutReport, ReceiverError>>,
 }
@@ -250,6 +251,12 @@ impl ReceiverHandle {
     /// [`ReadCounters::bytes_read`] for a snapshot).
     pub fn counters(&self) -> ReadCounters {
         self.read.clone()
+    }
+
+    /// Each board's retransmissions and ACK latency so far, updated by the
+    /// receive thread about four times a second (see [`crate::live`]).
+    pub fn live(&self) -> crate::live::LiveFigures {
+        self.live.clone()
     }
 
     /// Ends the readout early: the unfinished boards end as interrupted.
@@ -326,11 +333,17 @@ fn start(
     let stop = config.stop.clone();
     let (ready_tx, ready_rx) = mpsc::sync_channel(1);
     let thread_read = read.clone();
+    let live = crate::live::LiveFigures::default();
+    let thread_live = live.clone();
     let thread = std::thread::Builder::new()
         .name("fade-recv".into())
         .spawn(move || match config.version {
-            WireVersion::V1 => receive::<V1>(config, files, thread_read, ready_tx, app_rings),
-            WireVersion::TenG => receive::<TenG>(config, files, thread_read, ready_tx, app_rings),
+            WireVersion::V1 => {
+                receive::<V1>(config, files, thread_read, thread_live, ready_tx, app_rings)
+            }
+            WireVersion::TenG => {
+                receive::<TenG>(config, files, thread_read, thread_live, ready_tx, app_rings)
+            }
         })
         .map_err(|source| ReceiverError::Thread {
             thread: "receive".into(),
@@ -349,7 +362,15 @@ fn start(
                 thread: "receive".into(),
             }));
     };
-    Ok((ReceiverHandle { read, stop, thread }, rings))
+    Ok((
+        ReceiverHandle {
+            read,
+            live,
+            stop,
+            thread,
+        },
+        rings,
+    ))
 }
 
 /// One board's ring, read by the application (from
@@ -440,10 +461,12 @@ fn receive<W: fade_version::Version>(
     config: ReceiverConfig,
     files: Vec<File>,
     read: ReadCounters,
+    live: crate::live::LiveFigures,
     ready: mpsc::SyncSender<Vec<BoardRing>>,
     app_rings: bool,
 ) -> Result<ReadoutReport, ReceiverError> {
     let (mut readout, rings) = Readout::<W>::open(config.link.clone(), config.host.clone())?;
+    readout.publish_live(live);
     let mut lent = Vec::new();
     let mut readers = Vec::new();
     if app_rings {

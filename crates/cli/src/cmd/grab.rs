@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use linerate_grab::receive::{Backend, Transport};
-use linerate_grab::session::{GrabConfig, GrabError, GrabReport, Session};
+use linerate_grab::session::{GrabConfig, GrabError, GrabProgress, GrabReport, Session};
 use linerate_grab::verify::Pattern;
 
 use crate::stop_signal::{Interrupt, Interrupted};
@@ -165,6 +165,11 @@ pub struct GrabArgs {
     /// Seconds to wait for a frame before giving up, 0.01..=3600.
     #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::secs_in(0.01..=3600.0))]
     pub frame_timeout: f64,
+    /// Show the frames and the stream's health live in a web page served
+    /// at this HOST:PORT (e.g. 127.0.0.1:8080) while the grab runs. The
+    /// page has no authentication: binding beyond loopback is your choice.
+    #[arg(long, value_name = "ADDR")]
+    pub view: Option<std::net::SocketAddr>,
 }
 
 impl GrabArgs {
@@ -221,7 +226,14 @@ impl GrabArgs {
 /// error is [`Interrupted`].
 pub fn run(args: GrabArgs) -> Result<()> {
     let json = args.json;
-    let report = match args.config().and_then(|config| grab(&config, !json)) {
+    let view = args.view.map(|listen| linerate_view::ViewConfig {
+        listen,
+        ..linerate_view::ViewConfig::default()
+    });
+    let report = match args
+        .config()
+        .and_then(|config| grab_viewed(&config, !json, view))
+    {
         Ok(r) => r,
         Err(e) if json => {
             crate::json_println!(
@@ -276,6 +288,18 @@ pub fn interrupted(report: &GrabReport) -> Option<Interrupted> {
 /// and SIGINT or SIGTERM ending the run in order (acquisition stopped,
 /// control released, the report returned with the signal in `error`).
 pub fn grab(config: &GrabConfig, progress: bool) -> Result<GrabReport> {
+    grab_viewed(config, progress, None)
+}
+
+/// Like [`grab`], with a live view served as `view` says: the session
+/// thread copies a frame for the page only when the page's display thread
+/// asks for one (at the display rate) and publishes its counters twice a
+/// second; the stream's receive thread never sees the view.
+pub fn grab_viewed(
+    config: &GrabConfig,
+    progress: bool,
+    view: Option<linerate_view::ViewConfig>,
+) -> Result<GrabReport> {
     let interrupt = Interrupt::install()?;
     let session = Session::open_with_stop(config.clone(), interrupt.flag())
         .map_err(|e| start_error(e, &interrupt))?;
@@ -297,7 +321,29 @@ pub fn grab(config: &GrabConfig, progress: bool) -> Result<GrabReport> {
     let target = config.frames;
     let duration = config.duration;
     let bar = progress_bar(progress, target, duration);
-    let mut report = session.run_with(|_, p| {
+    let view = match view {
+        Some(v) => {
+            let listen = v.listen;
+            let handle =
+                linerate_view::spawn(v, None).with_context(|| format!("--view {listen}"))?;
+            crate::console::say(format_args!(
+                "grab: live view at http://{}/ (no authentication)",
+                handle.local_addr()
+            ));
+            Some(handle)
+        }
+        None => None,
+    };
+    let mut viewer = view.as_ref().map(|v| LiveView {
+        frames: v.frames(),
+        stats: v.stats(),
+        shape: linerate_view::camera::FrameShape::default(),
+        published: std::time::Instant::now(),
+    });
+    let mut report = session.run_with(|buffer, p| {
+        if let Some(v) = &mut viewer {
+            v.take(buffer, p);
+        }
         if let Some(bar) = &bar {
             if target > 0 {
                 bar.set_position(p.frames_delivered());
@@ -321,6 +367,30 @@ pub fn grab(config: &GrabConfig, progress: bool) -> Result<GrabReport> {
         }
     }
     Ok(report)
+}
+
+/// What `grab --view` hands the page from the session's callback.
+struct LiveView {
+    frames: linerate_view::FramePublisher,
+    stats: linerate_view::StatsPublisher,
+    shape: linerate_view::camera::FrameShape,
+    published: std::time::Instant,
+}
+
+impl LiveView {
+    fn take(&mut self, buffer: &linerate_grab::stream::Buffer, p: &GrabProgress) {
+        self.shape.update(buffer);
+        if self.frames.wants_frame() {
+            if let Some(f) = linerate_view::camera::copy_frame(buffer) {
+                self.frames.publish(f);
+            }
+        }
+        if self.published.elapsed() >= Duration::from_millis(500) {
+            self.published = std::time::Instant::now();
+            self.stats
+                .publish(linerate_view::camera::grab_counters(p, &self.shape));
+        }
+    }
 }
 
 /// A session that could not start, in the command's words: a signal as

@@ -13,4 +13,5 @@ pub mod noise;
 pub mod schema;
 pub mod serve;
 pub mod testbed;
+pub mod view;
 pub mod watch;

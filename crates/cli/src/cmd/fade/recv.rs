@@ -145,6 +145,13 @@ pub struct RecvArgs {
     /// threads stay normal, so give them room (or another core).
     #[arg(long, value_name = "PRIO", value_parser = clap::value_parser!(i32).range(1..=99))]
     realtime: Option<i32>,
+    /// Show each board's rate, bytes, retransmissions and ACK latency
+    /// (p50/p99), and the Jain fairness of the rates,
+    /// live in a web page served at this HOST:PORT (e.g. 127.0.0.1:8080).
+    /// The page has no authentication: binding beyond loopback is your
+    /// choice.
+    #[arg(long, value_name = "ADDR")]
+    view: Option<std::net::SocketAddr>,
 }
 
 /// Runs the receiver; an error means some board did not deliver all it
@@ -187,6 +194,15 @@ pub fn run(args: RecvArgs) -> Result<()> {
             (None, None) => "until Ctrl-C".into(),
         }
     ));
+    let live = match args.view {
+        Some(listen) => Some(LiveBoards::start(
+            listen,
+            &args.febs,
+            receiver.counters(),
+            receiver.live(),
+        )?),
+        None => None,
+    };
     let counters = receiver.counters();
     let progress = Progress::start_with(
         !args.json,
@@ -198,6 +214,9 @@ pub fn run(args: RecvArgs) -> Result<()> {
     );
     let report = receiver.join();
     progress.finish();
+    if let Some(live) = live {
+        live.stop();
+    }
     let report = report?;
     warn(&report);
     if args.json {
@@ -210,6 +229,80 @@ pub fn run(args: RecvArgs) -> Result<()> {
         bail!("{}", failed.join("; "));
     }
     Ok(())
+}
+
+/// `fade recv --view`: the page, and a thread publishing the boards'
+/// byte counters to it four times a second.
+struct LiveBoards {
+    view: linerate_view::ViewHandle,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl LiveBoards {
+    fn start(
+        listen: std::net::SocketAddr,
+        febs: &[[u8; 6]],
+        counters: linerate_readout::receiver::ReadCounters,
+        live: linerate_readout::LiveFigures,
+    ) -> Result<LiveBoards> {
+        use anyhow::Context;
+        let view = linerate_view::spawn(
+            linerate_view::ViewConfig {
+                listen,
+                ..linerate_view::ViewConfig::default()
+            },
+            None,
+        )
+        .with_context(|| format!("--view {listen}"))?;
+        crate::console::say(format_args!(
+            "fade recv: live view at http://{}/ (no authentication)",
+            view.local_addr()
+        ));
+        let names: Vec<String> = febs.iter().map(|m| super::mac_text(*m)).collect();
+        let stats = view.stats();
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let finished = done.clone();
+        let thread = std::thread::Builder::new()
+            .name("fade view".into())
+            .spawn(move || {
+                while !finished.load(std::sync::atomic::Ordering::Relaxed) {
+                    let bytes = counters.bytes_read();
+                    let figures = live.boards();
+                    stats.publish(linerate_view::Counters {
+                        source: "fade".into(),
+                        running: true,
+                        bytes: bytes.iter().sum(),
+                        boards: names
+                            .iter()
+                            .zip(&bytes)
+                            .enumerate()
+                            .map(|(i, (name, b))| {
+                                let f = figures.get(i).cloned().unwrap_or_default();
+                                linerate_view::BoardCounters {
+                                    name: name.clone(),
+                                    bytes: *b,
+                                    packets_received: f.received,
+                                    retransmitted: f.retransmitted,
+                                    ack_latency_p50_us: f.ack_latency_p50_us,
+                                    ack_latency_p99_us: f.ack_latency_p99_us,
+                                }
+                            })
+                            .collect(),
+                        ..linerate_view::Counters::default()
+                    });
+                    std::thread::sleep(Duration::from_millis(250));
+                }
+            })
+            .context("starting the live view's thread")?;
+        Ok(LiveBoards { view, done, thread })
+    }
+
+    fn stop(self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = self.thread.join();
+        self.view.stop();
+    }
 }
 
 /// The readout `args` ask for, as the protocol core takes it (the host's
