@@ -73,6 +73,8 @@ enum Commands {
     Completions(cmd::docs::CompletionsArgs),
     /// Write man pages for linerate and every subcommand into a directory.
     Man(cmd::docs::ManArgs),
+    /// Read frames or board chunks forwarded to Kafka (ESS ad00/f144), verify every one, report gaps and duplicates.
+    Consume(cmd::kafka::ConsumeArgs),
 }
 
 /// The log filter for `-v`/`-q`. The GenICam XML parser's own messages
@@ -237,6 +239,7 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Schema(args) => cmd::schema::run(args),
         Commands::Completions(args) => cmd::docs::completions(args, command()),
         Commands::Man(args) => cmd::docs::man(args, command()),
+        Commands::Consume(args) => cmd::kafka::consume(args),
     }
 }
 

@@ -103,6 +103,8 @@ mod slot {
     pub const AD00_DATA: u16 = 14;
     pub const AD00_ATTRIBUTES: u16 = 16;
     pub const ATTRIBUTE_NAME: u16 = 4;
+    pub const ATTRIBUTE_DESCRIPTION: u16 = 6;
+    pub const ATTRIBUTE_SOURCE: u16 = 8;
     pub const ATTRIBUTE_DATA_TYPE: u16 = 10;
     pub const ATTRIBUTE_DATA: u16 = 12;
     pub const F144_SOURCE_NAME: u16 = 4;
@@ -133,9 +135,13 @@ pub fn encode_array(builder: &mut MessageBuilder, message: &ArrayMessage<'_>) ->
             AttributeValue::Text(t) => (DType::CString, t.as_bytes().to_vec()),
         };
         let name = builder.create_string(name);
+        // Written though optional: ESS's Python decoder reads both.
+        let empty = builder.create_string("");
         let data = builder.create_vector(&bytes);
         let t = builder.start_table();
         builder.push_slot_always(slot::ATTRIBUTE_NAME, name);
+        builder.push_slot_always(slot::ATTRIBUTE_DESCRIPTION, empty);
+        builder.push_slot_always(slot::ATTRIBUTE_SOURCE, empty);
         builder.push_slot_always(slot::ATTRIBUTE_DATA, data);
         builder.push_slot_always(slot::ATTRIBUTE_DATA_TYPE, dtype_code(data_type));
         attributes.push(builder.end_table(t));

@@ -14,7 +14,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use linerate_grab::receive::{Backend, Transport};
-use linerate_grab::session::{GrabConfig, GrabError, GrabReport, Session};
+use linerate_grab::session::{GrabConfig, GrabError, GrabProgress, GrabReport, Session};
+use linerate_grab::stream::Buffer;
 use linerate_grab::verify::Pattern;
 
 use crate::stop_signal::{Interrupt, Interrupted};
@@ -165,6 +166,9 @@ pub struct GrabArgs {
     /// Seconds to wait for a frame before giving up, 0.01..=3600.
     #[arg(long, default_value_t = 3.0, value_parser = crate::arg_range::secs_in(0.01..=3600.0))]
     pub frame_timeout: f64,
+    /// Forwarding to Apache Kafka (--to kafka://HOST:PORT/TOPIC).
+    #[command(flatten)]
+    pub kafka: Box<crate::cmd::kafka::ToKafkaArgs>,
 }
 
 impl GrabArgs {
@@ -221,7 +225,37 @@ impl GrabArgs {
 /// error is [`Interrupted`].
 pub fn run(args: GrabArgs) -> Result<()> {
     let json = args.json;
-    let report = match args.config().and_then(|config| grab(&config, !json)) {
+    let forwarder = match args.kafka.spawn(&args.camera) {
+        Ok(f) => f,
+        Err(e) if json => {
+            crate::json_println!(
+                "{}",
+                serde_json::json!({ "error": format!("{e:#}"), "ok": false })
+            );
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
+    let forward = forwarder.as_ref().map(|f| f.forward());
+    let source = args.camera.clone();
+    let on_frame = move |buffer: &Buffer, p: &GrabProgress| {
+        if let Some(f) = &forward {
+            // A message the forwarder could not take is counted in its
+            // report as undelivered; the grab goes on.
+            let _ = crate::cmd::kafka::forward_frame(f, &source, buffer);
+            f.set_counter("frames_completed", p.frames_completed);
+            f.set_counter("frames_incomplete", p.frames_incomplete);
+            f.set_counter("frames_corrupt", p.frames_corrupt);
+            f.set_counter("bytes", p.bytes);
+        }
+    };
+    let grabbed = args
+        .config()
+        .and_then(|config| grab_with(&config, !json, on_frame));
+    // Every message handed over gets its delivery report before the
+    // grab's report is printed.
+    let kafka = forwarder.map(|f| f.finish()).transpose()?;
+    let report = match grabbed {
         Ok(r) => r,
         Err(e) if json => {
             crate::json_println!(
@@ -233,9 +267,32 @@ pub fn run(args: GrabArgs) -> Result<()> {
         Err(e) => return Err(e),
     };
     if json {
-        crate::json_println!("{}", serde_json::to_string(&report)?);
+        let mut value = serde_json::to_value(&report)?;
+        if let (Some(k), Some(map)) = (&kafka, value.as_object_mut()) {
+            map.insert("kafka_messages".into(), k.kafka_messages.into());
+            map.insert("kafka_bytes".into(), k.kafka_bytes.into());
+            map.insert("kafka_errors".into(), k.kafka_errors.into());
+            map.insert("kafka_dropped".into(), k.kafka_dropped.into());
+            map.insert(
+                "kafka_latency_p50_us".into(),
+                k.delivery_latency.p50_us.into(),
+            );
+            map.insert(
+                "kafka_latency_p99_us".into(),
+                k.delivery_latency.p99_us.into(),
+            );
+            map.insert("kafka".into(), serde_json::to_value(k)?);
+            map.insert("ok".into(), (report.ok && k.ok).into());
+        }
+        crate::json_println!("{}", serde_json::to_string(&value)?);
     } else {
         print_summary(&report);
+        if let Some(k) = &kafka {
+            crate::cmd::kafka::say_forwarded(k);
+        }
+    }
+    if let Some(k) = &kafka {
+        crate::cmd::kafka::undelivered(k)?;
     }
     if let Some(i) = interrupted(&report) {
         return Err(anyhow::Error::new(i).context(format!(
@@ -276,6 +333,15 @@ pub fn interrupted(report: &GrabReport) -> Option<Interrupted> {
 /// and SIGINT or SIGTERM ending the run in order (acquisition stopped,
 /// control released, the report returned with the signal in `error`).
 pub fn grab(config: &GrabConfig, progress: bool) -> Result<GrabReport> {
+    grab_with(config, progress, |_, _| {})
+}
+
+/// Like [`grab`], calling `on_frame` with every frame delivered (see
+/// `Session::run_with`).
+pub fn grab_with<F>(config: &GrabConfig, progress: bool, mut on_frame: F) -> Result<GrabReport>
+where
+    F: FnMut(&Buffer, &GrabProgress),
+{
     let interrupt = Interrupt::install()?;
     let session = Session::open_with_stop(config.clone(), interrupt.flag())
         .map_err(|e| start_error(e, &interrupt))?;
@@ -297,7 +363,8 @@ pub fn grab(config: &GrabConfig, progress: bool) -> Result<GrabReport> {
     let target = config.frames;
     let duration = config.duration;
     let bar = progress_bar(progress, target, duration);
-    let mut report = session.run_with(|_, p| {
+    let mut report = session.run_with(|buffer, p| {
+        on_frame(buffer, p);
         if let Some(bar) = &bar {
             if target > 0 {
                 bar.set_position(p.frames_delivered());
