@@ -74,9 +74,10 @@ impl Broker {
         Broker { dir, bootstrap }
     }
 
-    #[allow(dead_code)]
-    fn script(&self, what: &str) {
-        let out = Command::new(workspace().join("scripts/kafka"))
+    /// Runs `scripts/kafka WHAT` on this broker, in "pc" (where `start`
+    /// must start it again).
+    fn script(&self, bed: &Testbed, what: &str) {
+        let out = in_ns(bed, "pc", workspace().join("scripts/kafka"))
             .env("LINERATE_KAFKA_DIR", &self.dir)
             .arg(what)
             .output()
@@ -324,4 +325,97 @@ fn grabbed_frames_reach_kafka_once_verified_and_readable_by_ess() {
         blocks.insert(block);
     }
     assert_eq!(blocks, all, "ESS's decoder saw the same 300 frames");
+}
+
+/// The broker stopped for longer than the delivery timeout in the middle of
+/// a forwarded grab, then started again: the grab finishes without a crash
+/// and exits non-zero, every failed frame is counted and listed, every frame
+/// reported delivered is in the topic, and memory stays bounded.
+#[test]
+fn a_broker_stopped_mid_run_costs_counted_frames_never_silent_ones() {
+    let bed = bed("kafka_stop");
+    let broker = Broker::start(&bed, "stop", 1);
+    let (_cam, ip) = camera(&bed);
+    let url = format!("kafka://{}/frames", broker.bootstrap);
+    let grab = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args([
+            "grab", &ip, "--frames", "300", "--width", "512", "--height", "512",
+        ])
+        .args(["--fps", "25", "--transport", "tcp", "--verify", "--json"])
+        .args(["--to", &url, "--kafka-timeout", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("linerate grab");
+    std::thread::sleep(Duration::from_secs(3));
+    broker.script(&bed, "stop");
+    std::thread::sleep(Duration::from_secs(5));
+    broker.script(&bed, "start");
+    let out = grab.wait_with_output().expect("grab");
+    let report = json(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "non-zero, not a crash: {report}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        report["frames_completed"], 300,
+        "the grab itself went on: {report}"
+    );
+    let errors = report["kafka_errors"].as_u64().expect("kafka_errors");
+    let delivered = report["kafka_messages"].as_u64().expect("kafka_messages");
+    assert!(errors > 0, "{report}");
+    assert_eq!(report["kafka_dropped"], 0);
+    assert_eq!(
+        delivered + errors,
+        300,
+        "every frame accounted for: {report}"
+    );
+    let undelivered: BTreeSet<u64> = report["kafka"]["undelivered_ids"]
+        .as_array()
+        .expect("undelivered ids")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert_eq!(undelivered.len() as u64, errors);
+    assert!(
+        report["max_rss_mib"].as_f64().is_some_and(|m| m < 1024.0),
+        "{report}"
+    );
+
+    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args([
+            "consume",
+            &url,
+            "--ids",
+            "--json",
+            "--idle",
+            "5",
+            "--no-verify",
+        ])
+        .output()
+        .expect("linerate consume");
+    let seen = json(&out.stdout);
+    let in_topic: BTreeSet<u64> = ids(&seen).into_iter().collect();
+    // Over TCP the camera's 300 frames have consecutive block ids.
+    let first = in_topic
+        .iter()
+        .chain(&undelivered)
+        .min()
+        .copied()
+        .expect("some frame");
+    let reported_delivered: Vec<u64> = (first..first + 300)
+        .filter(|id| !undelivered.contains(id))
+        .collect();
+    assert_eq!(reported_delivered.len() as u64, delivered);
+    let missing: Vec<u64> = reported_delivered
+        .iter()
+        .filter(|id| !in_topic.contains(id))
+        .copied()
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "reported delivered but not in the topic: {missing:?}"
+    );
 }
