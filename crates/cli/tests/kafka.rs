@@ -419,3 +419,61 @@ fn a_broker_stopped_mid_run_costs_counted_frames_never_silent_ones() {
         "reported delivered but not in the topic: {missing:?}"
     );
 }
+
+/// 256 MiB from an emulated FADE board forwarded by `fade recv --to` in
+/// 1 MiB chunks: every chunk in the topic once, and every byte of every
+/// chunk the board's counter stream at its offset.
+#[test]
+fn a_board_stream_is_forwarded_in_chunks_and_verified_end_to_end() {
+    let bed = Testbed::builder("kafka_fade")
+        .hosts(["feb", "pc"])
+        .link("feb", "pc")
+        .build()
+        .expect("test bench");
+    let broker = Broker::start(&bed, "fade", 1);
+    let url = format!("kafka://{}/board", broker.bootstrap);
+    let feb_if = bed.iface("feb").expect("iface").name.clone();
+    let mut board = in_ns(&bed, "feb", env!("CARGO_BIN_EXE_linerate"))
+        .args(["fade", "feb", "--interface", &feb_if])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("linerate fade feb");
+    let pc_if = bed.iface("pc").expect("iface").name.clone();
+    let mac = bed.mac("feb").expect("mac").to_string();
+    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args(["fade", "recv", "--interface", &pc_if, "--feb", &mac])
+        .args(["--bytes", "256MiB", "--verify", "--json", "--to", &url])
+        .output()
+        .expect("linerate fade recv");
+    let _ = board.kill();
+    let _ = board.wait();
+    let recv = json(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{recv}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(recv["kafka_messages"], 256, "{recv}");
+    assert_eq!(recv["kafka_errors"], 0);
+
+    let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
+        .args(["consume", &url, "--expect", "256", "--json", "--idle", "5"])
+        .output()
+        .expect("linerate consume");
+    let seen = json(&out.stdout);
+    assert!(out.status.success(), "{seen}");
+    let s = &seen["sources"][0];
+    assert_eq!(s["source"], mac.as_str());
+    assert_eq!(s["kind"], "chunk");
+    assert_eq!(
+        (s["first_id"].as_u64(), s["last_id"].as_u64()),
+        (Some(0), Some(255))
+    );
+    assert_eq!(
+        (s["gaps"].as_u64(), s["duplicates"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(s["verified"], 256);
+    assert_eq!(s["bytes"], 256u64 << 20);
+}

@@ -6,6 +6,7 @@
 //!   counters as `f144` values — with encoders and a decoder;
 //! * [`forwarder`]: [`spawn`] a producer thread that takes messages off the
 //!   receiver through a bounded queue and accounts for every one;
+//! * [`chunks`]: board streams cut into chunks for the forwarder;
 //! * [`consumer`]: read a topic back and verify every frame or chunk;
 //! * [`target`]: `kafka://HOST:PORT[,HOST:PORT]/TOPIC` addresses;
 //! * [`admin`]: topics with a chosen number of partitions.
@@ -32,6 +33,7 @@
 //! ```
 
 pub mod admin;
+pub mod chunks;
 pub mod consumer;
 mod ess;
 pub mod forwarder;

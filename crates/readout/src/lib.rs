@@ -56,5 +56,5 @@ pub mod timings;
 
 pub use error::{Error, Result};
 pub use readout::{LinkConfig, Readout};
-pub use receiver::{spawn, ReceiverConfig, ReceiverError, ReceiverHandle};
+pub use receiver::{spawn, DataSink, ReceiverConfig, ReceiverError, ReceiverHandle};
 pub use report::ReadoutReport;

@@ -269,20 +269,7 @@ pub fn run(args: GrabArgs) -> Result<()> {
     if json {
         let mut value = serde_json::to_value(&report)?;
         if let (Some(k), Some(map)) = (&kafka, value.as_object_mut()) {
-            map.insert("kafka_messages".into(), k.kafka_messages.into());
-            map.insert("kafka_bytes".into(), k.kafka_bytes.into());
-            map.insert("kafka_errors".into(), k.kafka_errors.into());
-            map.insert("kafka_dropped".into(), k.kafka_dropped.into());
-            map.insert(
-                "kafka_latency_p50_us".into(),
-                k.delivery_latency.p50_us.into(),
-            );
-            map.insert(
-                "kafka_latency_p99_us".into(),
-                k.delivery_latency.p99_us.into(),
-            );
-            map.insert("kafka".into(), serde_json::to_value(k)?);
-            map.insert("ok".into(), (report.ok && k.ok).into());
+            crate::cmd::kafka::add_json_fields(map, k)?;
         }
         crate::json_println!("{}", serde_json::to_string(&value)?);
     } else {
