@@ -142,6 +142,9 @@ pub struct ConsumeReport {
 struct SourceState {
     report: SourceReport,
     seen: BTreeSet<u64>,
+    /// `block_id - frame_number` of the first frame: the camera numbers
+    /// both in step, so a frame carrying another's data shows as a change.
+    frame_skew: Option<u64>,
 }
 
 /// Consumes until the configured end and returns the report.
@@ -322,7 +325,22 @@ fn account(state: &mut SourceState, a: &DecodedArray<'_>, verify: bool) {
     if !verify {
         return;
     }
-    match check(a, chunk_offset) {
+    let checked = check(a, chunk_offset).and_then(|frame_number| {
+        let Some(n) = frame_number else { return Ok(()) };
+        let skew = id.wrapping_sub(n);
+        match state.frame_skew {
+            None => {
+                state.frame_skew = Some(skew);
+                Ok(())
+            }
+            Some(s) if s == skew => Ok(()),
+            Some(s) => Err(format!(
+                "carries frame number {n}, but block ids and frame numbers differ by {s}"
+            )),
+        }
+    });
+    let r = &mut state.report;
+    match checked {
         Ok(()) => r.verified += 1,
         Err(e) => {
             r.verify_failures += 1;
@@ -332,8 +350,9 @@ fn account(state: &mut SourceState, a: &DecodedArray<'_>, verify: bool) {
 }
 
 /// Checks an array's dimensions against its size, then its content: the
-/// board counter stream at its offset, or the camera's stamped pattern.
-fn check(a: &DecodedArray<'_>, chunk_offset: Option<u64>) -> Result<(), String> {
+/// board counter stream at its offset, or the camera's stamped pattern
+/// (returning the frame number the stamp carries).
+fn check(a: &DecodedArray<'_>, chunk_offset: Option<u64>) -> Result<Option<u64>, String> {
     let element = a.element.map_or(1, |e| e.size()) as i64;
     let elements = a
         .dimensions
@@ -348,13 +367,13 @@ fn check(a: &DecodedArray<'_>, chunk_offset: Option<u64>) -> Result<(), String> 
     }
     match chunk_offset {
         Some(offset) => match linerate_fade::stream::mismatches(offset, a.data) {
-            0 => Ok(()),
+            0 => Ok(None),
             n => Err(format!(
                 "{n} bytes differ from the counter stream at offset {offset}"
             )),
         },
         None => linerate_gev::test_pattern::verify(a.data)
-            .map(|_| ())
+            .map(Some)
             .map_err(|e| e.to_string()),
     }
 }

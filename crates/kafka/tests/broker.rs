@@ -100,8 +100,9 @@ fn a_corrupted_frame_and_a_gap_are_reported() {
         .expect("valid address");
     let handle = forwarder::spawn(ForwarderConfig::new(target.clone(), "cam")).expect("producer");
     let forward = handle.forward();
-    for id in [1u64, 2, 4] {
-        let mut data = frame(id, 4096);
+    // 2 is corrupted, 3 never sent, 5 carries frame 6's data.
+    for id in [1u64, 2, 4, 5] {
+        let mut data = frame(if id == 5 { 6 } else { id }, 4096);
         if id == 2 {
             data[100] ^= 1;
         }
