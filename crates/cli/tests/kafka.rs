@@ -13,6 +13,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use linerate_testbed::Testbed;
 use serde_json::Value;
 
+/// One test at a time: each runs a broker's JVM beside a camera or board
+/// and a receiver, which is all two cores hold.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -161,6 +169,7 @@ fn now_ns() -> u64 {
 /// Python package with the right dimensions and timestamps.
 #[test]
 fn grabbed_frames_reach_kafka_once_verified_and_readable_by_ess() {
+    let _s = serial();
     let python = workspace().join("target/venv/bin/python");
     assert!(
         python.exists(),
@@ -333,6 +342,7 @@ fn grabbed_frames_reach_kafka_once_verified_and_readable_by_ess() {
 /// reported delivered is in the topic, and memory stays bounded.
 #[test]
 fn a_broker_stopped_mid_run_costs_counted_frames_never_silent_ones() {
+    let _s = serial();
     let bed = bed("kafka_stop");
     let broker = Broker::start(&bed, "stop", 1);
     let (_cam, ip) = camera(&bed);
@@ -425,6 +435,7 @@ fn a_broker_stopped_mid_run_costs_counted_frames_never_silent_ones() {
 /// chunk the board's counter stream at its offset.
 #[test]
 fn a_board_stream_is_forwarded_in_chunks_and_verified_end_to_end() {
+    let _s = serial();
     let bed = Testbed::builder("kafka_fade")
         .hosts(["feb", "pc"])
         .link("feb", "pc")
