@@ -21,6 +21,7 @@ itself is known to pass with a producer nobody here wrote.
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -119,6 +120,18 @@ def wait_for_camera(bench, role, ip):
             except OSError:
                 pass
             assert time.monotonic() < deadline, f"the camera in {role} never answered at {ip}"
+
+
+@pytest.fixture(autouse=True)
+def sigint_handler_restored():
+    """Harvesters' ImageAcquirer installs its own SIGINT handler in the
+    main thread and never restores Python's, after which Ctrl-C no longer
+    raises KeyboardInterrupt anywhere in the process (a Harvesters
+    behaviour, not the producer's): put the previous handler back after
+    each test so later tests in this process get Ctrl-C as users do."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture(scope="module")

@@ -75,6 +75,8 @@ enum Commands {
     Man(cmd::docs::ManArgs),
     /// Show a camera live in a web page (image, health charts, controls) until Ctrl-C.
     View(cmd::view::ViewArgs),
+    /// Read frames or board chunks forwarded to Kafka (ESS ad00/f144), verify every one, report gaps and duplicates.
+    Consume(cmd::kafka::ConsumeArgs),
 }
 
 /// The log filter for `-v`/`-q`. The GenICam XML parser's own messages
@@ -240,6 +242,7 @@ fn run(cli: Cli) -> Result<()> {
         Commands::Completions(args) => cmd::docs::completions(args, command()),
         Commands::Man(args) => cmd::docs::man(args, command()),
         Commands::View(args) => cmd::view::run(args),
+        Commands::Consume(args) => cmd::kafka::consume(args),
     }
 }
 

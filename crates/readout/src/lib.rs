@@ -60,6 +60,6 @@ pub use error::{Error, Result};
 pub use live::{LiveBoard, LiveFigures};
 pub use readout::{LinkConfig, Readout};
 pub use receiver::{
-    spawn, spawn_with_rings, BoardRing, ReceiverConfig, ReceiverError, ReceiverHandle,
+    spawn, spawn_with_rings, BoardRing, DataSink, ReceiverConfig, ReceiverError, ReceiverHandle,
 };
 pub use report::ReadoutReport;

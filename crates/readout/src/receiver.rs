@@ -118,6 +118,26 @@ pub struct ReceiverConfig {
     /// Set it to end the readout early: unfinished boards end as
     /// interrupted and are sent STOP. A signal handler may own it.
     pub stop: Arc<AtomicBool>,
+    /// Called by each board's reader with the data it reads, in place in
+    /// the ring (a forwarder, say); none by default.
+    pub sink: Option<DataSink>,
+}
+
+/// What a reader hands each slice of a board's stream to: called as
+/// `(board index, stream offset, bytes)` on that board's reader thread,
+/// before the bytes leave the ring, and once more with no bytes when the
+/// board's stream has ended. A slow sink slows the reader, and with it the
+/// board (its window), never the receive thread.
+#[derive(Clone)]
+pub struct DataSink(pub Arc<SinkFn>);
+
+/// The function a [`DataSink`] holds.
+pub type SinkFn = dyn Fn(usize, u64, &[u8]) + Send + Sync;
+
+impl std::fmt::Debug for DataSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DataSink")
+    }
 }
 
 impl ReceiverConfig {
@@ -136,6 +156,7 @@ impl ReceiverConfig {
             reader_wakeup: READER_WAKEUP,
             reader_nice: READER_NICE,
             stop: Arc::new(AtomicBool::new(false)),
+            sink: None,
         }
     }
 }
@@ -513,6 +534,7 @@ fn start_readers(
         let read = read.clone();
         let (verify, cpu) = (config.verify, config.receive_cpu);
         let (wakeup, nice) = (config.reader_wakeup, config.reader_nice);
+        let sink = config.sink.clone();
         let reader = std::thread::Builder::new()
             .name(format!("fade-read-{i}"))
             .spawn(move || {
@@ -524,7 +546,18 @@ fn start_readers(
                 // every microsecond is ACK latency. A failure leaves the
                 // default priority.
                 let _ = linerate_io::sched::set_current_thread_nice(nice);
-                consume(ring, wakeup, verify, file, |n| read.set(i, n))
+                consume(
+                    ring,
+                    wakeup,
+                    verify,
+                    file,
+                    |n| read.set(i, n),
+                    |offset, data| {
+                        if let Some(s) = &sink {
+                            (s.0)(i, offset, data);
+                        }
+                    },
+                )
             })
             .map_err(|source| ReceiverError::Thread {
                 thread: format!("fade-read-{i}"),
@@ -618,6 +651,7 @@ fn consume(
     verify: bool,
     mut file: Option<File>,
     progress: impl Fn(u64),
+    sink: impl Fn(u64, &[u8]),
 ) -> ReaderResult {
     reader.set_wakeup(wakeup.min(reader.capacity() as u64 / 4));
     let mut errors = 0u64;
@@ -625,10 +659,12 @@ fn consume(
     loop {
         let p = reader.wait(Duration::from_millis(100));
         if p.available == 0 && (p.eof || p.error.is_some()) {
+            sink(p.tail, &[]);
             return (p.tail, errors, io_error);
         }
         let data = reader.data();
         let len = data.len() as u64;
+        sink(p.tail, data);
         if verify {
             errors += stream::mismatches(p.tail, data);
         }
@@ -683,10 +719,23 @@ mod tests {
         let file = File::create(&path).expect("file");
         let seen = Arc::new(AtomicU64::new(0));
         let progress = seen.clone();
+        // The sink sees every byte in order, then one empty call at the end.
+        let sunk = Arc::new(std::sync::Mutex::new((0u64, 0u32)));
+        let sink = sunk.clone();
         let reader = std::thread::spawn(move || {
-            consume(r, 2048, true, Some(file), move |n| {
-                progress.store(n, Ordering::Relaxed)
-            })
+            consume(
+                r,
+                2048,
+                true,
+                Some(file),
+                move |n| progress.store(n, Ordering::Relaxed),
+                move |offset, data| {
+                    let mut s = sink.lock().expect("sink");
+                    assert_eq!(offset, s.0, "in order, no gap");
+                    s.0 += data.len() as u64;
+                    s.1 += u32::from(data.is_empty());
+                },
+            )
         });
         let mut p = [0u8; 1024];
         for i in 0..32u64 {
@@ -704,6 +753,7 @@ mod tests {
         let (bytes, errors, io_error) = reader.join().expect("reader");
         assert_eq!((bytes, errors, io_error), (32 * 1024, 1, None));
         assert_eq!(seen.load(Ordering::Relaxed), 32 * 1024);
+        assert_eq!(*sunk.lock().expect("sink"), (32 * 1024, 1));
         let written = std::fs::read(&path).expect("read back");
         let _ = std::fs::remove_file(&path);
         assert_eq!(written.len(), 32 * 1024);

@@ -15,6 +15,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use linerate_grab::receive::{Backend, Transport};
 use linerate_grab::session::{GrabConfig, GrabError, GrabProgress, GrabReport, Session};
+use linerate_grab::stream::Buffer;
 use linerate_grab::verify::Pattern;
 
 use crate::stop_signal::{Interrupt, Interrupted};
@@ -170,6 +171,9 @@ pub struct GrabArgs {
     /// page has no authentication: binding beyond loopback is your choice.
     #[arg(long, value_name = "ADDR")]
     pub view: Option<std::net::SocketAddr>,
+    /// Forwarding to Apache Kafka (--to kafka://HOST:PORT/TOPIC).
+    #[command(flatten)]
+    pub kafka: Box<crate::cmd::kafka::ToKafkaArgs>,
 }
 
 impl GrabArgs {
@@ -230,10 +234,37 @@ pub fn run(args: GrabArgs) -> Result<()> {
         listen,
         ..linerate_view::ViewConfig::default()
     });
-    let report = match args
+    let forwarder = match args.kafka.spawn(&args.camera) {
+        Ok(f) => f,
+        Err(e) if json => {
+            crate::json_println!(
+                "{}",
+                serde_json::json!({ "error": format!("{e:#}"), "ok": false })
+            );
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
+    let forward = forwarder.as_ref().map(|f| f.forward());
+    let source = args.camera.clone();
+    let on_frame = move |buffer: &Buffer, p: &GrabProgress| {
+        if let Some(f) = &forward {
+            // A message the forwarder could not take is counted in its
+            // report as undelivered; the grab goes on.
+            let _ = crate::cmd::kafka::forward_frame(f, &source, buffer);
+            f.set_counter("frames_completed", p.frames_completed);
+            f.set_counter("frames_incomplete", p.frames_incomplete);
+            f.set_counter("frames_corrupt", p.frames_corrupt);
+            f.set_counter("bytes", p.bytes);
+        }
+    };
+    let grabbed = args
         .config()
-        .and_then(|config| grab_viewed(&config, !json, view))
-    {
+        .and_then(|config| grab_with(&config, !json, view, on_frame));
+    // Every message handed over gets its delivery report before the
+    // grab's report is printed.
+    let kafka = forwarder.map(|f| f.finish()).transpose()?;
+    let report = match grabbed {
         Ok(r) => r,
         Err(e) if json => {
             crate::json_println!(
@@ -245,9 +276,19 @@ pub fn run(args: GrabArgs) -> Result<()> {
         Err(e) => return Err(e),
     };
     if json {
-        crate::json_println!("{}", serde_json::to_string(&report)?);
+        let mut value = serde_json::to_value(&report)?;
+        if let (Some(k), Some(map)) = (&kafka, value.as_object_mut()) {
+            crate::cmd::kafka::add_json_fields(map, k)?;
+        }
+        crate::json_println!("{}", serde_json::to_string(&value)?);
     } else {
         print_summary(&report);
+        if let Some(k) = &kafka {
+            crate::cmd::kafka::say_forwarded(k);
+        }
+    }
+    if let Some(k) = &kafka {
+        crate::cmd::kafka::undelivered(k)?;
     }
     if let Some(i) = interrupted(&report) {
         return Err(anyhow::Error::new(i).context(format!(
@@ -288,18 +329,23 @@ pub fn interrupted(report: &GrabReport) -> Option<Interrupted> {
 /// and SIGINT or SIGTERM ending the run in order (acquisition stopped,
 /// control released, the report returned with the signal in `error`).
 pub fn grab(config: &GrabConfig, progress: bool) -> Result<GrabReport> {
-    grab_viewed(config, progress, None)
+    grab_with(config, progress, None, |_, _| {})
 }
 
-/// Like [`grab`], with a live view served as `view` says: the session
-/// thread copies a frame for the page only when the page's display thread
-/// asks for one (at the display rate) and publishes its counters twice a
-/// second; the stream's receive thread never sees the view.
-pub fn grab_viewed(
+/// Like [`grab`], with a live view served as `view` says, calling
+/// `on_frame` with every frame delivered (see `Session::run_with`). The
+/// session thread copies a frame for the page only when the page's display
+/// thread asks for one (at the display rate) and publishes its counters
+/// twice a second; the stream's receive thread never sees the view.
+pub fn grab_with<F>(
     config: &GrabConfig,
     progress: bool,
     view: Option<linerate_view::ViewConfig>,
-) -> Result<GrabReport> {
+    mut on_frame: F,
+) -> Result<GrabReport>
+where
+    F: FnMut(&Buffer, &GrabProgress),
+{
     let interrupt = Interrupt::install()?;
     let session = Session::open_with_stop(config.clone(), interrupt.flag())
         .map_err(|e| start_error(e, &interrupt))?;
@@ -341,6 +387,7 @@ pub fn grab_viewed(
         published: std::time::Instant::now(),
     });
     let mut report = session.run_with(|buffer, p| {
+        on_frame(buffer, p);
         if let Some(v) = &mut viewer {
             v.take(buffer, p);
         }

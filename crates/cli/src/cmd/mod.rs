@@ -9,6 +9,7 @@ pub mod fade;
 pub mod features;
 pub mod force_ip;
 pub mod grab;
+pub mod kafka;
 pub mod noise;
 pub mod schema;
 pub mod serve;

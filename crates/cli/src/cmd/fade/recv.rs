@@ -13,9 +13,10 @@ use linerate_fade::board::Controller;
 use linerate_fade::command::CommandConfig;
 use linerate_fade::fair::FairConfig;
 use linerate_fade::host::{HostConfig, UserCommand};
+use linerate_kafka::chunks::{Chunker, DEFAULT_CHUNK};
 use linerate_readout::link::{parse_backend, Backend};
 use linerate_readout::receiver::WireVersion;
-use linerate_readout::{LinkConfig, ReadoutReport, ReceiverConfig};
+use linerate_readout::{DataSink, LinkConfig, ReadoutReport, ReceiverConfig};
 use linerate_testbed::Rate;
 
 use super::command::{first_seq, parse_user_command, UserCommandArg};
@@ -152,6 +153,14 @@ pub struct RecvArgs {
     /// choice.
     #[arg(long, value_name = "ADDR")]
     view: Option<std::net::SocketAddr>,
+    /// Forward each board's stream to Kafka in chunks (ESS ad00 1-D uint8
+    /// arrays: source = board MAC, id = chunk sequence number).
+    #[command(flatten)]
+    kafka: Box<crate::cmd::kafka::ToKafkaArgs>,
+    /// Bytes per forwarded chunk (suffixes k, m: binary), 1KiB..=16MiB.
+    #[arg(long, default_value = "1MiB", value_name = "BYTES",
+          value_parser = crate::arg_range::bytes_in(1024..=16 * crate::arg_range::MIB))]
+    chunk_size: u64,
 }
 
 /// Runs the receiver; an error means some board did not deliver all it
@@ -164,7 +173,36 @@ pub fn run(args: RecvArgs) -> Result<()> {
         bail!("--command needs --version 10g: FADE v1 has no user commands")
     }
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
+    let forwarder = args.kafka.spawn(&format!("fade-recv-{}", args.interface))?;
+    let sink = forwarder.as_ref().map(|f| {
+        let chunkers: Vec<std::sync::Mutex<Chunker>> = args
+            .febs
+            .iter()
+            .map(|m| {
+                std::sync::Mutex::new(Chunker::new(
+                    f.forward(),
+                    super::mac_text(*m),
+                    usize::try_from(args.chunk_size).unwrap_or(DEFAULT_CHUNK),
+                ))
+            })
+            .collect();
+        let read = args.febs.len();
+        DataSink(std::sync::Arc::new(
+            move |board: usize, offset: u64, data: &[u8]| {
+                if let Some(Ok(mut c)) = chunkers.get(board % read.max(1)).map(|c| c.lock()) {
+                    // A chunk the forwarder could not take is counted in its
+                    // report as undelivered.
+                    let _ = if data.is_empty() {
+                        c.flush()
+                    } else {
+                        c.push(offset, data)
+                    };
+                }
+            },
+        ))
+    });
     let config = ReceiverConfig {
+        sink,
         version: match args.version {
             Version::V1 => WireVersion::V1,
             Version::TenG => WireVersion::TenG,
@@ -217,12 +255,23 @@ pub fn run(args: RecvArgs) -> Result<()> {
     if let Some(live) = live {
         live.stop();
     }
+    let kafka = forwarder.map(|f| f.finish()).transpose()?;
     let report = report?;
     warn(&report);
     if args.json {
-        crate::json_println!("{}", serde_json::to_value(&report)?);
+        let mut value = serde_json::to_value(&report)?;
+        if let (Some(k), Some(map)) = (&kafka, value.as_object_mut()) {
+            crate::cmd::kafka::add_json_fields(map, k)?;
+        }
+        crate::json_println!("{}", value);
     } else {
         print_text(&report);
+        if let Some(k) = &kafka {
+            crate::cmd::kafka::say_forwarded(k);
+        }
+    }
+    if let Some(k) = &kafka {
+        crate::cmd::kafka::undelivered(k)?;
     }
     let failed = report.problems();
     if !failed.is_empty() {

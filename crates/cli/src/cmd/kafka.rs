@@ -1,0 +1,302 @@
+//! Forwarding to Apache Kafka from the command line: the `--to
+//! kafka://...` options `grab` takes, the frame → `ad00` mapping of a grab
+//! buffer, and `linerate consume`. The forwarder and the consumer are
+//! `linerate_kafka`; this module parses and presents.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use linerate_grab::stream::Buffer;
+use linerate_kafka::consumer::{self, ConsumeConfig, ConsumeReport};
+use linerate_kafka::forwarder::{self, BackPressure, Forward, ForwarderConfig, ForwarderHandle};
+use linerate_kafka::messages::{ArrayMessage, AttributeValue, ElementType};
+use linerate_kafka::{ForwarderReport, KafkaTarget};
+use linerate_wire::pixel_format::PixelFormat;
+
+/// Where and how a receiver forwards to Kafka.
+#[derive(Debug, Args, Clone)]
+pub struct ToKafkaArgs {
+    /// Forward every frame to Kafka as an ESS ad00 message:
+    /// kafka://HOST:PORT[,HOST:PORT...]/TOPIC. Receiver counters go to
+    /// TOPIC_status as f144 once a second. Exit status non-zero if any
+    /// message was not delivered.
+    #[arg(long, value_name = "kafka://HOST:PORT/TOPIC")]
+    pub to: Option<KafkaTarget>,
+    /// When the broker falls behind: wait (the receiver waits; its own
+    /// accounting shows the cost) or drop (whole messages dropped and
+    /// counted in kafka_dropped).
+    #[arg(long, default_value = "wait", value_parser = ["wait", "drop"])]
+    pub kafka_on_full: String,
+    /// Messages queued between the receiver and the producer thread, 1..=4096.
+    #[arg(long, default_value_t = 16, value_parser = crate::arg_range::usize_in(1..=4096))]
+    pub kafka_queue: usize,
+    /// librdkafka linger.ms: how long a batch waits for more messages, 0..=10000.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub kafka_linger_ms: u32,
+    /// Seconds librdkafka keeps retrying a message before reporting it
+    /// undelivered (message.timeout.ms), 1..=3600.
+    #[arg(long, default_value_t = 30.0, value_parser = crate::arg_range::secs_in(1.0..=3600.0))]
+    pub kafka_timeout: f64,
+    /// Acknowledgements the producer waits for: all (idempotent, no
+    /// duplicates on retry), 1 or 0.
+    #[arg(long, default_value = "all", value_parser = ["all", "1", "0"])]
+    pub kafka_acks: String,
+}
+
+impl ToKafkaArgs {
+    /// Starts the forwarder when `--to` was given.
+    pub fn spawn(&self, source_name: &str) -> Result<Option<ForwarderHandle>> {
+        let Some(target) = &self.to else {
+            return Ok(None);
+        };
+        let mut config = ForwarderConfig::new(target.clone(), source_name);
+        config.back_pressure = if self.kafka_on_full == "drop" {
+            BackPressure::Drop
+        } else {
+            BackPressure::Wait
+        };
+        config.queue_messages = self.kafka_queue;
+        config.linger_ms = self.kafka_linger_ms;
+        config.message_timeout = Duration::try_from_secs_f64(self.kafka_timeout)
+            .with_context(|| format!("--kafka-timeout {}", self.kafka_timeout))?;
+        config.acks = self.kafka_acks.clone();
+        Ok(Some(forwarder::spawn(config)?))
+    }
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// The byte ranges a frame lacks, as `a-b,c-d` (end exclusive).
+fn missing_ranges(buffer: &Buffer) -> String {
+    buffer
+        .missing()
+        .iter()
+        .map(|r| format!("{}-{}", r.start, r.end))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Hands one grab buffer to the forwarder as ad00: `[height, width]` of
+/// uint8 or uint16 for the pixel formats that are plain arrays, the raw
+/// bytes `[size]` of uint8 otherwise.
+pub fn forward_frame(forward: &Forward, source_name: &str, buffer: &Buffer) -> Result<()> {
+    let info = buffer.info();
+    let data = buffer.data().get(..info.size).unwrap_or(buffer.data());
+    let (element, dims) = match info.pixel_format {
+        Some(p @ (PixelFormat::MONO8 | PixelFormat::BAYER_RG8 | PixelFormat::BAYER_GR8))
+            if p.image_bytes(info.width, info.height) == Some(data.len() as u64) =>
+        {
+            (
+                ElementType::Uint8,
+                vec![i64::from(info.height), i64::from(info.width)],
+            )
+        }
+        Some(p @ (PixelFormat::MONO10 | PixelFormat::MONO12 | PixelFormat::MONO16))
+            if p.image_bytes(info.width, info.height) == Some(data.len() as u64) =>
+        {
+            (
+                ElementType::Uint16,
+                vec![i64::from(info.height), i64::from(info.width)],
+            )
+        }
+        _ => (ElementType::Uint8, vec![data.len() as i64]),
+    };
+    let mut attributes = vec![
+        ("block_id", AttributeValue::U64(info.block_id)),
+        (
+            "complete",
+            AttributeValue::U64(u64::from(buffer.is_complete())),
+        ),
+        ("camera_timestamp", AttributeValue::U64(info.timestamp)),
+    ];
+    if !buffer.is_complete() {
+        attributes.push(("missing", AttributeValue::Text(missing_ranges(buffer))));
+    }
+    if let Some(name) = info.pixel_format.and_then(PixelFormat::name) {
+        attributes.push(("pixel_format", AttributeValue::Text(name.to_string())));
+    }
+    forward.array(
+        info.block_id,
+        &ArrayMessage {
+            source_name,
+            id: info.block_id as i32,
+            timestamp_ns: now_ns(),
+            dimensions: &dims,
+            element,
+            data,
+            attributes: &attributes,
+        },
+    )?;
+    Ok(())
+}
+
+/// Adds the forwarder's figures to a receiver's JSON report: the counters
+/// and latency at the top level, the whole report under `kafka`, and `ok`
+/// false unless everything was delivered.
+pub fn add_json_fields(
+    map: &mut serde_json::Map<String, serde_json::Value>,
+    k: &ForwarderReport,
+) -> Result<()> {
+    map.insert("kafka_messages".into(), k.kafka_messages.into());
+    map.insert("kafka_bytes".into(), k.kafka_bytes.into());
+    map.insert("kafka_errors".into(), k.kafka_errors.into());
+    map.insert("kafka_dropped".into(), k.kafka_dropped.into());
+    map.insert(
+        "kafka_latency_p50_us".into(),
+        k.delivery_latency.p50_us.into(),
+    );
+    map.insert(
+        "kafka_latency_p99_us".into(),
+        k.delivery_latency.p99_us.into(),
+    );
+    map.insert("kafka".into(), serde_json::to_value(k)?);
+    let ok = map
+        .get("ok")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(true);
+    map.insert("ok".into(), (ok && k.ok).into());
+    Ok(())
+}
+
+/// One line on stderr about what reached Kafka.
+pub fn say_forwarded(r: &ForwarderReport) {
+    crate::console::say(format_args!(
+        "kafka: {} of {} messages delivered to {} ({:.1} MB/s), {} failed, {} dropped; \
+         delivery latency p50 {:.0} us, p99 {:.0} us{}",
+        r.kafka_messages,
+        r.submitted,
+        r.target,
+        r.throughput_mb_s,
+        r.kafka_errors,
+        r.kafka_dropped,
+        r.delivery_latency.p50_us,
+        r.delivery_latency.p99_us,
+        r.first_error
+            .as_ref()
+            .map(|e| format!("; first error: {e}"))
+            .unwrap_or_default(),
+    ));
+}
+
+/// The error for a forwarder report that is not `ok`.
+pub fn undelivered(r: &ForwarderReport) -> Result<()> {
+    if !r.ok {
+        bail!(
+            "{} of {} messages not delivered to {} ({} failed, {} dropped){}",
+            r.submitted - r.kafka_messages,
+            r.submitted,
+            r.target,
+            r.kafka_errors,
+            r.kafka_dropped,
+            r.first_error
+                .as_ref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// Arguments of `linerate consume`.
+#[derive(Debug, Args, Clone)]
+pub struct ConsumeArgs {
+    /// The topic to read: kafka://HOST:PORT[,HOST:PORT...]/TOPIC (its
+    /// TOPIC_status counters are read too).
+    pub from: KafkaTarget,
+    /// Consumer group: consumers in one group split the topic's partitions.
+    /// Default: a new group per run (this consumer reads every partition
+    /// from the beginning).
+    #[arg(long)]
+    pub group: Option<String>,
+    /// Stop after this many frames or chunks, 1..=4294967295.
+    #[arg(long, value_parser = crate::arg_range::u64_in(1..=u64::from(u32::MAX)))]
+    pub expect: Option<u64>,
+    /// Stop when nothing arrived for this many seconds, 0.1..=3600.
+    #[arg(long, default_value_t = 5.0, value_parser = crate::arg_range::secs_in(0.1..=3600.0))]
+    pub idle: f64,
+    /// Give up if nothing at all arrives within this many seconds, 0.1..=3600.
+    #[arg(long, default_value_t = 30.0, value_parser = crate::arg_range::secs_in(0.1..=3600.0))]
+    pub timeout: f64,
+    /// Do not verify test patterns and counter streams.
+    #[arg(long)]
+    pub no_verify: bool,
+    /// List every id received per source in the JSON report.
+    #[arg(long)]
+    pub ids: bool,
+    /// Print one JSON object with the results instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `linerate consume`: exit status non-zero unless every frame or
+/// chunk verified, with no duplicate and (outside a named group) no gap.
+pub fn consume(args: ConsumeArgs) -> Result<()> {
+    let interrupt = crate::stop_signal::Interrupt::install()?;
+    let mut config = ConsumeConfig::new(args.from.clone());
+    config.group = args.group.clone();
+    config.expect = args.expect;
+    config.verify = !args.no_verify;
+    config.list_ids = args.ids;
+    config.idle = Duration::try_from_secs_f64(args.idle).context("--idle")?;
+    config.first_timeout = Duration::try_from_secs_f64(args.timeout).context("--timeout")?;
+    config.stop = interrupt.flag();
+    let topic = args.from.topic.clone();
+    let report = consumer::run_with(&config, |partitions| {
+        crate::console::say(format_args!(
+            "consume: partitions {partitions:?} of {topic} assigned"
+        ));
+    })?;
+    if args.json {
+        crate::json_println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_consumed(&report);
+    }
+    if report.messages == 0 {
+        bail!(
+            "nothing arrived from {} within {} s",
+            args.from,
+            args.timeout
+        );
+    }
+    if !report.ok {
+        bail!("not every message arrived once and verified (see the report)");
+    }
+    Ok(())
+}
+
+fn print_consumed(r: &ConsumeReport) {
+    println!(
+        "{}: {} messages, {} bytes in {:.2} s ({:.1} MB/s), group {}, partitions {:?}",
+        r.target, r.messages, r.bytes, r.seconds, r.throughput_mb_s, r.group, r.partitions
+    );
+    for s in &r.sources {
+        println!(
+            "  {} ({}s): {} received, ids {}..{}, {} missing {:?}, {} duplicates, {} verified, {} failed{}",
+            s.source,
+            s.kind,
+            s.messages,
+            s.first_id.unwrap_or(0),
+            s.last_id.unwrap_or(0),
+            s.gaps,
+            s.missing_ids,
+            s.duplicates,
+            s.verified,
+            s.verify_failures,
+            s.first_failure
+                .as_ref()
+                .map(|f| format!(" (first: {f})"))
+                .unwrap_or_default()
+        );
+    }
+    if r.undecodable > 0 {
+        println!("  {} messages were not ad00 or f144", r.undecodable);
+    }
+    for (name, value) in &r.counters {
+        println!("  counter {name} = {value}");
+    }
+}

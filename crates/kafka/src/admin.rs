@@ -1,0 +1,71 @@
+//! Topic administration the tests and the benchmark need: a topic with a
+//! chosen number of partitions, made before anything is produced to it.
+
+use std::time::Duration;
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::ClientConfig;
+use rdkafka::error::KafkaError;
+
+use crate::target::KafkaTarget;
+
+/// Why a topic could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    /// The client could not be created or the request failed.
+    #[error("creating topic {topic} on {brokers}: {source}")]
+    Kafka {
+        /// The topic.
+        topic: String,
+        /// The brokers.
+        brokers: String,
+        /// librdkafka's error.
+        #[source]
+        source: Box<KafkaError>,
+    },
+    /// The broker refused the topic.
+    #[error("creating topic {topic}: the broker said {reason}")]
+    Refused {
+        /// The topic.
+        topic: String,
+        /// The broker's error.
+        reason: String,
+    },
+}
+
+/// Creates `target.topic` with `partitions` partitions and `replication`
+/// replicas (an existing topic is an error the broker names).
+pub fn create_topic(
+    target: &KafkaTarget,
+    partitions: i32,
+    replication: i32,
+) -> Result<(), AdminError> {
+    let err = |source| AdminError::Kafka {
+        topic: target.topic.clone(),
+        brokers: target.bootstrap(),
+        source: Box::new(source),
+    };
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", target.bootstrap())
+        .create()
+        .map_err(err)?;
+    let topic = NewTopic::new(
+        &target.topic,
+        partitions,
+        TopicReplication::Fixed(replication),
+    )
+    .set("max.message.bytes", "33554432");
+    let options = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+    let results =
+        futures_executor::block_on(admin.create_topics([&topic], &options)).map_err(err)?;
+    for r in results {
+        if let Err((name, code)) = r {
+            return Err(AdminError::Refused {
+                topic: name,
+                reason: code.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
