@@ -28,6 +28,11 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // numpy's C API loads on its first use, importing numpy (100-350 ms
+    // measured). Left to the first frame's `array`, that pause came while
+    // the stream ran, and a 100 fps stream ran out of its 16 buffers:
+    // load it with the module instead.
+    let _ = numpy::PyArray1::<u8>::zeros(py, 0, false);
     m.add("Error", py.get_type::<errors::Error>())?;
     m.add("TimeoutError", py.get_type::<errors::TimeoutError>())?;
     m.add("ControlLost", py.get_type::<errors::ControlLost>())?;
