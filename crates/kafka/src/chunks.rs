@@ -70,9 +70,7 @@ impl Chunker {
             ("stream_offset", AttributeValue::U64(self.start)),
             ("block_id", AttributeValue::U64(self.sequence)),
         ];
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let now = crate::messages::unix_now_ns();
         let r = self.forward.array(
             self.sequence,
             &ArrayMessage {

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use linerate_metrics::latency::{LatencyHistogram, LatencySummary};
 use rdkafka::config::ClientConfig;
@@ -608,9 +608,7 @@ impl Run {
 
     fn publish_status(&mut self) {
         let topic = self.config.target.status_topic();
-        let now_ns = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let now_ns = crate::messages::unix_now_ns();
         let p = self.shared.progress();
         let mut counters: Vec<(String, u64)> = vec![
             ("kafka_messages".into(), p.delivered),

@@ -37,6 +37,7 @@ pub mod chunks;
 pub mod consumer;
 mod ess;
 pub mod forwarder;
+pub mod frames;
 pub mod messages;
 pub mod target;
 

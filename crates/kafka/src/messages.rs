@@ -24,6 +24,14 @@ use planus::ReadAsRoot;
 use crate::ess::ad00::{Ad00AdArrayRef, DType};
 use crate::ess::f144::{F144LogDataRef, ValueRef};
 
+/// Now, in ns since the UNIX epoch: the `timestamp` of every message
+/// linerate publishes (0 on a clock before 1970, saturating far after).
+pub fn unix_now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
 /// The `ad00` schema identifier (bytes 4..8 of every message).
 pub const AD00: [u8; 4] = *b"ad00";
 /// The `f144` schema identifier.

@@ -251,7 +251,7 @@ pub fn run(args: GrabArgs) -> Result<()> {
         if let Some(f) = &forward {
             // A message the forwarder could not take is counted in its
             // report as undelivered; the grab goes on.
-            let _ = crate::cmd::kafka::forward_frame(f, &source, buffer);
+            let _ = linerate_kafka::frames::forward_frame(f, &source, buffer);
             f.set_counter("frames_completed", p.frames_completed);
             f.set_counter("frames_incomplete", p.frames_incomplete);
             f.set_counter("frames_corrupt", p.frames_corrupt);

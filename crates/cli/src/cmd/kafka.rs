@@ -1,18 +1,15 @@
 //! Forwarding to Apache Kafka from the command line: the `--to
-//! kafka://...` options `grab` takes, the frame → `ad00` mapping of a grab
-//! buffer, and `linerate consume`. The forwarder and the consumer are
-//! `linerate_kafka`; this module parses and presents.
+//! kafka://...` options `grab` takes and `linerate consume`. The forwarder,
+//! the frame mapping and the consumer are `linerate_kafka`; this module
+//! parses and presents.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use linerate_grab::stream::Buffer;
 use linerate_kafka::consumer::{self, ConsumeConfig, ConsumeReport};
-use linerate_kafka::forwarder::{self, BackPressure, Forward, ForwarderConfig, ForwarderHandle};
-use linerate_kafka::messages::{ArrayMessage, AttributeValue, ElementType};
+use linerate_kafka::forwarder::{self, BackPressure, ForwarderConfig, ForwarderHandle};
 use linerate_kafka::{ForwarderReport, KafkaTarget};
-use linerate_wire::pixel_format::PixelFormat;
 
 /// Where and how a receiver forwards to Kafka.
 #[derive(Debug, Args, Clone)]
@@ -63,76 +60,6 @@ impl ToKafkaArgs {
         config.acks = self.kafka_acks.clone();
         Ok(Some(forwarder::spawn(config)?))
     }
-}
-
-fn now_ns() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-}
-
-/// The byte ranges a frame lacks, as `a-b,c-d` (end exclusive).
-fn missing_ranges(buffer: &Buffer) -> String {
-    buffer
-        .missing()
-        .iter()
-        .map(|r| format!("{}-{}", r.start, r.end))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// Hands one grab buffer to the forwarder as ad00: `[height, width]` of
-/// uint8 or uint16 for the pixel formats that are plain arrays, the raw
-/// bytes `[size]` of uint8 otherwise.
-pub fn forward_frame(forward: &Forward, source_name: &str, buffer: &Buffer) -> Result<()> {
-    let info = buffer.info();
-    let data = buffer.data().get(..info.size).unwrap_or(buffer.data());
-    let (element, dims) = match info.pixel_format {
-        Some(p @ (PixelFormat::MONO8 | PixelFormat::BAYER_RG8 | PixelFormat::BAYER_GR8))
-            if p.image_bytes(info.width, info.height) == Some(data.len() as u64) =>
-        {
-            (
-                ElementType::Uint8,
-                vec![i64::from(info.height), i64::from(info.width)],
-            )
-        }
-        Some(p @ (PixelFormat::MONO10 | PixelFormat::MONO12 | PixelFormat::MONO16))
-            if p.image_bytes(info.width, info.height) == Some(data.len() as u64) =>
-        {
-            (
-                ElementType::Uint16,
-                vec![i64::from(info.height), i64::from(info.width)],
-            )
-        }
-        _ => (ElementType::Uint8, vec![data.len() as i64]),
-    };
-    let mut attributes = vec![
-        ("block_id", AttributeValue::U64(info.block_id)),
-        (
-            "complete",
-            AttributeValue::U64(u64::from(buffer.is_complete())),
-        ),
-        ("camera_timestamp", AttributeValue::U64(info.timestamp)),
-    ];
-    if !buffer.is_complete() {
-        attributes.push(("missing", AttributeValue::Text(missing_ranges(buffer))));
-    }
-    if let Some(name) = info.pixel_format.and_then(PixelFormat::name) {
-        attributes.push(("pixel_format", AttributeValue::Text(name.to_string())));
-    }
-    forward.array(
-        info.block_id,
-        &ArrayMessage {
-            source_name,
-            id: info.block_id as i32,
-            timestamp_ns: now_ns(),
-            dimensions: &dims,
-            element,
-            data,
-            attributes: &attributes,
-        },
-    )?;
-    Ok(())
 }
 
 /// Adds the forwarder's figures to a receiver's JSON report: the counters
