@@ -15,6 +15,7 @@ use linerate_grab::session::{GrabConfig, Session};
 use linerate_grab::{Camera as GrabCamera, ControlConfig};
 
 use crate::errors;
+use crate::forwarding::ForwardingConfig;
 use crate::shared::{lock, lock_state, Connection, Slot, State};
 use crate::stream::Stream;
 
@@ -134,9 +135,14 @@ impl Camera {
     /// frame against the camera's test pattern; `cpu` pins the receive
     /// thread; `packet_size` sets the stream packet size (UDP) or bytes
     /// per record (TCP); `packet_delay_ns` paces the camera's packets to
-    /// its link (UDP, e.g. 6400 for 8000-byte packets at 10 Gbit/s). The
-    /// GIL is released while starting.
-    #[pyo3(signature = (buffers = 8, transport = "udp", backend = "mmsg", verify = false, cpu = None, packet_size = None, packet_delay_ns = None))]
+    /// its link (UDP, e.g. 6400 for 8000-byte packets at 10 Gbit/s).
+    /// `to` ("kafka://HOST:PORT[,HOST:PORT...]/TOPIC") forwards every frame
+    /// the stream hands out as an ESS ad00 message, as `linerate grab --to`
+    /// does (counters as f144 on TOPIC_status); `kafka_on_full` says what a
+    /// full forwarding queue does ("wait" or "drop", counted), and
+    /// `kafka_settings` adds librdkafka settings. The GIL is released while
+    /// starting.
+    #[pyo3(signature = (buffers = 8, transport = "udp", backend = "mmsg", verify = false, cpu = None, packet_size = None, packet_delay_ns = None, to = None, kafka_on_full = "wait", kafka_settings = None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         slf: &Bound<'_, Camera>,
@@ -147,9 +153,22 @@ impl Camera {
         cpu: Option<usize>,
         packet_size: Option<u32>,
         packet_delay_ns: Option<u64>,
+        to: Option<&str>,
+        kafka_on_full: &str,
+        kafka_settings: Option<std::collections::BTreeMap<String, String>>,
     ) -> PyResult<Stream> {
         let py = slf.py();
         let this = slf.get();
+        let kafka = to
+            .map(|to| {
+                ForwardingConfig::parse(
+                    to,
+                    &this.target.to_string(),
+                    kafka_on_full,
+                    kafka_settings.map(|s| s.into_iter().collect()),
+                )
+            })
+            .transpose()?;
         if buffers < 2 {
             return Err(PyValueError::new_err(format!(
                 "buffers = {buffers}: a stream needs at least 2 (one filling, one read)"
@@ -167,6 +186,9 @@ impl Camera {
         let backend: Backend = backend
             .parse()
             .map_err(|e: linerate_grab::Error| PyValueError::new_err(e.to_string()))?;
+        // The producer starts before the camera does, so a forwarder that
+        // cannot start leaves the camera untouched.
+        let kafka = kafka.map(|k| py.detach(|| k.spawn())).transpose()?;
         let camera = lock(&this.slot)
             .camera
             .take()
@@ -190,7 +212,12 @@ impl Camera {
         let opened =
             py.detach(|| Session::with_camera(camera, config, stop).and_then(Session::start));
         match opened {
-            Ok(acquisition) => Ok(Stream::new(acquisition, Arc::clone(&this.slot), tick_hz)),
+            Ok(acquisition) => Ok(Stream::new(
+                acquisition,
+                Arc::clone(&this.slot),
+                tick_hz,
+                kafka,
+            )),
             Err(e) => {
                 // The session consumed the connection: take control again
                 // so the camera stays usable for features.

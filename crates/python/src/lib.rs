@@ -16,6 +16,7 @@ mod chunk;
 mod discovery;
 mod emulator;
 mod errors;
+mod forwarding;
 mod frame;
 mod interrupt;
 mod readout;

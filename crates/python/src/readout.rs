@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 
 use linerate_fade::fair::FairConfig;
 use linerate_fade::host::HostConfig;
+use linerate_kafka::chunks::Chunker;
 use linerate_readout::link::parse_backend;
 use linerate_readout::receiver::WireVersion;
 use linerate_readout::{BoardRing, LinkConfig, ReadoutReport, ReceiverConfig, ReceiverHandle};
@@ -19,14 +20,17 @@ use linerate_wire::ethernet::MacAddr;
 use crate::chunk::Chunk;
 use crate::discovery::seconds;
 use crate::errors;
+use crate::forwarding::{self, Forwarding, ForwardingConfig};
 use crate::interrupt::SIGNAL_POLL;
 use crate::shared::lock;
 
 /// A board's ring as the readout holds it: being read, or finished (the
-/// stream's end, or its error).
+/// stream's end, or its error), and its chunker when the readout forwards
+/// to Kafka.
 struct RingSlot {
     ring: Option<BoardRing>,
     ended: Option<Option<String>>,
+    chunker: Option<Chunker>,
 }
 
 /// The receiver, running until it has ended and its report is kept.
@@ -52,6 +56,8 @@ pub struct Readout {
     interface: String,
     chunk_bytes: usize,
     counters: linerate_readout::receiver::ReadCounters,
+    /// Forwarding to Kafka (`to=`).
+    kafka: Option<Forwarding>,
 }
 
 /// What one look at a ring found.
@@ -73,10 +79,15 @@ impl Readout {
     /// silent, `backend` how frames come in ("ring", "raw" or "xdp"),
     /// `link_rate` the link's bits/s the fair controller divides, `cpu`
     /// pins the receive thread. Defaults are those of `linerate fade
-    /// recv`. Bad arguments, an unknown interface or a socket that cannot
-    /// open raise linerate.Error with the command line's message.
+    /// recv`. `to` ("kafka://HOST:PORT[,HOST:PORT...]/TOPIC") forwards
+    /// every chunk Python reads, cut into `kafka_chunk_bytes` ad00 arrays
+    /// per board (source name = the board's MAC), as `linerate fade recv
+    /// --to` does; `kafka_on_full` ("wait" or "drop", counted) and
+    /// `kafka_settings` (librdkafka settings) as on `Camera.stream`. Bad
+    /// arguments, an unknown interface or a socket that cannot open raise
+    /// linerate.Error with the command line's message.
     #[new]
-    #[pyo3(signature = (interface, boards, bytes = None, duration = None, version = "1", ring_mib = 64, chunk_bytes = 1_048_576, idle_timeout = 2.0, backend = "ring", link_rate = 1_000_000_000, cpu = None))]
+    #[pyo3(signature = (interface, boards, bytes = None, duration = None, version = "1", ring_mib = 64, chunk_bytes = 1_048_576, idle_timeout = 2.0, backend = "ring", link_rate = 1_000_000_000, cpu = None, to = None, kafka_chunk_bytes = 1_048_576, kafka_on_full = "wait", kafka_settings = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -91,6 +102,10 @@ impl Readout {
         backend: &str,
         link_rate: u64,
         cpu: Option<usize>,
+        to: Option<&str>,
+        kafka_chunk_bytes: usize,
+        kafka_on_full: &str,
+        kafka_settings: Option<std::collections::BTreeMap<String, String>>,
     ) -> PyResult<Readout> {
         let bad = |m: String| errors::Error::new_err(m);
         let macs = boards
@@ -129,8 +144,23 @@ impl Readout {
         if chunk_bytes == 0 {
             return Err(bad("chunk_bytes = 0: give at least 1".into()));
         }
+        if kafka_chunk_bytes == 0 {
+            return Err(bad("kafka_chunk_bytes = 0: give at least 1".into()));
+        }
         let backend = parse_backend(backend).map_err(bad)?;
         let interface = interface_name(interface).map_err(bad)?;
+        let kafka = to
+            .map(|to| {
+                ForwardingConfig::parse(
+                    to,
+                    &format!("fade-recv-{interface}"),
+                    kafka_on_full,
+                    kafka_settings.map(|s| s.into_iter().collect()),
+                )
+            })
+            .transpose()?
+            .map(|k| py.detach(|| k.spawn()))
+            .transpose()?;
         let host = HostConfig {
             boards: macs.clone(),
             limit_bytes: bytes,
@@ -168,22 +198,26 @@ impl Readout {
             })
             .collect();
         let counters = handle.counters();
+        let boards: Vec<String> = macs.iter().map(|m| MacAddr(*m).to_string()).collect();
         Ok(Readout {
             run: Mutex::new(Run::Running(handle)),
             rings: rings
                 .into_iter()
-                .map(|r| {
+                .zip(&boards)
+                .map(|(r, mac)| {
                     Mutex::new(RingSlot {
                         ring: Some(r),
                         ended: None,
+                        chunker: kafka.as_ref().map(|k| k.chunker(mac, kafka_chunk_bytes)),
                     })
                 })
                 .collect(),
             spans,
-            boards: macs.iter().map(|m| MacAddr(*m).to_string()).collect(),
+            boards,
             interface,
             chunk_bytes,
             counters,
+            kafka,
         })
     }
 
@@ -259,7 +293,11 @@ impl Readout {
         if !self.finished() {
             return Ok(None);
         }
-        self.wait_report(py).map(Some)
+        let report = self.wait_report(py)?;
+        if let Some(kafka) = &self.kafka {
+            kafka.add_to(&report)?;
+        }
+        Ok(Some(report))
     }
 
     /// Ends the readout (unfinished boards end as interrupted and are
@@ -277,9 +315,18 @@ impl Readout {
                 if slot.ring.take().is_some() && slot.ended.is_none() {
                     slot.ended = Some(Some("the readout is closed".into()));
                 }
+                flush(&mut slot);
             }
         });
-        self.wait_report(py)
+        let report = self.wait_report(py)?;
+        if let Some(kafka) = &self.kafka {
+            if let Some(message) = forwarding::undelivered(&py.detach(|| kafka.finish()), "chunks")
+            {
+                return Err(errors::Error::new_err(message));
+            }
+            kafka.add_to(&report)?;
+        }
+        Ok(report)
     }
 
     fn __enter__(slf: Py<Readout>) -> Py<Readout> {
@@ -352,6 +399,11 @@ impl Readout {
             return Step::Ended(slot.ended.clone().flatten());
         };
         if let Some(lease) = ring.lend(self.chunk_bytes) {
+            if let Some(c) = slot.chunker.as_mut() {
+                // A chunk the forwarder could not take is counted in its
+                // report, which close() checks.
+                let _ = c.push(lease.offset(), &lease);
+            }
             return Step::Lease(lease);
         }
         let p = ring.pointers();
@@ -359,6 +411,7 @@ impl Readout {
             // Read to its end: the board's bytes received are now known.
             slot.ring = None;
             slot.ended = Some(p.error.clone());
+            flush(slot);
             return Step::Ended(p.error);
         }
         if !wait.is_zero() {
@@ -433,6 +486,14 @@ impl ChunkIter {
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Chunk>> {
         self.readout.get().next_chunk(py, self.board, self.timeout)
+    }
+}
+
+/// Forwards what a board's chunker still gathers (its stream's last,
+/// shorter chunk) and retires the chunker.
+fn flush(slot: &mut RingSlot) {
+    if let Some(mut c) = slot.chunker.take() {
+        let _ = c.flush();
     }
 }
 

@@ -12,6 +12,7 @@ use linerate_grab::stream::Requeue;
 
 use crate::discovery::seconds;
 use crate::errors;
+use crate::forwarding::{self, Forwarding};
 use crate::frame::Frame;
 use crate::interrupt::SIGNAL_POLL;
 use crate::shared::{self, lock_state, Slot, State};
@@ -29,6 +30,8 @@ pub struct Stream {
     buffers: usize,
     payload_size: usize,
     addresses: Vec<usize>,
+    /// Forwarding to Kafka (`Camera.stream(to=...)`).
+    kafka: Option<Forwarding>,
 }
 
 /// What one wait brought, as the stream's state allows.
@@ -39,8 +42,14 @@ enum Waited {
 
 impl Stream {
     /// Wraps a started acquisition; `camera` gets the control connection
-    /// back when the stream closes.
-    pub fn new(acquisition: Acquisition, camera: Slot, tick_hz: Option<u64>) -> Stream {
+    /// back when the stream closes; every frame pulled goes to `kafka`
+    /// first when given.
+    pub fn new(
+        acquisition: Acquisition,
+        camera: Slot,
+        tick_hz: Option<u64>,
+        kafka: Option<Forwarding>,
+    ) -> Stream {
         let home = acquisition.requeue_handle();
         let info = acquisition.info().clone();
         let addresses = acquisition.buffer_addresses().to_vec();
@@ -56,6 +65,7 @@ impl Stream {
             buffers: info.buffers,
             payload_size: info.payload_size,
             addresses,
+            kafka,
         }
     }
 
@@ -63,12 +73,17 @@ impl Stream {
         lock_state(&self.state)
     }
 
-    /// Waits up to `wait` for a frame. Called without the GIL.
+    /// Waits up to `wait` for a frame and forwards it to Kafka when the
+    /// stream does. Called without the GIL.
     fn wait_once(&self, wait: Duration) -> Waited {
-        match &mut *self.lock() {
+        let waited = match &mut *self.lock() {
             State::Running(acquisition) => Waited::Pulled(acquisition.pull(wait)),
             State::Closed(_) => Waited::Closed,
+        };
+        if let (Waited::Pulled(Pulled::Frame(buffer)), Some(kafka)) = (&waited, &self.kafka) {
+            kafka.frame(buffer);
         }
+        waited
     }
 
     /// The next frame within `timeout`; None when the run has ended
@@ -115,8 +130,32 @@ impl Stream {
     }
 
     /// Stops the acquisition (if it runs), hands the camera connection
-    /// back and returns the final report. Needs no GIL.
+    /// back, waits for the forwarder's last deliveries and returns the
+    /// final report. Needs no GIL.
     fn shutdown(&self) -> GrabReport {
+        let report = self.stop_acquisition();
+        if let Some(kafka) = &self.kafka {
+            let _ = kafka.finish();
+        }
+        report
+    }
+
+    /// The report with the forwarder's figures added, as a dict.
+    fn report_dict<'py>(
+        &self,
+        py: Python<'py>,
+        report: &GrabReport,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let dict = errors::to_dict(py, report)?;
+        if let Some(kafka) = &self.kafka {
+            kafka.add_to(&dict)?;
+        }
+        Ok(dict)
+    }
+
+    /// Stops the acquisition (if it runs) and hands the camera connection
+    /// back.
+    fn stop_acquisition(&self) -> GrabReport {
         let mut state = self.lock();
         match &*state {
             State::Closed(report) => (**report).clone(),
@@ -191,15 +230,24 @@ impl Stream {
             State::Running(acquisition) => acquisition.report(),
             State::Closed(report) => (**report).clone(),
         });
-        errors::to_dict(py, &report)
+        self.report_dict(py, &report)
     }
 
     /// Stops acquisition, gives the camera back its control connection
     /// and returns the final report (as `stats()`). Frames still held stay
-    /// valid; their buffers are freed with them.
+    /// valid; their buffers are freed with them. With `to=`, waits for the
+    /// broker's last acknowledgements first and raises linerate.Error if
+    /// any frame was not delivered (the report stays in `stats()`).
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let report = py.detach(|| self.shutdown());
-        errors::to_dict(py, &report)
+        if let Some(message) = self
+            .kafka
+            .as_ref()
+            .and_then(|k| forwarding::undelivered(&py.detach(|| k.finish()), "frames"))
+        {
+            return Err(errors::Error::new_err(message));
+        }
+        self.report_dict(py, &report)
     }
 
     /// Frame buffers lent to the stream (the pool's size; it never changes).

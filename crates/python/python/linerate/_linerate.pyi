@@ -120,6 +120,9 @@ class Camera:
         cpu: int | None = None,
         packet_size: int | None = None,
         packet_delay_ns: int | None = None,
+        to: str | None = None,
+        kafka_on_full: str = "wait",
+        kafka_settings: dict[str, str] | None = None,
     ) -> Stream: ...
     def close(self) -> None: ...
     def __enter__(self) -> Camera: ...
@@ -209,6 +212,10 @@ class Readout:
         backend: str = "ring",
         link_rate: int = 1000000000,
         cpu: int | None = None,
+        to: str | None = None,
+        kafka_chunk_bytes: int = 1048576,
+        kafka_on_full: str = "wait",
+        kafka_settings: dict[str, str] | None = None,
     ) -> None: ...
     def chunks(self, board: int = 0, timeout: float = 1.0) -> ChunkIter:
         """Board `board`'s stream as Chunks until it ends; TimeoutError after
