@@ -199,6 +199,29 @@ pub struct ForwarderReport {
     pub ok: bool,
 }
 
+impl ForwarderReport {
+    /// Why not every message (`what`: "messages", "frames", "chunks")
+    /// reached the topic, for the error a front end reports; None when
+    /// every one did.
+    pub fn undelivered(&self, what: &str) -> Option<String> {
+        if self.ok {
+            return None;
+        }
+        Some(format!(
+            "{} of {} {what} not delivered to {} ({} failed, {} dropped){}",
+            self.submitted.saturating_sub(self.kafka_messages),
+            self.submitted,
+            self.target,
+            self.kafka_errors,
+            self.kafka_dropped,
+            self.first_error
+                .as_ref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ))
+    }
+}
+
 /// A live snapshot of the forwarder's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ForwarderProgress {

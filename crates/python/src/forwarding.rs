@@ -155,19 +155,7 @@ impl Forwarding {
 /// chunks) reached the topic.
 pub fn undelivered(report: &Result<ForwarderReport, String>, what: &str) -> Option<String> {
     match report {
-        Ok(r) if r.ok => None,
-        Ok(r) => Some(format!(
-            "kafka: {} of {} {what} not delivered to {} ({} failed, {} dropped){}",
-            r.submitted - r.kafka_messages,
-            r.submitted,
-            r.target,
-            r.kafka_errors,
-            r.kafka_dropped,
-            r.first_error
-                .as_ref()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default()
-        )),
+        Ok(r) => r.undelivered(what).map(|why| format!("kafka: {why}")),
         Err(e) => Some(format!("kafka: {e}")),
     }
 }

@@ -112,21 +112,10 @@ pub fn say_forwarded(r: &ForwarderReport) {
 
 /// The error for a forwarder report that is not `ok`.
 pub fn undelivered(r: &ForwarderReport) -> Result<()> {
-    if !r.ok {
-        bail!(
-            "{} of {} messages not delivered to {} ({} failed, {} dropped){}",
-            r.submitted - r.kafka_messages,
-            r.submitted,
-            r.target,
-            r.kafka_errors,
-            r.kafka_dropped,
-            r.first_error
-                .as_ref()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default()
-        );
+    match r.undelivered("messages") {
+        Some(why) => bail!("{why}"),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Arguments of `linerate consume`.
