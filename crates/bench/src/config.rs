@@ -130,6 +130,10 @@ pub struct BenchConfig {
     pub cti: Option<PathBuf>,
     /// The test bench's name (namespaces are `lr-<name>-<host>`).
     pub bed_name: String,
+    /// The script that fetches Apache Kafka and starts brokers
+    /// (`scripts/kafka` of a linerate checkout), for the `kafka` scenario;
+    /// `None` when none was found ([`default_kafka_script`]).
+    pub kafka_script: Option<PathBuf>,
 }
 
 impl BenchConfig {
@@ -173,6 +177,7 @@ impl BenchConfig {
                 warmup: true,
             }
         };
+        let kafka_script = default_kafka_script(&linerate);
         BenchConfig {
             scenarios,
             quick,
@@ -182,6 +187,7 @@ impl BenchConfig {
             cti: default_cti(&linerate),
             linerate,
             bed_name: "bench".to_owned(),
+            kafka_script,
         }
     }
 }
@@ -207,6 +213,21 @@ pub fn default_cti(linerate: &std::path::Path) -> Option<PathBuf> {
         .parent()
         .map(|dir| dir.join("liblinerate_gentl.so"))
         .filter(|p| p.is_file())
+}
+
+/// `scripts/kafka` of the checkout the bench runs from: above the build
+/// (`target/release/linerate`), else in the current directory.
+pub fn default_kafka_script(linerate: &std::path::Path) -> Option<PathBuf> {
+    let above_build = linerate
+        .ancestors()
+        .nth(3)
+        .map(std::path::Path::to_path_buf);
+    let here = std::env::current_dir().ok();
+    above_build
+        .into_iter()
+        .chain(here)
+        .map(|root| root.join("scripts").join("kafka"))
+        .find(|p| p.is_file())
 }
 
 #[cfg(test)]

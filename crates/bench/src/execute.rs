@@ -85,6 +85,33 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
         (Work::FadeVersion { version, rate_mbit }, Bed::Switch(sw)) => {
             crate::fade::run_version(sw, config, version, *rate_mbit, dir, &mut run)?
         }
+        (
+            Work::KafkaProduce {
+                producer,
+                record_bytes,
+                records,
+            },
+            Bed::Pair(pair),
+        ) => crate::kafka::produce(
+            pair,
+            config,
+            *producer,
+            *record_bytes,
+            *records,
+            dir,
+            &mut run,
+        )?,
+        (Work::KafkaGrab { forward, stream }, Bed::Pair(pair)) => {
+            crate::kafka::grab(pair, config, *forward, stream, dir, &mut run)?
+        }
+        (
+            Work::KafkaFault {
+                brokers,
+                seconds,
+                stream,
+            },
+            Bed::Pair(pair),
+        ) => crate::kafka::fault(pair, config, *brokers, *seconds, stream, dir, &mut run)?,
         (work, _) => {
             return Err(crate::error::Error::Argument(format!(
                 "internal: {work:?} was given the wrong kind of bed"
@@ -102,22 +129,34 @@ fn gvsp(
     dir: &Path,
     run: &mut Run,
 ) -> Result<()> {
+    gvsp_with(pair, config, receiver, stream, &[], dir, run).map(|_| ())
+}
+
+/// A GigE Vision run whose receiver gets `extra` arguments; returns what
+/// the receiver printed, for figures of its own.
+pub(crate) fn gvsp_with(
+    pair: &PairBed,
+    config: &BenchConfig,
+    receiver: &GvspReceiver,
+    stream: &Stream,
+    extra: &[String],
+    dir: &Path,
+    run: &mut Run,
+) -> Result<crate::process::Finished> {
     let t = &config.timing;
     let camera = start_camera(pair, config, dir)?;
     let duration = receiver_duration(config);
-    let host = Running::spawn(
-        peers::gvsp_receiver(
-            &pair.bed,
-            RECEIVER,
-            &config.linerate,
-            pair.sender_ip,
-            receiver,
-            stream,
-            duration,
-        )?,
-        dir,
-        "receiver",
+    let mut command = peers::gvsp_receiver(
+        &pair.bed,
+        RECEIVER,
+        &config.linerate,
+        pair.sender_ip,
+        receiver,
+        stream,
+        duration,
     )?;
+    command.args(extra);
+    let host = Running::spawn(command, dir, "receiver")?;
     crate::stop::pause(t.settle)?;
     let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
     let host = host.wait(duration + GRACE)?;
@@ -167,7 +206,7 @@ fn gvsp(
         .insert("packet_size".into(), stream.packet_size.into());
     run.detail
         .insert("window".into(), serde_json::to_value(w).unwrap_or_default());
-    Ok(())
+    Ok(host)
 }
 
 fn iperf(

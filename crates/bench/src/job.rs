@@ -88,6 +88,36 @@ pub enum Work {
         /// scheduler places boards and receiver on any core.
         pinned: bool,
     },
+    /// `records` stamped records of `record_bytes` produced as fast as
+    /// `producer` goes to a fresh topic of the Kafka broker on the PC's
+    /// loopback.
+    KafkaProduce {
+        /// linerate's forwarder or Kafka's ProducerPerformance.
+        producer: crate::kafka::KafkaProducer,
+        /// Bytes per record (frame).
+        record_bytes: u64,
+        /// Records produced.
+        records: u64,
+    },
+    /// linerate's camera streaming into `linerate grab`, which forwards
+    /// every frame to the PC's broker when `forward`.
+    KafkaGrab {
+        /// `--to kafka://...` given.
+        forward: bool,
+        /// The stream asked for.
+        stream: Stream,
+    },
+    /// `linerate grab --to` a cluster of `brokers` on the PC (replication
+    /// `brokers`, acks=all) for `seconds`, the partition's leader killed a
+    /// third of the way in; the topic read back afterwards.
+    KafkaFault {
+        /// Brokers in the cluster.
+        brokers: u32,
+        /// The stream's length.
+        seconds: u64,
+        /// The stream asked for.
+        stream: Stream,
+    },
 }
 
 /// The bed a job needs.

@@ -24,6 +24,7 @@ mod execute;
 mod fade;
 mod floor;
 mod job;
+mod kafka;
 mod machine;
 mod peers;
 mod plot;
@@ -48,6 +49,11 @@ pub use runner::{run_bench, Progress};
 pub use scenario::Scenario;
 pub use stop::{request_stop, stop_requested};
 pub use window::{RECEIVER_CPU, SENDER_CPU};
+
+/// About how long `jobs` (planned by [`plan`]) take to run.
+pub fn estimated_duration(jobs: &[Job], config: &BenchConfig) -> std::time::Duration {
+    scenarios::estimated_duration(jobs, config)
+}
 
 /// The jobs a configuration would run, without running them (for
 /// `--dry-run` and tests).

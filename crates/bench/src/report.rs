@@ -137,6 +137,7 @@ pub fn reference_of(scenario: Scenario) -> Option<&'static str> {
         Scenario::Camera => Some("aravis-fake"),
         Scenario::Floor => Some("aravis"),
         Scenario::Python => Some("linerate-grab"),
+        Scenario::Kafka => Some(crate::scenarios::KAFKA_PRODUCER_REFERENCE),
     }
 }
 
@@ -281,9 +282,14 @@ fn add_ratios(rows: &mut [Summary]) {
         let Ok(sc) = row.scenario.parse::<Scenario>() else {
             continue;
         };
-        let Some(reference) = reference_of(sc) else {
+        let Some(mut reference) = reference_of(sc) else {
             continue;
         };
+        // The kafka scenario's grab rows compare with the grab that does
+        // not forward; its producer rows with Kafka's own producer.
+        if sc == Scenario::Kafka && !crate::scenarios::is_kafka_producer_case(&row.case) {
+            reference = crate::scenarios::KAFKA_GRAB_REFERENCE;
+        }
         // Ceilings and FADE compare across cases; the others within one.
         let across_cases = matches!(sc, Scenario::Ceilings | Scenario::UdpTcp);
         let Some(r) = snapshot.iter().find(|s| {

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use linerate_testbed::Testbed;
 use serde_json::Value;
 
+mod common;
+
 /// One test at a time: each runs a broker's JVM beside a camera or board
 /// and a receiver, which is all two cores hold.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -257,6 +259,8 @@ fn grabbed_frames_reach_kafka_once_verified_and_readable_by_ess() {
     assert!(grab["kafka_latency_p99_us"]
         .as_f64()
         .is_some_and(|p| p > 0.0));
+    // The forwarder's fields are part of the grab's published schema.
+    common::schema::assert_matches_schema("grab", &grab);
 
     // One consumer reading both partitions: every frame once, verified.
     let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
@@ -378,6 +382,11 @@ fn a_broker_stopped_mid_run_costs_counted_frames_never_silent_ones() {
     assert!(errors > 0, "{report}");
     assert_eq!(report["kafka_dropped"], 0);
     assert_eq!(
+        report["ok"], false,
+        "an undelivered frame clears ok: {report}"
+    );
+    common::schema::assert_matches_schema("grab", &report);
+    assert_eq!(
         delivered + errors,
         300,
         "every frame accounted for: {report}"
@@ -467,6 +476,7 @@ fn a_board_stream_is_forwarded_in_chunks_and_verified_end_to_end() {
     );
     assert_eq!(recv["kafka_messages"], 256, "{recv}");
     assert_eq!(recv["kafka_errors"], 0);
+    common::schema::assert_matches_schema("fade-recv", &recv);
 
     let out = in_ns(&bed, "pc", env!("CARGO_BIN_EXE_linerate"))
         .args(["consume", &url, "--expect", "256", "--json", "--idle", "5"])

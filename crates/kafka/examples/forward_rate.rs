@@ -1,7 +1,7 @@
 //! Forwarder throughput with no receiver in front of it: N stamped frames
 //! of S bytes handed over as fast as the forwarder takes them, the
-//! forwarder's report printed as JSON. Run beside Apache Kafka's own
-//! producer benchmark with the same record size, broker and topic settings:
+//! forwarder's report printed as JSON. `linerate bench kafka` runs the same
+//! beside Apache Kafka's own producer benchmark; by hand:
 //!
 //! ```sh
 //! B=$(scripts/kafka up)
@@ -12,8 +12,8 @@
 //!   batch.size=33554432 max.request.size=33554432 buffer.memory=536870912
 //! ```
 
-use linerate_kafka::forwarder::{self, ForwarderConfig};
-use linerate_kafka::messages::{ArrayMessage, AttributeValue, ElementType};
+use linerate_kafka::forwarder::ForwarderConfig;
+use linerate_kafka::rate::forward_pattern_frames;
 use linerate_kafka::KafkaTarget;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -22,34 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: forward_rate kafka://HOST:PORT/TOPIC FRAMES BYTES".into());
     };
     let target: KafkaTarget = target.parse()?;
-    let frames: u64 = frames.parse()?;
-    let size: usize = size.parse()?;
-    let handle = forwarder::spawn(ForwarderConfig::new(target, "forward_rate"))?;
-    let forward = handle.forward();
-    // A few distinct stamped frames, reused: the forwarder's cost, not the
-    // pattern generator's, is what is measured.
-    let pool: Vec<Vec<u8>> = (0..4u64)
-        .map(|n| {
-            let mut f = vec![0u8; size];
-            linerate_gev::test_pattern::fill(n, &mut f).map(|()| f)
-        })
-        .collect::<Result<_, _>>()?;
-    for id in 0..frames {
-        let data = &pool[(id % 4) as usize];
-        forward.array(
-            id,
-            &ArrayMessage {
-                source_name: "forward_rate",
-                id: id as i32,
-                timestamp_ns: 0,
-                dimensions: &[size as i64],
-                element: ElementType::Uint8,
-                data,
-                attributes: &[("block_id", AttributeValue::U64(id))],
-            },
-        )?;
-    }
-    let report = handle.finish()?;
+    let report = forward_pattern_frames(
+        ForwarderConfig::new(target, "forward_rate"),
+        frames.parse()?,
+        size.parse()?,
+    )?;
     println!("{}", serde_json::to_string(&report)?);
     if report.ok {
         Ok(())

@@ -1,5 +1,6 @@
 //! Topic administration the tests and the benchmark need: a topic with a
-//! chosen number of partitions, made before anything is produced to it.
+//! chosen number of partitions, made before anything is produced to it,
+//! and which broker leads a partition (the one a fault run stops).
 
 use std::time::Duration;
 
@@ -23,6 +24,25 @@ pub enum AdminError {
         /// librdkafka's error.
         #[source]
         source: Box<KafkaError>,
+    },
+    /// The cluster's metadata could not be read.
+    #[error("reading the metadata of {topic} from {brokers}: {source}")]
+    Metadata {
+        /// The topic.
+        topic: String,
+        /// The brokers.
+        brokers: String,
+        /// librdkafka's error.
+        #[source]
+        source: Box<KafkaError>,
+    },
+    /// The metadata names no leader for the partition.
+    #[error("topic {topic} has no leader for partition {partition}")]
+    NoLeader {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
     },
     /// The broker refused the topic.
     #[error("creating topic {topic}: the broker said {reason}")]
@@ -68,4 +88,32 @@ pub fn create_topic(
         }
     }
     Ok(())
+}
+
+/// The node id of the broker leading `partition` of `target.topic`.
+pub fn partition_leader(target: &KafkaTarget, partition: i32) -> Result<i32, AdminError> {
+    let err = |source| AdminError::Metadata {
+        topic: target.topic.clone(),
+        brokers: target.bootstrap(),
+        source: Box::new(source),
+    };
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", target.bootstrap())
+        .create()
+        .map_err(err)?;
+    let metadata = admin
+        .inner()
+        .fetch_metadata(Some(&target.topic), Duration::from_secs(10))
+        .map_err(err)?;
+    metadata
+        .topics()
+        .iter()
+        .filter(|t| t.name() == target.topic)
+        .flat_map(|t| t.partitions())
+        .find(|p| p.id() == partition && p.leader() >= 0)
+        .map(|p| p.leader())
+        .ok_or_else(|| AdminError::NoLeader {
+            topic: target.topic.clone(),
+            partition,
+        })
 }

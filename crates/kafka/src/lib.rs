@@ -9,7 +9,9 @@
 //! * [`chunks`]: board streams cut into chunks for the forwarder;
 //! * [`consumer`]: read a topic back and verify every frame or chunk;
 //! * [`target`]: `kafka://HOST:PORT[,HOST:PORT]/TOPIC` addresses;
-//! * [`admin`]: topics with a chosen number of partitions.
+//! * [`admin`]: topics with a chosen number of partitions, and who leads them;
+//! * [`rate`]: the forwarder's own pace, for benchmarks;
+//! * [`report`]: a receiver's report with the forwarder's figures beside its own.
 //!
 //! ```no_run
 //! use linerate_kafka::{forwarder, messages::{ArrayMessage, ElementType}};
@@ -39,6 +41,8 @@ mod ess;
 pub mod forwarder;
 pub mod frames;
 pub mod messages;
+pub mod rate;
+pub mod report;
 pub mod target;
 
 pub use forwarder::{

@@ -6,6 +6,7 @@ mod ceilings;
 mod fade;
 mod fade_versions;
 mod floor;
+mod kafka;
 mod lossless_rate;
 mod packet_sizes;
 mod python;
@@ -21,6 +22,12 @@ use crate::scenario::Scenario;
 /// Bytes per frame the serve scenario serves.
 pub use serve::FRAME_BYTES as SERVE_FRAME_BYTES;
 
+/// The kafka scenario's references and case kinds.
+pub use kafka::{
+    is_producer_case as is_kafka_producer_case, GRAB_REFERENCE as KAFKA_GRAB_REFERENCE,
+    PRODUCER_REFERENCE as KAFKA_PRODUCER_REFERENCE,
+};
+
 /// The jobs of `scenario` under `config`, warm-up first when configured.
 pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
     let jobs = match scenario {
@@ -35,8 +42,38 @@ pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
         Scenario::Camera => camera::plan(config),
         Scenario::Floor => floor::plan(config),
         Scenario::Python => python::plan(config),
+        Scenario::Kafka => kafka::plan(config),
     };
     with_warmup(jobs, config)
+}
+
+/// About how long `jobs` take under `config`: a measured run's settling,
+/// window and start-up each, Kafka's runs what their producers, streams
+/// and brokers take (a broker starts once per bed, a cluster per fault
+/// run).
+pub fn estimated_duration(jobs: &[Job], config: &BenchConfig) -> std::time::Duration {
+    use std::time::Duration;
+    let measured = config.timing.settle + config.timing.window + Duration::from_secs(3);
+    let each: Duration = jobs
+        .iter()
+        .map(|j| match &j.work {
+            // A JVM's start, the topic, and the records at 100 MB/s.
+            crate::job::Work::KafkaProduce {
+                record_bytes,
+                records,
+                ..
+            } => Duration::from_secs(4 + record_bytes * records / 100_000_000),
+            // Three brokers' start, the stream, the read-back.
+            crate::job::Work::KafkaFault { seconds, .. } => Duration::from_secs(seconds + 60),
+            _ => measured,
+        })
+        .sum();
+    let broker_start = if jobs.iter().any(|j| j.scenario == Scenario::Kafka) {
+        Duration::from_secs(15)
+    } else {
+        Duration::ZERO
+    };
+    each + broker_start
 }
 
 /// What `scenario` needs that this machine lacks, each said with how to
@@ -51,6 +88,12 @@ pub fn missing_requirements(scenario: Scenario, config: &BenchConfig) -> Vec<Str
                 .map(|e| e.to_string())
         })
         .collect();
+    if scenario == Scenario::Kafka && config.kafka_script.is_none() {
+        missing.push(format!(
+            "scripts/kafka not found ({})",
+            crate::kafka::MISSING_SCRIPT
+        ));
+    }
     if scenario == Scenario::Python {
         let mut modules = vec!["linerate"];
         if config.cti.is_some() {
@@ -78,6 +121,14 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         "Debian package aravis-tools-cli (scripts/install-deps)",
     );
     let nft = ("nft", "Debian package nftables (scripts/install-deps)");
+    let java = (
+        "java",
+        "Debian package default-jre-headless (scripts/install-deps), for the Kafka broker",
+    );
+    let mvn = (
+        "mvn",
+        "Debian package maven (scripts/install-deps), fetches the Kafka jars once",
+    );
     match scenario {
         Scenario::PacketSizes | Scenario::LosslessRate => vec![aravis, ethtool],
         Scenario::Camera => vec![aravis, aravis_fake, ethtool],
@@ -89,6 +140,7 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         | Scenario::FadeVersions
         | Scenario::Serve
         | Scenario::Python => vec![ethtool],
+        Scenario::Kafka => vec![ethtool, java, mvn],
     }
 }
 

@@ -17,6 +17,7 @@ use linerate_grab::receive::{Backend, Transport};
 use linerate_grab::session::{GrabConfig, GrabError, GrabProgress, GrabReport, Session};
 use linerate_grab::stream::Buffer;
 use linerate_grab::verify::Pattern;
+use linerate_kafka::report::ForwardedFields;
 
 use crate::stop_signal::{Interrupt, Interrupted};
 
@@ -276,10 +277,13 @@ pub fn run(args: GrabArgs) -> Result<()> {
         Err(e) => return Err(e),
     };
     if json {
-        let mut value = serde_json::to_value(&report)?;
-        if let (Some(k), Some(map)) = (&kafka, value.as_object_mut()) {
-            crate::cmd::kafka::add_json_fields(map, k)?;
-        }
+        // A frame not delivered to Kafka makes the grab not ok.
+        let mut shown = report.clone();
+        shown.ok &= kafka.as_ref().map_or(true, |k| k.ok);
+        let value = linerate_kafka::report::Forwarded {
+            report: &shown,
+            forwarded: kafka.as_ref().map(ForwardedFields::of),
+        };
         crate::json_println!("{}", serde_json::to_string(&value)?);
     } else {
         print_summary(&report);

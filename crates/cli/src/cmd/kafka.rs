@@ -62,34 +62,6 @@ impl ToKafkaArgs {
     }
 }
 
-/// Adds the forwarder's figures to a receiver's JSON report: the counters
-/// and latency at the top level, the whole report under `kafka`, and `ok`
-/// false unless everything was delivered.
-pub fn add_json_fields(
-    map: &mut serde_json::Map<String, serde_json::Value>,
-    k: &ForwarderReport,
-) -> Result<()> {
-    map.insert("kafka_messages".into(), k.kafka_messages.into());
-    map.insert("kafka_bytes".into(), k.kafka_bytes.into());
-    map.insert("kafka_errors".into(), k.kafka_errors.into());
-    map.insert("kafka_dropped".into(), k.kafka_dropped.into());
-    map.insert(
-        "kafka_latency_p50_us".into(),
-        k.delivery_latency.p50_us.into(),
-    );
-    map.insert(
-        "kafka_latency_p99_us".into(),
-        k.delivery_latency.p99_us.into(),
-    );
-    map.insert("kafka".into(), serde_json::to_value(k)?);
-    let ok = map
-        .get("ok")
-        .and_then(serde_json::Value::as_bool)
-        .unwrap_or(true);
-    map.insert("ok".into(), (ok && k.ok).into());
-    Ok(())
-}
-
 /// One line on stderr about what reached Kafka.
 pub fn say_forwarded(r: &ForwarderReport) {
     crate::console::say(format_args!(

@@ -6,6 +6,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
+use linerate_kafka::report::Forwarded;
 use schemars::{schema_for, Schema};
 
 /// Arguments of `linerate schema`.
@@ -35,10 +36,10 @@ pub const REPORTS: [(&str, &str); 9] = [
 /// The JSON Schema of report `name`, or `None` for an unknown name.
 pub fn schema(name: &str) -> Option<Schema> {
     Some(match name {
-        "grab" => schema_for!(linerate_grab::session::GrabReport),
+        "grab" => forwarded::<linerate_grab::session::GrabReport>(),
         "camera" => schema_for!(linerate_device::camera::CameraReport),
         "fade-feb" => schema_for!(linerate_device::board::BoardReport),
-        "fade-recv" => schema_for!(linerate_readout::ReadoutReport),
+        "fade-recv" => forwarded::<linerate_readout::ReadoutReport>(),
         "serve" => schema_for!(linerate_serve::server::ServeReport),
         "watch" => schema_for!(linerate_serve::watcher::WatchReport),
         "bench" => schema_for!(linerate_bench::Report),
@@ -46,6 +47,16 @@ pub fn schema(name: &str) -> Option<Schema> {
         "noise" => schema_for!(linerate_metrics::noise::SurveyReport),
         _ => return None,
     })
+}
+
+/// The schema of a receiver's report `R` with the forwarder's fields it
+/// carries when it forwards to Kafka, described as `R` is.
+fn forwarded<R: schemars::JsonSchema>() -> Schema {
+    let mut schema = schema_for!(Forwarded<R>);
+    if let Some(description) = schema_for!(R).get("description").cloned() {
+        schema.insert("description".to_owned(), description);
+    }
+    schema
 }
 
 /// Runs `linerate schema`.

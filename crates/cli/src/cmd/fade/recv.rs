@@ -14,6 +14,7 @@ use linerate_fade::command::CommandConfig;
 use linerate_fade::fair::FairConfig;
 use linerate_fade::host::{HostConfig, UserCommand};
 use linerate_kafka::chunks::{Chunker, DEFAULT_CHUNK};
+use linerate_kafka::report::ForwardedFields;
 use linerate_readout::link::{parse_backend, Backend};
 use linerate_readout::receiver::WireVersion;
 use linerate_readout::{DataSink, LinkConfig, ReadoutReport, ReceiverConfig};
@@ -259,11 +260,11 @@ pub fn run(args: RecvArgs) -> Result<()> {
     let report = report?;
     warn(&report);
     if args.json {
-        let mut value = serde_json::to_value(&report)?;
-        if let (Some(k), Some(map)) = (&kafka, value.as_object_mut()) {
-            crate::cmd::kafka::add_json_fields(map, k)?;
-        }
-        crate::json_println!("{}", value);
+        let value = linerate_kafka::report::Forwarded {
+            report: &report,
+            forwarded: kafka.as_ref().map(ForwardedFields::of),
+        };
+        crate::json_println!("{}", serde_json::to_string(&value)?);
     } else {
         print_text(&report);
         if let Some(k) = &kafka {
