@@ -12,6 +12,7 @@ use pyo3::types::PyDict;
 use linerate_grab::stream::Buffer;
 use linerate_kafka::chunks::Chunker;
 use linerate_kafka::forwarder::{self, BackPressure, Forward, ForwarderConfig, ForwarderHandle};
+use linerate_kafka::report::ForwardedFields;
 use linerate_kafka::{ForwarderReport, KafkaTarget};
 
 use crate::errors;
@@ -133,14 +134,10 @@ impl Forwarding {
             }
             ForwardingState::Finished(finished) => match &**finished {
                 Ok(r) => {
+                    // The same fields, typed, as `linerate grab --to --json`.
+                    let fields = errors::to_dict(dict.py(), &ForwardedFields::of(r))?;
+                    dict.update(fields.downcast::<pyo3::types::PyMapping>()?)?;
                     dict.set_item("kafka_submitted", r.submitted)?;
-                    dict.set_item("kafka_messages", r.kafka_messages)?;
-                    dict.set_item("kafka_bytes", r.kafka_bytes)?;
-                    dict.set_item("kafka_errors", r.kafka_errors)?;
-                    dict.set_item("kafka_dropped", r.kafka_dropped)?;
-                    dict.set_item("kafka_latency_p50_us", r.delivery_latency.p50_us)?;
-                    dict.set_item("kafka_latency_p99_us", r.delivery_latency.p99_us)?;
-                    dict.set_item("kafka", errors::to_dict(dict.py(), r)?)?;
                 }
                 Err(e) => {
                     dict.set_item("kafka_error", e)?;
