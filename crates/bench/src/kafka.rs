@@ -194,6 +194,13 @@ impl SharedBroker {
             .map(|b| (b.bootstrap.clone(), b.libs.clone()))
             .ok_or_else(|| Error::Argument("internal: no broker".into()))
     }
+
+    /// Stops the broker if one runs, so that an idle JVM on the sender's
+    /// core does not run under the next scenario's measurements.
+    pub fn stop(&self) {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        *slot = None;
+    }
 }
 
 fn script(config: &BenchConfig) -> Result<PathBuf> {
