@@ -33,6 +33,9 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
         repeat: job.repeat,
         ..Run::default()
     };
+    if let (Bed::Pair(pair), false) = (&bed, job.scenario == crate::scenario::Scenario::Kafka) {
+        pair.kafka.stop();
+    }
     match (&job.work, bed) {
         (Work::Gvsp { receiver, stream }, Bed::Pair(pair)) => {
             gvsp(pair, config, receiver, stream, dir, &mut run)?

@@ -54,6 +54,13 @@ pub enum AdminError {
     },
 }
 
+/// An admin client of `target`'s brokers.
+fn client(target: &KafkaTarget) -> Result<AdminClient<DefaultClientContext>, KafkaError> {
+    ClientConfig::new()
+        .set("bootstrap.servers", target.bootstrap())
+        .create()
+}
+
 /// Creates `target.topic` with `partitions` partitions and `replication`
 /// replicas (an existing topic is an error the broker names).
 pub fn create_topic(
@@ -66,10 +73,7 @@ pub fn create_topic(
         brokers: target.bootstrap(),
         source: Box::new(source),
     };
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", target.bootstrap())
-        .create()
-        .map_err(err)?;
+    let admin = client(target).map_err(err)?;
     let topic = NewTopic::new(
         &target.topic,
         partitions,
@@ -97,10 +101,7 @@ pub fn partition_leader(target: &KafkaTarget, partition: i32) -> Result<i32, Adm
         brokers: target.bootstrap(),
         source: Box::new(source),
     };
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", target.bootstrap())
-        .create()
-        .map_err(err)?;
+    let admin = client(target).map_err(err)?;
     let metadata = admin
         .inner()
         .fetch_metadata(Some(&target.topic), Duration::from_secs(10))

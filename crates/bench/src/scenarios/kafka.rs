@@ -92,3 +92,49 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
     }
     jobs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn producers_alternate_and_only_full_runs_kill_a_broker() {
+        let quick = plan(&BenchConfig::new(vec![], true, PathBuf::from("linerate")));
+        let imps: Vec<&str> = quick.iter().map(|j| j.implementation.as_str()).collect();
+        assert_eq!(
+            imps,
+            [
+                "linerate-forwarder",
+                PRODUCER_REFERENCE,
+                "linerate-forwarder",
+                PRODUCER_REFERENCE,
+                GRAB_REFERENCE,
+                "linerate-grab-to-kafka"
+            ]
+        );
+        assert!(quick
+            .iter()
+            .all(|j| !matches!(j.work, Work::KafkaFault { .. })));
+        assert!(quick.iter().filter(|j| is_producer_case(&j.case)).all(
+            |j| matches!(j.work, Work::KafkaProduce { record_bytes, records, .. }
+                if record_bytes * records == 128 * MIB)
+        ));
+        let full = plan(&BenchConfig::new(vec![], false, PathBuf::from("linerate")));
+        let faults: Vec<&Job> = full
+            .iter()
+            .filter(|j| {
+                matches!(
+                    j.work,
+                    Work::KafkaFault {
+                        brokers: 3,
+                        seconds: 60,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        assert_eq!(faults.len(), 1);
+        assert!(!is_producer_case(&faults[0].case));
+    }
+}
