@@ -232,6 +232,7 @@ pub fn run(args: GrabArgs) -> Result<()> {
     let json = args.json;
     let view = args.view.map(|listen| linerate_view::ViewConfig {
         listen,
+        receive_cpu: args.cpu,
         ..linerate_view::ViewConfig::default()
     });
     let forwarder = match args.kafka.spawn(&args.camera) {
