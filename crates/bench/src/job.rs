@@ -88,6 +88,33 @@ pub enum Work {
         /// scheduler places boards and receiver on any core.
         pinned: bool,
     },
+    /// `linerate grab` (default backend) of a stream from linerate's
+    /// camera, with or without its live view, and with or without one
+    /// headless Chromium showing the page.
+    View {
+        /// The stream asked for.
+        stream: Stream,
+        /// What of the view runs beside the grab.
+        page: Page,
+    },
+}
+
+/// What a browser's start-up usually takes on a busy 2-core machine, for
+/// `--dry-run`'s estimate of a job with the page open.
+const BROWSER_START_ESTIMATE: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// What of the live view runs beside a grab, in the view scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Page {
+    /// Plain `linerate grab`, no `--view`.
+    None,
+    /// `--view` serves the page, no browser has it open (the view's
+    /// display thread still decimates and encodes at the display rate).
+    Served,
+    /// `--view` serves the page and one headless Chromium shows it at the
+    /// default display rate.
+    Open,
 }
 
 /// The bed a job needs.
@@ -174,6 +201,19 @@ impl Job {
     /// Whether this is a warm-up run whose figures are discarded.
     pub fn is_warmup(&self) -> bool {
         self.repeat == 0
+    }
+
+    /// About how long the job takes, for `--dry-run`'s estimate: settling,
+    /// the window, starting and stopping the programs, and, with a page
+    /// open, the browser's start-up.
+    pub fn estimated_duration(&self, timing: &crate::config::Timing) -> std::time::Duration {
+        let base = timing.settle + timing.window + std::time::Duration::from_secs(3);
+        match self.work {
+            Work::View {
+                page: Page::Open, ..
+            } => base + BROWSER_START_ESTIMATE,
+            _ => base,
+        }
     }
 
     /// A short label for progress lines.

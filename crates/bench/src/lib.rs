@@ -36,6 +36,7 @@ mod serve;
 mod steps;
 mod stop;
 mod trigger;
+mod view;
 mod window;
 
 pub use config::{BenchConfig, HostSetup, Timing};

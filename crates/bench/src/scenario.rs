@@ -45,11 +45,15 @@ pub enum Scenario {
     /// The linerate Python package's frame loop against `linerate grab`
     /// on the same stream, and the same loop copying every frame.
     Python,
+    /// `linerate grab` with its live view open in a headless Chromium
+    /// against the same grab without: the highest lossless rate and the
+    /// receiving core's CPU per GB, alternating.
+    View,
 }
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const ALL: [Scenario; 11] = [
+    pub const ALL: [Scenario; 12] = [
         Scenario::PacketSizes,
         Scenario::UdpTcp,
         Scenario::Ceilings,
@@ -61,6 +65,7 @@ impl Scenario {
         Scenario::Camera,
         Scenario::Floor,
         Scenario::Python,
+        Scenario::View,
     ];
 
     /// The name used on the command line and in reports.
@@ -77,6 +82,7 @@ impl Scenario {
             Scenario::Camera => "camera",
             Scenario::Floor => "floor",
             Scenario::Python => "python",
+            Scenario::View => "view",
         }
     }
 
@@ -101,6 +107,9 @@ impl Scenario {
             }
             Scenario::Python => {
                 "the Python package's frame loop (zero-copy, and copying) against linerate grab"
+            }
+            Scenario::View => {
+                "grab with its live view open in a headless Chromium against grab alone"
             }
         }
     }
@@ -152,7 +161,7 @@ mod tests {
             assert_eq!(sc.name().parse::<Scenario>().ok(), Some(sc));
             assert_eq!((i + 1).to_string().parse::<Scenario>().ok(), Some(sc));
         }
-        assert!("12".parse::<Scenario>().is_err());
+        assert!("13".parse::<Scenario>().is_err());
         assert!("0".parse::<Scenario>().is_err());
         let err = "packets".parse::<Scenario>().err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("\"packets\"") && e.contains("udp-tcp")));

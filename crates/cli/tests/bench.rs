@@ -23,7 +23,7 @@ fn stderr(o: &Output) -> String {
 }
 
 /// Every scenario `linerate bench` has, the ported ones included.
-const SCENARIOS: [&str; 11] = [
+const SCENARIOS: [&str; 12] = [
     "packet-sizes",
     "udp-tcp",
     "ceilings",
@@ -35,6 +35,7 @@ const SCENARIOS: [&str; 11] = [
     "camera",
     "floor",
     "python",
+    "view",
 ];
 
 #[test]
@@ -56,6 +57,7 @@ fn quick_dry_run_plans_every_scenario_within_five_minutes() {
         "aravis-fake",
         "drop-by-xdp",
         "python-copy",
+        "grab-page-open",
     ] {
         assert!(text.contains(imp), "{imp} missing:\n{text}");
     }
@@ -134,10 +136,10 @@ fn bad_arguments_are_clear_errors() {
         "{}",
         stderr(&o)
     );
-    let o = linerate(&["bench", "12", "--dry-run"]);
+    let o = linerate(&["bench", "99", "--dry-run"]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("no scenario number 12: there are 1 to 11"),
+        stderr(&o).contains("no scenario number 99: there are 1 to "),
         "{}",
         stderr(&o)
     );

@@ -12,6 +12,7 @@ mod python;
 mod serve;
 mod trigger_latency;
 mod udp_tcp;
+mod view;
 
 use crate::config::{BenchConfig, HostSetup};
 use crate::job::{BedKind, Job};
@@ -35,6 +36,7 @@ pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
         Scenario::Camera => camera::plan(config),
         Scenario::Floor => floor::plan(config),
         Scenario::Python => python::plan(config),
+        Scenario::View => view::plan(config),
     };
     with_warmup(jobs, config)
 }
@@ -78,6 +80,10 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         "Debian package aravis-tools-cli (scripts/install-deps)",
     );
     let nft = ("nft", "Debian package nftables (scripts/install-deps)");
+    let chromium = (
+        crate::peers::CHROMIUM,
+        "Debian package chromium (scripts/install-deps installs it; the bench never downloads a browser)",
+    );
     match scenario {
         Scenario::PacketSizes | Scenario::LosslessRate => vec![aravis, ethtool],
         Scenario::Camera => vec![aravis, aravis_fake, ethtool],
@@ -89,6 +95,7 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         | Scenario::FadeVersions
         | Scenario::Serve
         | Scenario::Python => vec![ethtool],
+        Scenario::View => vec![ethtool, chromium],
     }
 }
 

@@ -132,14 +132,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     let jobs = plan(&config);
     if args.dry_run {
-        let per_job = config.timing.settle + config.timing.window + Duration::from_secs(3);
         for j in &jobs {
             println!("{}", j.label());
         }
+        let total: Duration = jobs
+            .iter()
+            .map(|j| j.estimated_duration(&config.timing))
+            .sum();
         println!(
             "{} runs, at most about {:.0} minutes",
             jobs.len(),
-            (per_job * jobs.len() as u32).as_secs_f64() / 60.0
+            total.as_secs_f64() / 60.0
         );
         return Ok(());
     }
