@@ -150,12 +150,16 @@ pub fn camera(bed: &Testbed, host: &str, linerate: &Path, bind: Ipv4Addr) -> Res
 }
 
 /// One headless Chromium on `host` showing `url`, with its own profile
-/// directory `profile`, pinned to the sender's CPU: off the receiving core,
-/// as a browser on a many-core PC is, so the receiving core's figures
-/// carry the view's own work (in the grab) and not the browser's.
+/// directory `profile`: pinned to the sender's CPU, off the receiving core
+/// (as a browser on a many-core PC is), at the lowest priority (nice 19),
+/// so that it takes only the time the emulated camera leaves idle, as a
+/// browser on the PC takes none from a real camera.
 pub fn browser(bed: &Testbed, host: &str, url: &str, profile: &Path) -> Result<HostCommand> {
-    let mut cmd = bed.command(host, CHROMIUM)?;
+    let mut cmd = bed.command(host, "nice")?;
     cmd.cpu(SENDER_CPU).args([
+        "-n".to_owned(),
+        "19".to_owned(),
+        CHROMIUM.to_owned(),
         "--headless=new".to_owned(),
         // Root in a namespace: Chromium's sandbox refuses to run as root.
         "--no-sandbox".to_owned(),
