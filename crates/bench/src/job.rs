@@ -113,8 +113,20 @@ pub enum Page {
     /// display thread still decimates and encodes at the display rate).
     Served,
     /// `--view` serves the page and one headless Chromium shows it at the
-    /// default display rate.
+    /// default display rate, off the receiving core (on CPU 0 at nice 19,
+    /// taking only the time the emulated camera leaves idle), as on a PC
+    /// with cores to spare.
     Open,
+    /// The same with the browser on the receiving core (CPU 1, nice 0),
+    /// as on a PC whose one core also runs the browser.
+    OpenOnReceivingCore,
+}
+
+impl Page {
+    /// Whether a browser has the page open.
+    pub fn open(self) -> bool {
+        matches!(self, Page::Open | Page::OpenOnReceivingCore)
+    }
 }
 
 /// The bed a job needs.
@@ -209,9 +221,7 @@ impl Job {
     pub fn estimated_duration(&self, timing: &crate::config::Timing) -> std::time::Duration {
         let base = timing.settle + timing.window + std::time::Duration::from_secs(3);
         match self.work {
-            Work::View {
-                page: Page::Open, ..
-            } => base + BROWSER_START_ESTIMATE,
+            Work::View { page, .. } if page.open() => base + BROWSER_START_ESTIMATE,
             _ => base,
         }
     }

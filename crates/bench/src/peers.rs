@@ -150,15 +150,22 @@ pub fn camera(bed: &Testbed, host: &str, linerate: &Path, bind: Ipv4Addr) -> Res
 }
 
 /// One headless Chromium on `host` showing `url`, with its own profile
-/// directory `profile`: pinned to the sender's CPU, off the receiving core
-/// (as a browser on a many-core PC is), at the lowest priority (nice 19),
-/// so that it takes only the time the emulated camera leaves idle, as a
-/// browser on the PC takes none from a real camera.
-pub fn browser(bed: &Testbed, host: &str, url: &str, profile: &Path) -> Result<HostCommand> {
+/// directory `profile`, pinned to `cpu`. On the sender's CPU it runs at the
+/// lowest priority (nice 19), so that it takes only the time the emulated
+/// camera leaves idle, as a browser on the PC takes none from a real
+/// camera; on the receiving CPU it runs as a user starts it (nice 0).
+pub fn browser(
+    bed: &Testbed,
+    host: &str,
+    url: &str,
+    profile: &Path,
+    cpu: usize,
+) -> Result<HostCommand> {
+    let nice = if cpu == SENDER_CPU { "19" } else { "0" };
     let mut cmd = bed.command(host, "nice")?;
-    cmd.cpu(SENDER_CPU).args([
+    cmd.cpu(cpu).args([
         "-n".to_owned(),
-        "19".to_owned(),
+        nice.to_owned(),
         CHROMIUM.to_owned(),
         "--headless=new".to_owned(),
         // Root in a namespace: Chromium's sandbox refuses to run as root.

@@ -25,7 +25,7 @@ use crate::peers::{self, GvspOutcome, GvspReceiver, Stream};
 use crate::process::{tail, Running};
 use crate::report::Run;
 use crate::steps::{lossless, put_window, start_camera, GRACE};
-use crate::window;
+use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
 
 /// The port the view listens on, on the receiving host's loopback.
 pub const VIEW_PORT: u16 = 8090;
@@ -76,12 +76,17 @@ pub fn run(
         cmd.arg("--view").arg(listen.to_string());
     }
     let grab = Running::spawn(cmd, dir, "receiver")?;
-    let page_open = page == Page::Open;
+    let page_open = page.open();
+    let browser_cpu = if page == Page::OpenOnReceivingCore {
+        RECEIVER_CPU
+    } else {
+        SENDER_CPU
+    };
     let browser = if page_open {
         let profile = dir.join("chromium-profile");
         let url = format!("http://{listen}/");
         let browser = Running::spawn(
-            peers::browser(&pair.bed, RECEIVER, &url, &profile)?,
+            peers::browser(&pair.bed, RECEIVER, &url, &profile, browser_cpu)?,
             dir,
             "chromium",
         )?;
