@@ -76,6 +76,18 @@ pub fn run(
         cmd.arg("--view").arg(listen.to_string());
     }
     let grab = Running::spawn(cmd, dir, "receiver")?;
+    // The browser loads the page once: it starts only when the view
+    // answers (the grab opens the camera first).
+    if page != Page::None {
+        if let Err(e) = wait_for_view(pair) {
+            let said = grab.stop(Duration::from_secs(5))?;
+            return Err(Error::Output {
+                program: said.cmdline,
+                what: "the live view's answer".to_owned(),
+                detail: format!("{e}; the grab said: {}", tail(&said.stderr, 300)),
+            });
+        }
+    }
     let page_open = page.open();
     let browser_cpu = if page == Page::OpenOnReceivingCore {
         RECEIVER_CPU
@@ -209,6 +221,27 @@ impl PageSeen {
 fn receive_thread_cpu_per_gb(report: &linerate_grab::session::GrabReport) -> Option<f64> {
     let cpu = report.receive_thread_cpu.as_ref()?;
     (report.bytes > 0).then(|| cpu.total_s / (report.bytes as f64 / 1e9))
+}
+
+/// Longest wait for the grab to open the camera and serve the view.
+const VIEW_START_LIMIT: Duration = Duration::from_secs(20);
+
+/// Waits until the view answers `/api/stats`.
+fn wait_for_view(pair: &PairBed) -> Result<()> {
+    let deadline = Instant::now() + VIEW_START_LIMIT;
+    loop {
+        crate::stop::pause(Duration::from_millis(200))?;
+        match view_stats(pair) {
+            Ok(_) => return Ok(()),
+            Err(e) if Instant::now() >= deadline => {
+                return Err(Error::Argument(format!(
+                    "the view did not answer within {} s ({e})",
+                    VIEW_START_LIMIT.as_secs()
+                )))
+            }
+            Err(_) => {}
+        }
+    }
 }
 
 /// Waits until the page has fetched `pictures` pictures.
