@@ -149,6 +149,15 @@ pub fn run(
             receive_thread_cpu_per_gb(&report).into(),
         ),
         ("page", serde_json::to_value(page).unwrap_or_default()),
+        // Frames the camera skipped for falling behind its rate: on this
+        // bench it shares CPU 0 with the browser off the receiving core.
+        (
+            "camera_frames_skipped",
+            crate::process::last_json_object(&camera)
+                .ok()
+                .and_then(|v| v.get("frames_skipped").cloned())
+                .unwrap_or_default(),
+        ),
         (
             "kernel_drop_counters",
             serde_json::to_value(report.kernel_drop_counters).unwrap_or_default(),
