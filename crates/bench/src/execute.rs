@@ -85,6 +85,9 @@ pub fn run_job(bed: Bed<'_>, config: &BenchConfig, job: &Job, dir: &Path) -> Res
             dir,
             &mut run,
         )?,
+        (Work::View { stream, page }, Bed::Pair(pair)) => {
+            crate::view::run(pair, config, stream, *page, dir, &mut run)?
+        }
         (Work::FadeVersion { version, rate_mbit }, Bed::Switch(sw)) => {
             crate::fade::run_version(sw, config, version, *rate_mbit, dir, &mut run)?
         }
@@ -193,15 +196,7 @@ pub(crate) fn gvsp_with(
     run.frames_lost = Some(outcome.frames_lost());
     run.frames_sent = sent;
     run.frames_per_s = Some(outcome.frames_completed as f64 / duration.as_secs_f64());
-    // Lossless: nothing failed, and every frame the camera sent arrived,
-    // but for those still in flight when the receiver stopped: two, plus
-    // 30 ms of frames for the AcquisitionStop round trip.
-    let in_flight = 2 + (stream.fps * 0.03).ceil() as u64;
-    run.lossless = Some(
-        outcome.frames_completed > 0
-            && outcome.frames_lost() == 0
-            && sent.map_or(true, |s| outcome.frames_completed + in_flight >= s),
-    );
+    run.lossless = Some(crate::steps::lossless(&outcome, sent, stream));
     run.detail
         .insert("resend_requests".into(), outcome.resend_requests.into());
     run.detail.insert("fps_requested".into(), stream.fps.into());

@@ -118,6 +118,45 @@ pub enum Work {
         /// The stream asked for.
         stream: Stream,
     },
+    /// `linerate grab` (default backend) of a stream from linerate's
+    /// camera, with or without its live view, and with or without one
+    /// headless Chromium showing the page.
+    View {
+        /// The stream asked for.
+        stream: Stream,
+        /// What of the view runs beside the grab.
+        page: Page,
+    },
+}
+
+/// What a browser's start-up usually takes on a busy 2-core machine, for
+/// `--dry-run`'s estimate of a job with the page open.
+const BROWSER_START_ESTIMATE: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// What of the live view runs beside a grab, in the view scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Page {
+    /// Plain `linerate grab`, no `--view`.
+    None,
+    /// `--view` serves the page, no browser has it open (the view's
+    /// display thread still decimates and encodes at the display rate).
+    Served,
+    /// `--view` serves the page and one headless Chromium shows it at the
+    /// default display rate, off the receiving core (on CPU 0 at nice 19,
+    /// taking only the time the emulated camera leaves idle), as on a PC
+    /// with cores to spare.
+    Open,
+    /// The same with the browser on the receiving core (CPU 1, nice 0),
+    /// as on a PC whose one core also runs the browser.
+    OpenOnReceivingCore,
+}
+
+impl Page {
+    /// Whether a browser has the page open.
+    pub fn open(self) -> bool {
+        matches!(self, Page::Open | Page::OpenOnReceivingCore)
+    }
 }
 
 /// The bed a job needs.
@@ -204,6 +243,17 @@ impl Job {
     /// Whether this is a warm-up run whose figures are discarded.
     pub fn is_warmup(&self) -> bool {
         self.repeat == 0
+    }
+
+    /// About how long the job takes, for `--dry-run`'s estimate: settling,
+    /// the window, starting and stopping the programs, and, with a page
+    /// open, the browser's start-up.
+    pub fn estimated_duration(&self, timing: &crate::config::Timing) -> std::time::Duration {
+        let base = timing.settle + timing.window + std::time::Duration::from_secs(3);
+        match self.work {
+            Work::View { page, .. } if page.open() => base + BROWSER_START_ESTIMATE,
+            _ => base,
+        }
     }
 
     /// A short label for progress lines.

@@ -37,6 +37,7 @@ mod serve;
 mod steps;
 mod stop;
 mod trigger;
+mod view;
 mod window;
 
 pub use config::{BenchConfig, HostSetup, Timing};

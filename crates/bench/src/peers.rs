@@ -22,6 +22,10 @@ pub const ARAVIS_HOST: &str = "arv-camera-test-0.8";
 /// Aravis's emulated GigE Vision camera (Debian `aravis-tools-cli`).
 pub const ARAVIS_FAKE_CAMERA: &str = "arv-fake-gv-camera-0.8";
 
+/// Debian's Chromium, the browser the view scenario opens the page in
+/// (never downloaded by the bench).
+pub const CHROMIUM: &str = "chromium";
+
 /// Which emulated camera sends, in the camera scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -141,6 +145,35 @@ pub fn camera(bed: &Testbed, host: &str, linerate: &Path, bind: Ipv4Addr) -> Res
         "--stats-interval".to_owned(),
         "0".to_owned(),
         "--json".to_owned(),
+    ]);
+    Ok(cmd)
+}
+
+/// One headless Chromium on `host` showing `url`, with its own profile
+/// directory `profile`, pinned to `cpu`. On the sender's CPU it runs at the
+/// lowest priority (nice 19), so that it takes only the time the emulated
+/// camera leaves idle, as a browser on the PC takes none from a real
+/// camera; on the receiving CPU it runs as a user starts it (nice 0).
+pub fn browser(
+    bed: &Testbed,
+    host: &str,
+    url: &str,
+    profile: &Path,
+    cpu: usize,
+) -> Result<HostCommand> {
+    let nice = if cpu == SENDER_CPU { "19" } else { "0" };
+    let mut cmd = bed.command(host, "nice")?;
+    cmd.cpu(cpu).args([
+        "-n".to_owned(),
+        nice.to_owned(),
+        CHROMIUM.to_owned(),
+        "--headless=new".to_owned(),
+        // Root in a namespace: Chromium's sandbox refuses to run as root.
+        "--no-sandbox".to_owned(),
+        "--no-first-run".to_owned(),
+        "--no-default-browser-check".to_owned(),
+        format!("--user-data-dir={}", profile.display()),
+        url.to_owned(),
     ]);
     Ok(cmd)
 }

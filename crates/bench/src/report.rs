@@ -138,6 +138,7 @@ pub fn reference_of(scenario: Scenario) -> Option<&'static str> {
         Scenario::Floor => Some("aravis"),
         Scenario::Python => Some("linerate-grab"),
         Scenario::Kafka => Some(crate::scenarios::KAFKA_PRODUCER_REFERENCE),
+        Scenario::View => Some("grab"),
     }
 }
 
@@ -233,22 +234,35 @@ fn summarise_group(sc: Scenario, case: &str, imp: &str, g: &[&Run]) -> Summary {
 /// Case label of the per-implementation best row of the lossless sweep.
 pub const HIGHEST_LOSSLESS: &str = "highest lossless";
 
+/// Scenarios whose runs sweep rising rates, and so gain a "highest
+/// lossless" row per implementation.
+const SWEEPING: [Scenario; 2] = [Scenario::LosslessRate, Scenario::View];
+
 fn add_highest_lossless(runs: &[Run], out: &mut Vec<Summary>) {
-    let mut imps: Vec<(Option<HostSetup>, String)> = Vec::new();
-    for r in runs
-        .iter()
-        .filter(|r| r.scenario == Some(Scenario::LosslessRate))
-    {
-        let key = (r.host, r.implementation.clone());
+    let mut imps: Vec<(Scenario, Option<HostSetup>, String)> = Vec::new();
+    for r in runs {
+        let Some(sc) = r.scenario.filter(|sc| SWEEPING.contains(sc)) else {
+            continue;
+        };
+        let key = (sc, r.host, r.implementation.clone());
         if !imps.contains(&key) {
             imps.push(key);
         }
     }
-    for (host, imp) in imps {
+    for (sc, host, imp) in imps {
+        let mine = |r: &&Run| r.scenario == Some(sc) && r.host == host && r.implementation == imp;
+        // The view scenario measures one variant at its fixed rate only:
+        // it has no sweep, so no highest lossless rate.
+        let mut cases: Vec<&str> = runs.iter().filter(mine).map(|r| r.case.as_str()).collect();
+        cases.sort_unstable();
+        cases.dedup();
+        if sc == Scenario::View && cases.len() < 2 {
+            continue;
+        }
         let best = runs
             .iter()
             .filter(|r| {
-                r.scenario == Some(Scenario::LosslessRate)
+                r.scenario == Some(sc)
                     && r.host == host
                     && r.implementation == imp
                     && r.error.is_none()
@@ -260,7 +274,7 @@ fn add_highest_lossless(runs: &[Run], out: &mut Vec<Summary>) {
                     .total_cmp(&b.frames_per_s.unwrap_or(0.0))
             });
         out.push(Summary {
-            scenario: Scenario::LosslessRate.name().to_owned(),
+            scenario: sc.name().to_owned(),
             case: HIGHEST_LOSSLESS.to_owned(),
             case_value: f64::MAX,
             host,
@@ -649,6 +663,48 @@ mod tests {
             .find(|r| r.case == HIGHEST_LOSSLESS && r.implementation == "linerate-mmsg")
             .and_then(|r| r.throughput_ratio);
         assert_eq!(ratio, Some(2.0));
+    }
+
+    #[test]
+    fn view_gains_highest_lossless_rows_for_swept_variants_only() {
+        let v = |imp: &str, fps: f64, lossless: bool| {
+            run(
+                Scenario::View,
+                imp,
+                &format!("{fps} fps"),
+                1.0,
+                fps,
+                lossless,
+            )
+        };
+        let runs = vec![
+            v("grab", 80.0, true),
+            v("grab-view-no-browser", 80.0, true),
+            v("grab-page-open", 80.0, true),
+            v("grab", 40.0, true),
+            v("grab-page-open", 40.0, true),
+            v("grab", 100.0, true),
+            v("grab-page-open", 100.0, false),
+        ];
+        let rows = summarise(&runs);
+        let best: Vec<(&str, Option<f64>, Option<f64>)> = rows
+            .iter()
+            .filter(|r| r.case == HIGHEST_LOSSLESS)
+            .map(|r| {
+                (
+                    r.implementation.as_str(),
+                    r.frames_per_s,
+                    r.throughput_ratio,
+                )
+            })
+            .collect();
+        assert_eq!(
+            best,
+            [
+                ("grab", Some(100.0), Some(1.0)),
+                ("grab-page-open", Some(80.0), Some(0.8))
+            ]
+        );
     }
 
     #[test]

@@ -49,11 +49,15 @@ pub enum Scenario {
     /// producer benchmark, grab's receiving core with and without
     /// forwarding, and (full runs) a broker killed under a stream.
     Kafka,
+    /// `linerate grab` with its live view open in a headless Chromium
+    /// against the same grab without: the highest lossless rate and the
+    /// receiving core's CPU per GB, alternating.
+    View,
 }
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const ALL: [Scenario; 12] = [
+    pub const ALL: [Scenario; 13] = [
         Scenario::PacketSizes,
         Scenario::UdpTcp,
         Scenario::Ceilings,
@@ -66,6 +70,7 @@ impl Scenario {
         Scenario::Floor,
         Scenario::Python,
         Scenario::Kafka,
+        Scenario::View,
     ];
 
     /// The name used on the command line and in reports.
@@ -83,6 +88,7 @@ impl Scenario {
             Scenario::Floor => "floor",
             Scenario::Python => "python",
             Scenario::Kafka => "kafka",
+            Scenario::View => "view",
         }
     }
 
@@ -110,6 +116,9 @@ impl Scenario {
             }
             Scenario::Kafka => {
                 "forwarding to Kafka: forwarder against Kafka's ProducerPerformance, grab's CPU/GB with and without"
+            }
+            Scenario::View => {
+                "grab with its live view open in a headless Chromium against grab alone"
             }
         }
     }

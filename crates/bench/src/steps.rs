@@ -45,3 +45,14 @@ pub fn start_camera(pair: &PairBed, config: &BenchConfig, dir: &Path) -> Result<
 pub fn receiver_duration(config: &BenchConfig) -> Duration {
     config.timing.settle + config.timing.window + Duration::from_secs(1)
 }
+
+/// Whether a receiver's run was lossless: nothing failed, and every frame
+/// the camera sent arrived, but for those still in flight when the
+/// receiver stopped: two, plus 30 ms of frames for the AcquisitionStop
+/// round trip.
+pub fn lossless(outcome: &peers::GvspOutcome, sent: Option<u64>, stream: &peers::Stream) -> bool {
+    let in_flight = 2 + (stream.fps * 0.03).ceil() as u64;
+    outcome.frames_completed > 0
+        && outcome.frames_lost() == 0
+        && sent.map_or(true, |s| outcome.frames_completed + in_flight >= s)
+}

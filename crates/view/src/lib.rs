@@ -58,7 +58,17 @@ pub struct ViewConfig {
     pub max_width: u32,
     /// Largest picture height sent to the page.
     pub max_height: u32,
+    /// The CPU the stream's receive thread is pinned to, if it is: the
+    /// view's threads (decimation, JPEG, HTTP, stats) then run on the
+    /// other cores, when there are any. Wherever they run, they run at
+    /// [`VIEW_NICE`], so on a core they share with the receive thread they
+    /// never preempt it.
+    pub receive_cpu: Option<usize>,
 }
+
+/// The nice value of the view's threads: below the stream's threads
+/// (nice 0), so a picture for the page waits rather than a packet.
+pub const VIEW_NICE: i32 = 10;
 
 impl Default for ViewConfig {
     fn default() -> Self {
@@ -67,6 +77,7 @@ impl Default for ViewConfig {
             display_fps: 15.0,
             max_width: 1024,
             max_height: 768,
+            receive_cpu: None,
         }
     }
 }
@@ -162,18 +173,34 @@ pub fn spawn(
     let (tx, rx) = tokio::sync::oneshot::channel();
     let start = |what: &'static str| move |source| ViewError::Start { what, source };
     let mut threads = Vec::new();
+    let receive_cpu = config.receive_cpu;
+    // Each thread steps aside for the stream before it starts its work.
+    let aside = move || {
+        if let Some(cpu) = receive_cpu {
+            linerate_io::sched::keep_current_thread_off(cpu);
+        }
+        // Raising one's own nice value needs no privilege; if it fails,
+        // the view still works, only at the stream's priority.
+        let _ = linerate_io::sched::set_current_thread_nice(VIEW_NICE);
+    };
     let s = shared.clone();
     threads.push(
         std::thread::Builder::new()
             .name("view display".into())
-            .spawn(move || display::run(&s))
+            .spawn(move || {
+                aside();
+                display::run(&s)
+            })
             .map_err(start("display thread"))?,
     );
     let s = shared.clone();
     threads.push(
         std::thread::Builder::new()
             .name("view stats".into())
-            .spawn(move || display::sample(&s))
+            .spawn(move || {
+                aside();
+                display::sample(&s)
+            })
             .map_err(start("stats thread"))?,
     );
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -185,7 +212,10 @@ pub fn spawn(
     threads.push(
         std::thread::Builder::new()
             .name("view http".into())
-            .spawn(move || runtime.block_on(server::serve(listener, s, rx)))
+            .spawn(move || {
+                aside();
+                runtime.block_on(server::serve(listener, s, rx))
+            })
             .map_err(start("HTTP thread"))?,
     );
     Ok(ViewHandle {

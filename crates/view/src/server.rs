@@ -58,7 +58,10 @@ pub(crate) async fn serve(
         .await;
 }
 
-async fn page() -> Html<&'static str> {
+async fn page(State(shared): AppState) -> Html<&'static str> {
+    shared
+        .page_loads
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Html(PAGE)
 }
 
@@ -81,6 +84,9 @@ async fn frame(State(shared): AppState, Query(q): Query<After>) -> Response {
     if let Some(e) = &picture.error {
         return error(StatusCode::UNPROCESSABLE_ENTITY, e.clone());
     }
+    shared
+        .served
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     (
         [
             (header::CONTENT_TYPE, "image/jpeg".to_string()),

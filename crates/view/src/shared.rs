@@ -46,6 +46,10 @@ pub(crate) struct Shared {
     pub controls: Option<Arc<dyn Controls>>,
     pub contrast: AtomicU8,
     pub displayed: AtomicU64,
+    /// Pictures sent to pages.
+    pub served: AtomicU64,
+    /// Times the page was fetched.
+    pub page_loads: AtomicU64,
     pub stop: AtomicBool,
 }
 
@@ -64,6 +68,8 @@ impl Shared {
             controls,
             contrast: AtomicU8::new(0),
             displayed: AtomicU64::new(0),
+            served: AtomicU64::new(0),
+            page_loads: AtomicU64::new(0),
             stop: AtomicBool::new(false),
         }
     }
@@ -86,6 +92,8 @@ impl Shared {
     pub fn current_stats(&self) -> Stats {
         let mut s = Stats::clone(&self.stats.load());
         s.frames_displayed = self.displayed.load(std::sync::atomic::Ordering::Relaxed);
+        s.pictures_served = self.served.load(std::sync::atomic::Ordering::Relaxed);
+        s.page_loads = self.page_loads.load(std::sync::atomic::Ordering::Relaxed);
         s
     }
 }

@@ -151,6 +151,14 @@ pub struct Stats {
     pub history: Vec<Point>,
     /// Frames the display thread encoded.
     pub frames_displayed: u64,
+    /// Pictures (JPEGs) sent to pages: what shows that a browser really
+    /// has the page open and follows the stream (the bench's `view`
+    /// scenario checks it).
+    #[serde(default)]
+    pub pictures_served: u64,
+    /// Times the page itself was fetched.
+    #[serde(default)]
+    pub page_loads: u64,
 }
 
 /// Jain's fairness index of `rates`: (Σx)² / (n Σx²).
@@ -292,6 +300,8 @@ impl Accumulator {
             boards: headline.boards,
             history: self.history.iter().cloned().collect(),
             frames_displayed: 0,
+            pictures_served: 0,
+            page_loads: 0,
         }
     }
 }

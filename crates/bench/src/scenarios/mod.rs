@@ -13,6 +13,7 @@ mod python;
 mod serve;
 mod trigger_latency;
 mod udp_tcp;
+mod view;
 
 use crate::config::{BenchConfig, HostSetup};
 use crate::job::{BedKind, Job};
@@ -43,6 +44,7 @@ pub fn plan(scenario: Scenario, config: &BenchConfig) -> Vec<Job> {
         Scenario::Floor => floor::plan(config),
         Scenario::Python => python::plan(config),
         Scenario::Kafka => kafka::plan(config),
+        Scenario::View => view::plan(config),
     };
     with_warmup(jobs, config)
 }
@@ -129,6 +131,10 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         "mvn",
         "Debian package maven (scripts/install-deps), fetches the Kafka jars once",
     );
+    let chromium = (
+        crate::peers::CHROMIUM,
+        "Debian package chromium (scripts/install-deps installs it; the bench never downloads a browser)",
+    );
     match scenario {
         Scenario::PacketSizes | Scenario::LosslessRate => vec![aravis, ethtool],
         Scenario::Camera => vec![aravis, aravis_fake, ethtool],
@@ -141,6 +147,7 @@ pub fn tools(scenario: Scenario) -> Vec<(&'static str, &'static str)> {
         | Scenario::Serve
         | Scenario::Python => vec![ethtool],
         Scenario::Kafka => vec![ethtool, java, mvn],
+        Scenario::View => vec![ethtool, chromium],
     }
 }
 

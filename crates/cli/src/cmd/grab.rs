@@ -233,6 +233,7 @@ pub fn run(args: GrabArgs) -> Result<()> {
     let json = args.json;
     let view = args.view.map(|listen| linerate_view::ViewConfig {
         listen,
+        receive_cpu: args.cpu,
         ..linerate_view::ViewConfig::default()
     });
     let forwarder = match args.kafka.spawn(&args.camera) {
@@ -388,6 +389,7 @@ where
         frames: v.frames(),
         stats: v.stats(),
         shape: linerate_view::camera::FrameShape::default(),
+        copier: linerate_view::camera::FrameCopier::default(),
         published: std::time::Instant::now(),
     });
     let mut report = session.run_with(|buffer, p| {
@@ -425,6 +427,7 @@ struct LiveView {
     frames: linerate_view::FramePublisher,
     stats: linerate_view::StatsPublisher,
     shape: linerate_view::camera::FrameShape,
+    copier: linerate_view::camera::FrameCopier,
     published: std::time::Instant,
 }
 
@@ -432,7 +435,7 @@ impl LiveView {
     fn take(&mut self, buffer: &linerate_grab::stream::Buffer, p: &GrabProgress) {
         self.shape.update(buffer);
         if self.frames.wants_frame() {
-            if let Some(f) = linerate_view::camera::copy_frame(buffer) {
+            if let Some(f) = self.copier.copy(buffer) {
                 self.frames.publish(f);
             }
         }

@@ -235,7 +235,11 @@ pub fn run(args: RecvArgs) -> Result<()> {
     ));
     let live = match args.view {
         Some(listen) => Some(LiveBoards::start(
-            listen,
+            linerate_view::ViewConfig {
+                listen,
+                receive_cpu: args.cpu,
+                ..linerate_view::ViewConfig::default()
+            },
             &args.febs,
             receiver.counters(),
             receiver.live(),
@@ -291,20 +295,14 @@ struct LiveBoards {
 
 impl LiveBoards {
     fn start(
-        listen: std::net::SocketAddr,
+        view: linerate_view::ViewConfig,
         febs: &[[u8; 6]],
         counters: linerate_readout::receiver::ReadCounters,
         live: linerate_readout::LiveFigures,
     ) -> Result<LiveBoards> {
         use anyhow::Context;
-        let view = linerate_view::spawn(
-            linerate_view::ViewConfig {
-                listen,
-                ..linerate_view::ViewConfig::default()
-            },
-            None,
-        )
-        .with_context(|| format!("--view {listen}"))?;
+        let listen = view.listen;
+        let view = linerate_view::spawn(view, None).with_context(|| format!("--view {listen}"))?;
         crate::console::say(format_args!(
             "fade recv: live view at http://{}/ (no authentication)",
             view.local_addr()
