@@ -55,6 +55,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 break
         ia.stop()
         incomplete = ia.data_streams[0].node_map.StreamIncompleteFrameCount.value
+        # STREAM_INFO_NUM_UNDERRUN: frames dropped for want of a buffer.
+        underrun = ia.data_streams[0].module.num_underrun
     finally:
         ia.destroy()
         h.reset()
@@ -69,5 +71,6 @@ print(json.dumps({
     "frames_delivered": len(ids),
     "frames_incomplete": incomplete,
     "frames_skipped": gaps,
+    "frames_underrun": underrun,
     "bytes": size,
 }), flush=True)

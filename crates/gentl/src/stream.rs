@@ -494,6 +494,9 @@ impl DataStream {
                 s.verified = report.frames_verified;
                 s.corrupt = report.frames_corrupt;
                 s.resent = report.packets_resent;
+                // Frames the engine dropped for want of a buffer (ours
+                // lent, or its own pool's).
+                s.underrun += report.underruns;
                 drop(s);
                 self.changed.notify_all();
                 Ok(())
