@@ -363,6 +363,29 @@ def test_two_percent_loss_every_buffer_completes(harvester, bench):
             assert incomplete.count == 0
 
 
+def test_sixteen_buffers_receive_frames_directly_and_complete_under_loss(harvester, bench):
+    """With 8 or more buffers queued the engine receives each frame straight
+    into the application's buffer (no copy of ours): frames verify, and
+    resent packets land there too."""
+    with bench.inside("pc"):
+        ia = harvester.create({"vendor": "linerate"})
+        with ia:
+            ds = stream_features(ia)
+            ds.LinerateStreamVerify.value = True
+            ia.num_buffers = 16
+            ia.remote_device.node_map.AcquisitionFrameRate.value = 100.0
+            bench.loss(2)
+            try:
+                acquire(ia, 200, lambda data, w, h: check_linerate_frame(data))
+            finally:
+                bench.no_loss()
+            assert ds.LinerateStreamResentPacketCount.value > 0, "no loss happened"
+            assert ds.StreamIncompleteFrameCount.value == 0
+            assert ds.LinerateStreamCorruptFrameCount.value == 0
+            assert ds.LinerateStreamVerifiedFrameCount.value >= 200
+            assert ds.LinerateStreamDirectFrameCount.value == ds.StreamDeliveredFrameCount.value
+
+
 def test_resend_off_loss_gives_incomplete_buffers_and_the_pool_never_starves(harvester, bench):
     with bench.inside("pc"):
         ia = harvester.create({"vendor": "linerate"})

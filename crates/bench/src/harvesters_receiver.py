@@ -55,13 +55,22 @@ with tempfile.TemporaryDirectory() as tmp:
                 break
         ia.stop()
         incomplete = ia.data_streams[0].node_map.StreamIncompleteFrameCount.value
+        # STREAM_INFO_NUM_UNDERRUN: frames dropped for want of a buffer.
+        underrun = ia.data_streams[0].module.num_underrun
     finally:
         ia.destroy()
         h.reset()
-gaps = sum(b - a - 1 for a, b in zip(ids, ids[1:]) if b > a)
+# Frames finish (and are fetched) out of order when one waits for a resent
+# packet: count the ids never fetched between the first and the last, not
+# the jumps between neighbours. The last two ids may still have been in
+# flight when the loop stopped.
+seen = set(ids)
+newest = max(ids, default=0)
+gaps = sum(1 for i in range(min(ids, default=0), newest - 2) if i not in seen)
 print(json.dumps({
     "frames_delivered": len(ids),
     "frames_incomplete": incomplete,
     "frames_skipped": gaps,
+    "frames_underrun": underrun,
     "bytes": size,
 }), flush=True)

@@ -385,8 +385,12 @@ pub struct HarvestersReport {
     pub frames_delivered: u64,
     /// Frames the producer delivered incomplete (StreamIncompleteFrameCount).
     pub frames_incomplete: u64,
-    /// Frame ids missing between the first and last frame fetched.
+    /// Frame ids never fetched between the first and the last.
     pub frames_skipped: u64,
+    /// Frames dropped for want of a buffer (STREAM_INFO_NUM_UNDERRUN),
+    /// among the skipped ones.
+    #[serde(default)]
+    pub frames_underrun: u64,
     /// Payload bytes fetched.
     pub bytes: u64,
 }
@@ -401,8 +405,11 @@ pub fn parse_harvesters(finished: &Finished) -> Result<GvspOutcome> {
     })?;
     Ok(GvspOutcome {
         frames_completed: r.frames_delivered,
-        frames_failed: r.frames_skipped.max(r.frames_incomplete),
-        frames_underrun: 0,
+        frames_failed: r
+            .frames_skipped
+            .saturating_sub(r.frames_underrun)
+            .max(r.frames_incomplete),
+        frames_underrun: r.frames_underrun,
         resend_requests: 0,
     })
 }
@@ -537,6 +544,16 @@ mod tests {
         assert_eq!(
             o.map(|o| (o.frames_completed, o.frames_lost())),
             Some((98, 2))
+        );
+        // Underruns are among the skipped frames, counted apart.
+        let f = finished(
+            "{\"frames_delivered\":90,\"frames_incomplete\":1,\"frames_skipped\":5,\"frames_underrun\":3,\"bytes\":1}\n",
+            "",
+        );
+        let o = parse_harvesters(&f).expect("a report");
+        assert_eq!(
+            (o.frames_failed, o.frames_underrun, o.frames_lost()),
+            (2, 3, 5)
         );
         let e = parse_harvesters(&finished("", "ModuleNotFoundError: harvesters")).err();
         assert!(e.is_some());

@@ -1,9 +1,13 @@
 //! The data stream module over linerate's grab engine: the consumer
-//! announces buffers (its own memory, or memory we allocate), queues them,
-//! and each frame the engine delivers is copied once into the oldest queued
-//! one, which `EventGetData` then hands over. Incomplete frames are handed
-//! over too, flagged, and come back like any other buffer when queued
-//! again; the engine's own pool never depends on the consumer's.
+//! announces buffers (its own memory, or memory we allocate) and queues
+//! them. By default each queued buffer is lent to the engine, which
+//! receives the frame straight into it (the kernel's copy is the only
+//! one), and `EventGetData` hands it over when the frame is done. With an
+//! engine pool of its own (`LinerateStreamEngineBuffers` > 0, or a buffer
+//! smaller than the payload), each frame the engine delivers is copied
+//! once into the oldest queued buffer instead. Incomplete frames are
+//! handed over too, flagged, and come back like any other buffer when
+//! queued again.
 //!
 //! Frames are pulled from the engine by the consumer's own wait (no thread
 //! of ours between the engine and the consumer), so a 1 ms wait costs one
@@ -15,7 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use linerate_grab::session::{Pulled, Session};
-use linerate_grab::stream::Buffer;
+use linerate_grab::stream::{Buffer, LentMemory, Requeue};
 
 use crate::abi::{
     buffer_info, payload_type, pixel_endianness, pixel_namespace, stream_info, INFINITE,
@@ -32,6 +36,12 @@ use crate::system::{lock, TL_TYPE};
 /// another thread waits at most this long.
 const SLICE: Duration = Duration::from_millis(10);
 
+/// The fewest announced buffers the engine receives into directly: it
+/// keeps half of its buffers' worth of frames in flight (waiting for
+/// resent packets), and fewer than 4 would give up frames under loss that
+/// its own pool of 16 completes.
+const LEND_MIN_BUFFERS: usize = 8;
+
 /// Memory a frame is copied into: the consumer's (announced) or ours
 /// (allocated and announced).
 pub trait Memory: Send + std::fmt::Debug {
@@ -45,6 +55,11 @@ pub trait Memory: Send + std::fmt::Debug {
     fn base(&self) -> usize;
     /// Copies as much of `data` as fits; returns the bytes copied.
     fn fill(&mut self, data: &[u8]) -> usize;
+    /// A view of its first `len` bytes (at most all of it) for the grab
+    /// engine to receive a frame into, under buffer handle `id` (see
+    /// `lend_view` in the C boundary module for the promise the data
+    /// stream keeps while it is lent).
+    fn lend(&mut self, id: u64, len: usize) -> Box<dyn LentMemory>;
 }
 
 /// Memory the producer allocates for `DSAllocAndAnnounceBuffer`.
@@ -71,6 +86,10 @@ impl Memory for OwnedMemory {
             dst.copy_from_slice(src);
         }
         n
+    }
+    fn lend(&mut self, id: u64, len: usize) -> Box<dyn LentMemory> {
+        let len = len.min(self.0.len());
+        crate::ffi::lent::lend_view(id, self.0.as_mut_ptr() as usize, len)
     }
 }
 
@@ -101,6 +120,8 @@ struct Announced {
     memory: Box<dyn Memory>,
     private: usize,
     queued: bool,
+    /// The engine holds it (lent, not yet delivered back).
+    lent: bool,
     filled: Option<Filled>,
 }
 
@@ -118,6 +139,8 @@ struct State {
     underrun: u64,
     started: u64,
     incomplete: u64,
+    /// Buffers delivered that the engine received straight into.
+    direct: u64,
     killed: bool,
     options: StreamOptions,
     /// Frames the engine verified and found corrupt (last acquisition).
@@ -127,6 +150,28 @@ struct State {
     resent: u64,
     /// The NEW_BUFFER event's handle, while registered.
     event: Option<u64>,
+    /// While an acquisition receives straight into queued buffers: how
+    /// to lend them to the engine, and the payload size each must hold.
+    lending: Option<(Requeue, usize)>,
+}
+
+impl State {
+    /// Lends every queued buffer the engine does not hold yet, while an
+    /// acquisition receives into them.
+    fn lend_queued(&mut self) {
+        let Some((requeue, payload)) = &self.lending else {
+            return;
+        };
+        for h in &self.input {
+            if let Some(b) = self.buffers.get_mut(h).filter(|b| !b.lent) {
+                // The engine takes as many buffers as are announced, so
+                // this fails only once its thread has stopped.
+                b.lent = requeue
+                    .queue(Buffer::lent(b.memory.lend(*h, *payload)))
+                    .is_ok();
+            }
+        }
+    }
 }
 
 /// An opened data stream.
@@ -150,6 +195,7 @@ impl Fields for DataStream {
             verified: s.verified,
             corrupt: s.corrupt,
             resent: s.resent,
+            direct: s.direct,
         };
         s.options.value(field.name, &counters)
     }
@@ -210,6 +256,7 @@ impl DataStream {
                 memory,
                 private,
                 queued: false,
+                lent: false,
                 filled: None,
             },
         );
@@ -223,7 +270,8 @@ impl DataStream {
 
     /// Puts a buffer in the input queue.
     pub fn queue(&self, handle: u64) -> GcResult<()> {
-        let mut s = self.state();
+        let mut guard = self.state();
+        let s = &mut *guard;
         let b = s
             .buffers
             .get_mut(&handle)
@@ -233,9 +281,21 @@ impl DataStream {
                 "buffer {handle:#x} is queued already"
             )));
         }
+        if let (Some((requeue, payload)), false) = (&s.lending, b.lent) {
+            if b.memory.len() < *payload {
+                return Err(GcError::InvalidParameter(format!(
+                    "buffer {handle:#x} holds {} bytes, the payload is {payload}",
+                    b.memory.len()
+                )));
+            }
+            requeue
+                .queue(Buffer::lent(b.memory.lend(handle, *payload)))
+                .map_err(|e| GcError::Io(format!("lending a buffer to the engine: {e}")))?;
+            b.lent = true;
+        }
         b.queued = true;
         s.input.push_back(handle);
-        drop(s);
+        drop(guard);
         self.changed.notify_all();
         Ok(())
     }
@@ -251,6 +311,11 @@ impl DataStream {
         if b.queued && s.acquiring {
             return Err(GcError::ResourceInUse(format!(
                 "buffer {handle:#x} is queued and the stream acquires: stop or flush first"
+            )));
+        }
+        if b.lent {
+            return Err(GcError::ResourceInUse(format!(
+                "buffer {handle:#x} is still receiving a frame: stop acquisition first"
             )));
         }
         s.input.retain(|&h| h != handle);
@@ -319,6 +384,7 @@ impl DataStream {
                     }
                     s.input.push_back(h);
                 }
+                s.lend_queued();
             }
             other => {
                 return Err(GcError::InvalidParameter(format!(
@@ -348,7 +414,7 @@ impl DataStream {
             }
             s.options
         };
-        let camera = match std::mem::replace(&mut *conn, Connection::Lost("starting".into())) {
+        let mut camera = match std::mem::replace(&mut *conn, Connection::Lost("starting".into())) {
             Connection::Idle(c) => *c,
             other => {
                 *conn = other;
@@ -357,14 +423,40 @@ impl DataStream {
                 ));
             }
         };
-        let config = options.grab_config(crate::system::device_id(&self.device.found));
+        let mut config = options.grab_config(crate::system::device_id(&self.device.found));
         let stop = Arc::new(AtomicBool::new(false));
+        // Frames go straight into the consumer's buffers unless an engine
+        // pool was asked for or a buffer cannot hold a whole payload.
+        let lend = match (options.engine_buffers, camera.payload_size()) {
+            (0, Ok(payload)) => {
+                let s = self.state();
+                let enough = s.buffers.len() >= LEND_MIN_BUFFERS;
+                (enough && s.buffers.values().all(|b| b.memory.len() >= payload))
+                    .then(|| (s.buffers.len(), payload))
+            }
+            _ => None,
+        };
+        let session = match lend {
+            Some((count, _)) => {
+                // The engine allocates nothing: room for every buffer.
+                config.buffers = Some(count.max(1));
+                config.buffer_memory = u64::MAX;
+                Session::with_camera_lending(camera, config, stop)
+            }
+            None => Session::with_camera(camera, config, stop),
+        };
         // The consumer starts the camera itself (AcquisitionStart on the
         // remote device's node map), as the GenTL standard has it.
-        match Session::with_camera(camera, config, stop).and_then(Session::start_stream_only) {
+        match session.and_then(Session::start_stream_only) {
             Ok(acquisition) => {
+                let requeue = acquisition.requeue_handle();
                 *conn = Connection::Acquiring(Box::new(acquisition));
-                let mut s = self.state();
+                let mut guard = self.state();
+                let s = &mut *guard;
+                if let Some((_, payload)) = lend {
+                    s.lending = Some((requeue, payload));
+                    s.lend_queued();
+                }
                 s.acquiring = true;
                 s.killed = false;
                 s.remaining = if count == 0 { INFINITE } else { count };
@@ -394,9 +486,17 @@ impl DataStream {
                 *conn = Connection::Idle(Box::new(camera));
                 let mut s = self.state();
                 s.acquiring = false;
+                // The receive thread is joined: nothing holds a buffer now.
+                s.lending = None;
+                for b in s.buffers.values_mut() {
+                    b.lent = false;
+                }
                 s.verified = report.frames_verified;
                 s.corrupt = report.frames_corrupt;
                 s.resent = report.packets_resent;
+                // Frames the engine dropped for want of a buffer (ours
+                // lent, or its own pool's).
+                s.underrun += report.underruns;
                 drop(s);
                 self.changed.notify_all();
                 Ok(())
@@ -447,7 +547,9 @@ impl DataStream {
         };
         {
             let s = self.state();
-            if s.input.is_empty() || s.remaining == 0 {
+            // Lent buffers wait in the engine; copied frames need a queued one.
+            let no_buffer = s.lending.is_none() && s.input.is_empty();
+            if no_buffer || s.remaining == 0 {
                 // The engine keeps frames in its own pool meanwhile.
                 drop(conn);
                 self.idle_wait_on(s, slice);
@@ -464,11 +566,58 @@ impl DataStream {
                 return Err(GcError::Io(why));
             }
         };
+        let lent = self.state().lending.is_some();
+        if lent {
+            return Ok(self.deliver_lent(frame));
+        }
         let delivered = self.deliver(&frame);
         acquisition
             .requeue(frame)
             .map_err(|e| GcError::Io(format!("returning a buffer to the engine: {e}")))?;
         Ok(delivered)
+    }
+
+    /// Hands over the buffer the engine received `frame` into.
+    fn deliver_lent(&self, frame: Buffer) -> Option<(u64, usize)> {
+        let filled = Self::filled(&frame, frame.data().len(), false);
+        let handle = frame.into_memory().into_lent()?.id();
+        let mut guard = self.state();
+        let s = &mut *guard;
+        s.started += 1;
+        let b = s.buffers.get_mut(&handle)?;
+        b.lent = false;
+        if !b.queued {
+            // Flushed out of the input queue meanwhile: not delivered.
+            return None;
+        }
+        b.queued = false;
+        b.filled = Some(filled);
+        let private = b.private;
+        s.input.retain(|&h| h != handle);
+        s.delivered += 1;
+        s.direct += 1;
+        if filled.incomplete {
+            s.incomplete += 1;
+        }
+        if s.remaining != INFINITE {
+            s.remaining = s.remaining.saturating_sub(1);
+        }
+        Some((handle, private))
+    }
+
+    /// What `frame` leaves in a buffer it filled `size` bytes of.
+    fn filled(frame: &Buffer, size: usize, larger: bool) -> Filled {
+        let info = frame.info();
+        Filled {
+            size,
+            width: info.width,
+            height: info.height,
+            pixel_format: info.pixel_format.map_or(0, |p| p.0),
+            frame_id: info.block_id,
+            timestamp: info.timestamp,
+            incomplete: !frame.is_complete() || larger,
+            larger,
+        }
     }
 
     /// Copies `frame` into the oldest queued buffer.
@@ -479,22 +628,11 @@ impl DataStream {
             s.underrun += 1;
             return None;
         };
-        let info = frame.info();
         let b = s.buffers.get_mut(&handle)?;
         b.queued = false;
         let data = frame.data();
         let size = b.memory.fill(data);
-        let larger = size < data.len();
-        let filled = Filled {
-            size,
-            width: info.width,
-            height: info.height,
-            pixel_format: info.pixel_format.map_or(0, |p| p.0),
-            frame_id: info.block_id,
-            timestamp: info.timestamp,
-            incomplete: !frame.is_complete() || larger,
-            larger,
-        };
+        let filled = Self::filled(frame, size, size < data.len());
         b.filled = Some(filled);
         let private = b.private;
         s.delivered += 1;

@@ -20,7 +20,7 @@ static TRANSPORTS: [(&str, i64); 2] = [("UDP", 0), ("TCP", 1)];
 static BACKENDS: [(&str, i64); 3] = [("mmsg", 0), ("copy", 1), ("ring", 2)];
 
 /// The data stream module's features, in register order.
-pub static STREAM_FIELDS: [Field; 11] = [
+pub static STREAM_FIELDS: [Field; 12] = [
     Field {
         name: "StreamID",
         kind: FieldKind::Text(32),
@@ -51,7 +51,9 @@ pub static STREAM_FIELDS: [Field; 11] = [
         name: "LinerateStreamEngineBuffers",
         kind: FieldKind::Int { min: 0, max: 1024 },
         writable: true,
-        tooltip: "Frame buffers of the receive engine (0: 16, or as many as fit 1 GiB).",
+        tooltip: "Frame buffers of the receive engine, frames then copied into yours (0: none \
+                  with 8 or more buffers queued, frames received straight into them; else 16, \
+                  or as many as fit 1 GiB).",
     },
     Field {
         name: "LinerateStreamVerify",
@@ -104,6 +106,17 @@ pub static STREAM_FIELDS: [Field; 11] = [
         writable: false,
         tooltip: "Packets the camera resent on request in the last finished acquisition.",
     },
+    Field {
+        name: "LinerateStreamDirectFrameCount",
+        kind: FieldKind::Int {
+            min: 0,
+            max: i64::MAX,
+        },
+        writable: false,
+        tooltip: "Buffers delivered since the stream was opened that the engine received the \
+                  frame straight into (no copy): all of them when at least 8 buffers are \
+                  queued and LinerateStreamEngineBuffers is 0.",
+    },
 ];
 
 /// Options a consumer sets through the stream's port before starting.
@@ -146,6 +159,8 @@ pub struct Counters {
     pub corrupt: u64,
     /// Packets resent in the last finished acquisition.
     pub resent: u64,
+    /// Buffers delivered that the engine received straight into.
+    pub direct: u64,
 }
 
 fn count(n: u64) -> i64 {
@@ -170,6 +185,7 @@ impl StreamOptions {
             "StreamIncompleteFrameCount" => Value::Int(count(counters.incomplete)),
             "LinerateStreamVerifiedFrameCount" => Value::Int(count(counters.verified)),
             "LinerateStreamResentPacketCount" => Value::Int(count(counters.resent)),
+            "LinerateStreamDirectFrameCount" => Value::Int(count(counters.direct)),
             _ => Value::Int(count(counters.corrupt)),
         }
     }

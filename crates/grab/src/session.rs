@@ -123,9 +123,30 @@ impl Session {
     /// controls (one whose features it set, say); `config.camera` and
     /// `config.interface` are then not used.
     pub fn with_camera(
+        camera: Camera,
+        config: GrabConfig,
+        stop: Arc<AtomicBool>,
+    ) -> Result<Session, GrabError> {
+        Session::build(camera, config, stop, true)
+    }
+
+    /// Like [`Session::with_camera`], with no frame buffer of its own: the
+    /// caller lends every one ([`Acquisition::requeue_handle`], e.g. with
+    /// [`Buffer::lent`] memory it owns), at most the configuration's buffer
+    /// count at once, so frames land in the caller's memory without a copy.
+    pub fn with_camera_lending(
+        camera: Camera,
+        config: GrabConfig,
+        stop: Arc<AtomicBool>,
+    ) -> Result<Session, GrabError> {
+        Session::build(camera, config, stop, false)
+    }
+
+    fn build(
         mut camera: Camera,
         config: GrabConfig,
         stop: Arc<AtomicBool>,
+        own_buffers: bool,
     ) -> Result<Session, GrabError> {
         configure(&mut camera, &config)?;
         let pattern = config.pattern_for(&camera.info().vendor);
@@ -152,7 +173,7 @@ impl Session {
         let link = Link::owning(camera.local_ip()).ok();
         let drops_before = KernelDrops::read(link.as_ref().map(|l| l.name.as_str())).ok();
         let mut buffer_addresses = Vec::with_capacity(buffers);
-        for _ in 0..buffers {
+        for _ in 0..if own_buffers { buffers } else { 0 } {
             let buffer = Buffer::new(payload);
             buffer_addresses.push(buffer.data().as_ptr() as usize);
             stream.queue(buffer).map_err(GrabError::Queue)?;

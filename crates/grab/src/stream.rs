@@ -30,6 +30,8 @@ use linerate_gev::assembler::{
 use linerate_metrics::{LatencyHistogram, LatencySummary, ThreadCpu};
 use linerate_wire::PixelFormat;
 
+pub use linerate_gev::assembler::{FrameMemory, LentMemory};
+
 use crate::clock::now_ns;
 use crate::control::{ControlWatch, ResendSender};
 use crate::error::{Error, Result};
@@ -86,7 +88,7 @@ impl Default for FrameInfo {
 /// A frame buffer lent to the stream and returned filled.
 #[derive(Debug, Default)]
 pub struct Buffer {
-    data: Vec<u8>,
+    data: FrameMemory,
     missing: Vec<Range<usize>>,
     info: FrameInfo,
 }
@@ -99,6 +101,17 @@ impl Buffer {
 
     /// Adopts memory the caller already has.
     pub fn from_vec(data: Vec<u8>) -> Buffer {
+        Buffer::from_memory(data.into())
+    }
+
+    /// Lends memory someone else owns (see [`LentMemory`]): frames are
+    /// received straight into it, and it comes back with the frame
+    /// ([`Buffer::into_memory`]).
+    pub fn lent(memory: Box<dyn LentMemory>) -> Buffer {
+        Buffer::from_memory(memory.into())
+    }
+
+    fn from_memory(data: FrameMemory) -> Buffer {
         Buffer {
             data,
             missing: Vec::with_capacity(16),
@@ -127,8 +140,9 @@ impl Buffer {
         &self.missing
     }
 
-    /// Gives the memory back to the caller.
-    pub fn into_vec(self) -> Vec<u8> {
+    /// Gives the memory back to the caller: the vector it owns, or the
+    /// memory it lent.
+    pub fn into_memory(self) -> FrameMemory {
         self.data
     }
 
@@ -144,7 +158,7 @@ impl Buffer {
             ..FrameInfo::default()
         };
         Buffer {
-            data,
+            data: data.into(),
             missing: Vec::new(),
             info,
         }

@@ -39,13 +39,15 @@ const MOVING: [&str; 0] = [];
 /// chunk's ring lease keeping them alive and unchanged. Each use carries a
 /// SAFETY comment. The GenTL producer's C ABI (crates/gentl/src/ffi) takes
 /// and fills C pointers and copies frames into memory the consumer
-/// announced: that is its whole job and no io API can do it; its logic
-/// lives in safe modules beside it.
-const FFI_UNSAFE: [&str; 4] = [
+/// announced, or lends that memory to the receive engine (ffi/lent.rs):
+/// that is its whole job and no io API can do it; its logic lives in safe
+/// modules beside it.
+const FFI_UNSAFE: [&str; 5] = [
     "crates/python/src/frame.rs",
     "crates/python/src/chunk.rs",
     "crates/gentl/src/ffi/mod.rs",
     "crates/gentl/src/ffi/stream.rs",
+    "crates/gentl/src/ffi/lent.rs",
 ];
 
 fn workspace() -> PathBuf {

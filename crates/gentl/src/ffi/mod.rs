@@ -18,6 +18,7 @@
 //! Handles need no such care: they are looked up, never dereferenced.
 #![allow(clippy::missing_safety_doc)]
 
+pub(crate) mod lent;
 mod stream;
 
 use std::ffi::{c_char, c_void, CStr};

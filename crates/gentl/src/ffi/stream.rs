@@ -3,10 +3,12 @@
 
 use std::ffi::c_void;
 
+use super::lent::lend_view;
 use super::{guard, handle, put, put_info, to_handle, GcError32, Handle};
 use crate::error::GcError;
 use crate::producer;
 use crate::stream::Memory;
+use linerate_grab::stream::LentMemory;
 
 /// A buffer the consumer announced: its memory, which it promises to keep
 /// valid and leave to us until it revokes the buffer.
@@ -33,6 +35,10 @@ impl Memory for ForeignMemory {
         // happens before); `data` is our own frame, never that memory.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.base as *mut u8, n) };
         n
+    }
+
+    fn lend(&mut self, id: u64, len: usize) -> Box<dyn LentMemory> {
+        lend_view(id, self.base, len.min(self.len))
     }
 }
 

@@ -3,6 +3,7 @@
 
 use core::ops::Range;
 
+use super::memory::FrameMemory;
 use linerate_wire::gvsp::{LeaderInfo, LeaderRepr, TrailerRepr};
 
 /// Deadline value meaning "nothing planned for this packet id".
@@ -24,7 +25,7 @@ pub(crate) struct Frame {
     /// Start order, to find the oldest frame.
     pub seq: u64,
     /// The frame buffer, `max_payload_size` long; empty while not active.
-    pub buffer: Vec<u8>,
+    pub buffer: FrameMemory,
     pub missing: Vec<Range<usize>>,
     /// Bit `p` set: packet id `p` placed (0 = leader, 1..=n payload).
     received: Vec<u64>,
@@ -66,7 +67,7 @@ impl Frame {
                 block_id: 0,
             },
             seq: 0,
-            buffer: Vec::new(),
+            buffer: FrameMemory::default(),
             missing: Vec::new(),
             received: Vec::new(),
             deadlines: Vec::new(),
@@ -95,7 +96,7 @@ impl Frame {
         &mut self,
         key: BlockKey,
         seq: u64,
-        buffer: Vec<u8>,
+        buffer: FrameMemory,
         missing: Vec<Range<usize>>,
         dpp: Option<usize>,
         now_ns: u64,

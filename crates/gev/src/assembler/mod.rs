@@ -43,6 +43,7 @@
 mod config;
 mod counters;
 mod frame;
+mod memory;
 
 use core::ops::Range;
 use std::collections::VecDeque;
@@ -53,6 +54,7 @@ use linerate_wire::Status;
 pub use config::{Config, ConfigError, ResendConfig};
 pub use counters::Counters;
 use frame::{BlockKey, Frame};
+pub use memory::{FrameMemory, LentMemory};
 
 /// Packets outside the block-id window, in a row, of one block or of
 /// consecutive blocks (small frames have few packets each), after which,
@@ -181,7 +183,7 @@ pub struct DeliveredFrame {
     /// latency (last packet received → frame handed to the application).
     pub last_packet_ns: u64,
     size: usize,
-    buffer: Vec<u8>,
+    buffer: FrameMemory,
 }
 
 impl DeliveredFrame {
@@ -218,7 +220,7 @@ impl DeliveredFrame {
     /// Takes the frame buffer and the missing-ranges vector out, so a grab
     /// API can hand the memory to its caller and later give both back with
     /// [`Assembler::supply`] (nothing is allocated per frame).
-    pub fn take_buffers(&mut self) -> (Vec<u8>, Vec<Range<usize>>) {
+    pub fn take_buffers(&mut self) -> (FrameMemory, Vec<Range<usize>>) {
         (
             core::mem::take(&mut self.buffer),
             core::mem::take(&mut self.missing),
@@ -350,7 +352,7 @@ pub struct ResendRequest {
 pub struct Assembler {
     config: Config,
     frames: Vec<Frame>,
-    free_buffers: Vec<Vec<u8>>,
+    free_buffers: Vec<FrameMemory>,
     free_missing: Vec<Vec<Range<usize>>>,
     allocated: usize,
     delivered: VecDeque<DeliveredFrame>,
@@ -363,7 +365,7 @@ pub struct Assembler {
     last_layout: Option<Layout>,
     /// A free buffer set aside for the predicted next block, which
     /// `guess_slots` may already have pointed the kernel at.
-    spare: Option<(BlockKey, Vec<u8>)>,
+    spare: Option<(BlockKey, FrameMemory)>,
     next_seq: u64,
     max_packet_id: u32,
     /// The block outside the window seen last, and how many of its packets
@@ -517,9 +519,7 @@ impl Assembler {
     /// Gives a delivered frame's buffers back for reuse.
     pub fn recycle(&mut self, frame: DeliveredFrame) {
         let mut buffer = frame.buffer;
-        if buffer.len() != self.config.max_payload_size {
-            buffer.resize(self.config.max_payload_size, 0);
-        }
+        buffer.fit(self.config.max_payload_size);
         if self.free_buffers.len() < self.allocated {
             self.free_buffers.push(buffer);
         }
@@ -532,10 +532,9 @@ impl Assembler {
     /// [`DeliveredFrame::take_buffers`]) to the free pool; it is resized to
     /// `max_payload_size` if needed. With `buffer_count` 0 in the config the
     /// assembler allocates nothing itself and uses only supplied buffers.
-    pub fn supply(&mut self, mut buffer: Vec<u8>, mut missing: Vec<Range<usize>>) {
-        if buffer.len() != self.config.max_payload_size {
-            buffer.resize(self.config.max_payload_size, 0);
-        }
+    pub fn supply(&mut self, buffer: impl Into<FrameMemory>, mut missing: Vec<Range<usize>>) {
+        let mut buffer = buffer.into();
+        buffer.fit(self.config.max_payload_size);
         missing.clear();
         self.free_buffers.push(buffer);
         self.allocated = self.allocated.max(self.free_buffers.len());
@@ -918,7 +917,7 @@ impl Assembler {
             Some(b) => b,
             None if self.allocated < self.config.buffer_count => {
                 self.allocated += 1;
-                vec![0u8; self.config.max_payload_size]
+                FrameMemory::from(vec![0u8; self.config.max_payload_size])
             }
             None => {
                 self.counters.underruns += 1;

@@ -56,7 +56,7 @@ fn budget_caps_requests_per_frame() {
             block_id: 1,
         },
         0,
-        vec![0; 10],
+        vec![0; 10].into(),
         Vec::new(),
         Some(1),
         0,
