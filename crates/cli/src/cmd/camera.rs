@@ -71,9 +71,11 @@ pub struct CameraArgs {
     /// copy, e.g. to a socket on the same machine, and `--json` counts that).
     #[arg(long)]
     tcp_zerocopy: bool,
-    /// TCP send buffer (SO_SNDBUF) in bytes, 4096..=1073741824.
-    #[arg(long, default_value_t = 4 << 20, value_parser = crate::arg_range::bytes_usize_in(4096..=crate::arg_range::GIB))]
-    tcp_send_buffer: usize,
+    /// TCP send buffer (SO_SNDBUF) in bytes, 4096..=1073741824. Default: the
+    /// kernel's autotuning (net.ipv4.tcp_wmem), as iperf3 uses; a fixed
+    /// buffer turns autotuning off.
+    #[arg(long, value_parser = crate::arg_range::bytes_usize_in(4096..=crate::arg_range::GIB))]
+    tcp_send_buffer: Option<usize>,
     /// On exit, print the counters as one JSON object on stdout.
     #[arg(long)]
     json: bool,

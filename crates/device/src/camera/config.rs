@@ -43,8 +43,9 @@ pub struct CameraConfig {
     pub gso: bool,
     /// On the TCP transport, send frame data with MSG_ZEROCOPY.
     pub tcp_zerocopy: bool,
-    /// TCP send buffer (SO_SNDBUF) in bytes.
-    pub tcp_send_buffer: usize,
+    /// TCP send buffer (SO_SNDBUF) in bytes; `None` (the default) leaves it
+    /// to the kernel's autotuning, which measured faster than a fixed 4 MiB.
+    pub tcp_send_buffer: Option<usize>,
     /// Where the camera's [`super::CameraEvent`]s go (default: nowhere).
     pub events: EventSink,
 }
@@ -65,7 +66,7 @@ impl Default for CameraConfig {
             stream_port: 0,
             gso: true,
             tcp_zerocopy: false,
-            tcp_send_buffer: 4 << 20,
+            tcp_send_buffer: None,
             events: EventSink::default(),
         }
     }
