@@ -170,7 +170,10 @@ mod tests {
             assert_eq!(sc.name().parse::<Scenario>().ok(), Some(sc));
             assert_eq!((i + 1).to_string().parse::<Scenario>().ok(), Some(sc));
         }
-        assert!((Scenario::ALL.len() + 1).to_string().parse::<Scenario>().is_err());
+        assert!((Scenario::ALL.len() + 1)
+            .to_string()
+            .parse::<Scenario>()
+            .is_err());
         assert!("0".parse::<Scenario>().is_err());
         let err = "packets".parse::<Scenario>().err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("\"packets\"") && e.contains("udp-tcp")));

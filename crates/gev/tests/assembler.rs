@@ -1068,3 +1068,34 @@ fn lent_slots_take_data_in_place() {
     assert_eq!(f.status, FrameStatus::Complete);
     assert_eq!(f.data(), &data[..]);
 }
+
+#[test]
+fn a_frame_larger_than_the_buffers_is_never_complete() {
+    // The camera sends 1500 bytes into buffers of 1000: the packets past
+    // the buffer's end are ignored, and the frame, short of them, must be
+    // delivered incomplete, never as complete. (Its `missing` list covers
+    // the buffer only, so it is empty here: the bytes that did not fit
+    // have no place in it.)
+    let data = source(1500, 3);
+    let pk = block(4, false, &data);
+    let mut a = assembler(1000);
+    for p in &pk {
+        a.handle_packet(p, 0);
+    }
+    assert!(a.counters().packets_out_of_bounds > 0);
+    let f = loop {
+        if let Some(f) = a.poll_frame() {
+            break f;
+        }
+        // Resend requests go unanswered until the frame times out.
+        let at = a
+            .poll_timeout()
+            .expect("an unfinished frame has a deadline");
+        while a.poll_transmit(at).is_some() {}
+    };
+    assert!(!f.is_complete(), "{:?}", f.status);
+    assert_eq!(a.counters().frames_completed, 0);
+    assert_eq!(a.counters().frames_incomplete, 1);
+    // What the buffer holds is the frame's first bytes, intact.
+    assert_eq!(f.data(), &data[..1000]);
+}
