@@ -19,9 +19,6 @@ pub const RECEIVER: &str = "pc";
 
 /// A sender and a receiving PC on one veth pair.
 pub struct PairBed {
-    /// The Kafka broker on the PC's loopback, started by the first run
-    /// that needs one; stopped before the namespaces go.
-    pub kafka: crate::kafka::SharedBroker,
     /// The namespaces and links (torn down on drop).
     pub bed: Testbed,
     /// The sender's address.
@@ -48,7 +45,6 @@ impl PairBed {
         let sender_iface = bed.iface(SENDER)?.name.clone();
         apply_setup(&bed, setup, &sender_iface, &receiver_iface)?;
         Ok(PairBed {
-            kafka: crate::kafka::SharedBroker::default(),
             sender_ip: bed.addr(SENDER)?,
             receiver_ip: bed.addr_seen_from(SENDER, RECEIVER)?,
             receiver_iface,

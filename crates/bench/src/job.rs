@@ -93,7 +93,7 @@ pub enum Work {
     /// loopback.
     KafkaProduce {
         /// linerate's forwarder or Kafka's ProducerPerformance.
-        producer: crate::kafka::KafkaProducer,
+        producer: KafkaProducer,
         /// Bytes per record (frame).
         record_bytes: u64,
         /// Records produced.
@@ -271,4 +271,14 @@ impl Job {
             }
         )
     }
+}
+
+/// Who produces in a throughput run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KafkaProducer {
+    /// linerate's forwarder (linerate-kafka), as `grab --to` runs it.
+    Forwarder,
+    /// Apache Kafka's `org.apache.kafka.tools.ProducerPerformance`.
+    ProducerPerformance,
 }

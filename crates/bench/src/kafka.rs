@@ -20,26 +20,17 @@ use linerate_kafka::rate::forward_pattern_frames;
 use linerate_kafka::report::Forwarded;
 use linerate_kafka::{admin, KafkaTarget};
 use linerate_testbed::Testbed;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::bed::{PairBed, RECEIVER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
+use crate::job::KafkaProducer;
 use crate::peers::{self, GvspReceiver, Stream};
 use crate::process::{last_json_object, Finished, Running};
 use crate::report::Run;
 use crate::steps::{start_camera, GRACE};
 use crate::window::{RECEIVER_CPU, SENDER_CPU};
-
-/// Who produces in a throughput run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum KafkaProducer {
-    /// linerate's forwarder (linerate-kafka), as `grab --to` runs it.
-    Forwarder,
-    /// Apache Kafka's `org.apache.kafka.tools.ProducerPerformance`.
-    ProducerPerformance,
-}
 
 /// Producer settings both producers run with: the forwarder's defaults
 /// (acks=all and idempotence, linger 5 ms, 32 MiB batches and requests,
@@ -171,7 +162,8 @@ impl Drop for Broker {
 }
 
 /// The one broker a pair bed's kafka runs share, started by the first run
-/// that needs it and stopped with the bed.
+/// that needs it and stopped with the bed (the runner keeps it beside the
+/// bed and drops it first).
 #[derive(Default)]
 pub struct SharedBroker(Mutex<Option<Broker>>);
 
@@ -209,14 +201,9 @@ fn script(config: &BenchConfig) -> Result<PathBuf> {
         .clone()
         .ok_or_else(|| Error::MissingTool {
             program: "scripts/kafka".to_owned(),
-            hint: MISSING_SCRIPT.to_owned(),
+            hint: crate::scenarios::KAFKA_MISSING_SCRIPT.to_owned(),
         })
 }
-
-/// How to get scripts/kafka when it was not found.
-pub const MISSING_SCRIPT: &str = "the kafka scenario starts Apache Kafka with scripts/kafka of a \
-     linerate checkout: run linerate bench from the checkout or from its target/release build; \
-     scripts/install-deps installs Java and Maven";
 
 /// A topic name no earlier run of this bench used.
 fn fresh_topic(what: &str) -> String {
@@ -259,6 +246,7 @@ pub struct Produced {
 #[allow(clippy::too_many_arguments)]
 pub fn produce(
     pair: &PairBed,
+    broker: &SharedBroker,
     config: &BenchConfig,
     producer: KafkaProducer,
     record_bytes: u64,
@@ -266,7 +254,7 @@ pub fn produce(
     dir: &Path,
     run: &mut Run,
 ) -> Result<()> {
-    let (bootstrap, libs) = pair.kafka.get(&pair.bed, config, dir)?;
+    let (bootstrap, libs) = broker.get(&pair.bed, config, dir)?;
     let topic = fresh_topic(&format!("{record_bytes}"));
     let target: KafkaTarget = format!("kafka://{bootstrap}/{topic}")
         .parse()
@@ -404,6 +392,7 @@ pub fn parse_producer_performance(finished: &Finished, record_bytes: u64) -> Res
 /// the same grab without forwarding.
 pub fn grab(
     pair: &PairBed,
+    broker: &SharedBroker,
     config: &BenchConfig,
     forward: bool,
     stream: &Stream,
@@ -415,14 +404,14 @@ pub fn grab(
     };
     let mut extra = Vec::new();
     if forward {
-        let (bootstrap, _) = pair.kafka.get(&pair.bed, config, dir)?;
+        let (bootstrap, _) = broker.get(&pair.bed, config, dir)?;
         let target: KafkaTarget = format!("kafka://{bootstrap}/{}", fresh_topic("grab"))
             .parse()
             .map_err(|e| Error::Argument(format!("internal: {e}")))?;
         create_topic(&pair.bed, &target, 1)?;
         extra = vec!["--to".to_owned(), target.to_string()];
     }
-    let host = crate::execute::gvsp_with(pair, config, &receiver, stream, &extra, dir, run)?;
+    let host = crate::gvsp_run::gvsp_with(pair, config, &receiver, stream, &extra, dir, run)?;
     if forward {
         let report = forwarded_grab(&host)?;
         let k = report.forwarded.ok_or_else(|| Error::Output {

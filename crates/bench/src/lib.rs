@@ -23,6 +23,7 @@ mod error;
 mod execute;
 mod fade;
 mod floor;
+mod gvsp_run;
 mod job;
 mod kafka;
 mod machine;

@@ -9,6 +9,7 @@ use crate::config::{BenchConfig, HostSetup};
 use crate::error::{Error, Result};
 use crate::execute::{run_job, Bed};
 use crate::job::{BedKind, Job};
+use crate::kafka::SharedBroker;
 use crate::machine::Machine;
 use crate::process::require_tool;
 use crate::report::{summarise, Report, Run};
@@ -138,7 +139,9 @@ pub fn run_bench(config: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -
 /// The bed in use, rebuilt when a job needs a different one.
 #[derive(Default)]
 struct Beds {
-    pair: Option<(HostSetup, PairBed)>,
+    /// The pair bed, with the Kafka broker its kafka runs share (dropped,
+    /// and so stopped, before the bed's namespaces go).
+    pair: Option<(HostSetup, SharedBroker, PairBed)>,
     switch: Option<(BedKind, SwitchBed)>,
 }
 
@@ -157,13 +160,17 @@ impl Beds {
                 let host = host
                     .or_else(|| config.hosts.first().copied())
                     .unwrap_or(HostSetup::Napi);
-                if self.pair.as_ref().map(|(h, _)| *h) != Some(host) {
+                if self.pair.as_ref().map(|(h, _, _)| *h) != Some(host) {
                     // The old bed goes first: the new one takes its name.
                     self.pair = None;
-                    self.pair = Some((host, PairBed::build(&config.bed_name, host)?));
+                    self.pair = Some((
+                        host,
+                        SharedBroker::default(),
+                        PairBed::build(&config.bed_name, host)?,
+                    ));
                 }
                 match &self.pair {
-                    Some((_, p)) => Ok(Bed::Pair(p)),
+                    Some((_, broker, p)) => Ok(Bed::Pair(p, broker)),
                     None => Err(Error::Argument("internal: no pair bed".into())),
                 }
             }

@@ -13,8 +13,8 @@
 
 use super::repeated;
 use crate::config::BenchConfig;
+use crate::job::KafkaProducer;
 use crate::job::{Job, Work};
-use crate::kafka::KafkaProducer;
 use crate::peers::Stream;
 use crate::scenario::Scenario;
 

@@ -93,7 +93,7 @@ pub fn missing_requirements(scenario: Scenario, config: &BenchConfig) -> Vec<Str
     if scenario == Scenario::Kafka && config.kafka_script.is_none() {
         missing.push(format!(
             "scripts/kafka not found ({})",
-            crate::kafka::MISSING_SCRIPT
+            KAFKA_MISSING_SCRIPT
         ));
     }
     if scenario == Scenario::Python {
@@ -213,6 +213,12 @@ fn gvsp_receivers() -> Vec<(&'static str, GvspReceiver)> {
         ("aravis", GvspReceiver::Aravis),
     ]
 }
+
+/// How to get scripts/kafka when it was not found.
+pub const KAFKA_MISSING_SCRIPT: &str =
+    "the kafka scenario starts Apache Kafka with scripts/kafka of a \
+     linerate checkout: run linerate bench from the checkout or from its target/release build; \
+     scripts/install-deps installs Java and Maven";
 
 #[cfg(test)]
 mod tests {

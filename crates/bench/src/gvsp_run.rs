@@ -1,0 +1,97 @@
+//! One GigE Vision run on a pair bed: the emulated camera streams, a
+//! receiver (grab, Aravis, Python, Harvesters) takes it, a window is
+//! measured, and both reports become a [`Run`]'s figures. The job runner
+//! and the scenarios that wrap such a run (kafka) share it.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::bed::{PairBed, RECEIVER};
+use crate::config::BenchConfig;
+use crate::error::Result;
+use crate::peers::{self, GvspReceiver, Stream};
+use crate::process::Running;
+use crate::report::Run;
+use crate::steps::{put_window, receiver_duration, start_camera, GRACE};
+use crate::window;
+
+/// A GigE Vision run of `receiver` on `stream`.
+pub(crate) fn gvsp(
+    pair: &PairBed,
+    config: &BenchConfig,
+    receiver: &GvspReceiver,
+    stream: &Stream,
+    dir: &Path,
+    run: &mut Run,
+) -> Result<()> {
+    gvsp_with(pair, config, receiver, stream, &[], dir, run).map(|_| ())
+}
+
+/// A GigE Vision run whose receiver gets `extra` arguments; returns what
+/// the receiver printed, for figures of its own.
+pub(crate) fn gvsp_with(
+    pair: &PairBed,
+    config: &BenchConfig,
+    receiver: &GvspReceiver,
+    stream: &Stream,
+    extra: &[String],
+    dir: &Path,
+    run: &mut Run,
+) -> Result<crate::process::Finished> {
+    let t = &config.timing;
+    let camera = start_camera(pair, config, dir)?;
+    let duration = receiver_duration(config);
+    let mut command = peers::gvsp_receiver(
+        &pair.bed,
+        RECEIVER,
+        &config.linerate,
+        pair.sender_ip,
+        receiver,
+        stream,
+        duration,
+    )?;
+    command.args(extra);
+    let host = Running::spawn(command, dir, "receiver")?;
+    crate::stop::pause(t.settle)?;
+    let w = window::measure(&pair.bed, RECEIVER, &pair.receiver_iface, t.window)?;
+    let host = host.wait(duration + GRACE)?;
+    let camera = camera.stop(Duration::from_secs(5))?;
+    let outcome = match receiver {
+        GvspReceiver::Aravis => peers::parse_aravis(&host)?,
+        GvspReceiver::Harvesters { .. } => peers::parse_harvesters(&host)?,
+        _ => {
+            let report = peers::grab_report(&host)?;
+            // The receiver's own account of what went wrong, for the JSON.
+            let detail = [
+                ("frames_incomplete", report.frames_incomplete.into()),
+                ("underruns", report.underruns.into()),
+                ("packets_missing", report.packets_missing.into()),
+                ("packets_resent", report.packets_resent.into()),
+                ("kernel_drops", report.kernel_drops.into()),
+                (
+                    "incomplete_examples",
+                    serde_json::to_value(&report.incomplete_examples).unwrap_or_default(),
+                ),
+            ];
+            for (key, value) in detail {
+                run.detail.insert(key.into(), value);
+            }
+            peers::GvspOutcome::of_grab(&report)
+        }
+    };
+    let sent = peers::parse_camera_frames_sent(&camera).ok();
+    put_window(run, &w);
+    run.frames_completed = Some(outcome.frames_completed);
+    run.frames_lost = Some(outcome.frames_lost());
+    run.frames_sent = sent;
+    run.frames_per_s = Some(outcome.frames_completed as f64 / duration.as_secs_f64());
+    run.lossless = Some(crate::steps::lossless(&outcome, sent, stream));
+    run.detail
+        .insert("resend_requests".into(), outcome.resend_requests.into());
+    run.detail.insert("fps_requested".into(), stream.fps.into());
+    run.detail
+        .insert("packet_size".into(), stream.packet_size.into());
+    run.detail
+        .insert("window".into(), serde_json::to_value(w).unwrap_or_default());
+    Ok(host)
+}
