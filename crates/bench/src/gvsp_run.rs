@@ -62,20 +62,11 @@ pub(crate) fn gvsp_with(
         _ => {
             let report = peers::grab_report(&host)?;
             // The receiver's own account of what went wrong, for the JSON.
-            let detail = [
-                ("frames_incomplete", report.frames_incomplete.into()),
-                ("underruns", report.underruns.into()),
-                ("packets_missing", report.packets_missing.into()),
-                ("packets_resent", report.packets_resent.into()),
-                ("kernel_drops", report.kernel_drops.into()),
-                (
-                    "incomplete_examples",
-                    serde_json::to_value(&report.incomplete_examples).unwrap_or_default(),
-                ),
-            ];
-            for (key, value) in detail {
-                run.detail.insert(key.into(), value);
-            }
+            crate::steps::put_grab_counters(run, &report);
+            run.detail.insert(
+                "incomplete_examples".into(),
+                serde_json::to_value(&report.incomplete_examples).unwrap_or_default(),
+            );
             peers::GvspOutcome::of_grab(&report)
         }
     };

@@ -17,6 +17,22 @@ use crate::window::Window;
 /// killed and the run reported as failed.
 pub const GRACE: Duration = Duration::from_secs(30);
 
+/// Puts a grab report's own account of what went wrong (incomplete
+/// frames, underruns, missing and resent packets, kernel drops) into the
+/// run's detail, the same keys for every scenario that runs `grab`.
+pub fn put_grab_counters(run: &mut Run, report: &linerate_grab::session::GrabReport) {
+    let counters = [
+        ("frames_incomplete", report.frames_incomplete),
+        ("underruns", report.underruns),
+        ("packets_missing", report.packets_missing),
+        ("packets_resent", report.packets_resent),
+        ("kernel_drops", report.kernel_drops),
+    ];
+    for (key, value) in counters {
+        run.detail.insert(key.into(), value.into());
+    }
+}
+
 /// Copies a window's figures into a run.
 pub fn put_window(run: &mut Run, w: &Window) {
     run.gbit_per_s = Some(w.gbit_per_s());

@@ -136,12 +136,8 @@ pub fn run(
     run.frames_per_s =
         (report.seconds > 0.0).then(|| outcome.frames_completed as f64 / report.seconds);
     run.lossless = Some(lossless(&outcome, sent, stream));
+    crate::steps::put_grab_counters(run, &report);
     let detail = [
-        ("frames_incomplete", report.frames_incomplete.into()),
-        ("underruns", report.underruns.into()),
-        ("packets_missing", report.packets_missing.into()),
-        ("packets_resent", report.packets_resent.into()),
-        ("kernel_drops", report.kernel_drops.into()),
         ("fps_requested", stream.fps.into()),
         ("packet_size", stream.packet_size.into()),
         (
