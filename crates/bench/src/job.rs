@@ -143,19 +143,16 @@ pub enum Page {
     /// display thread still decimates and encodes at the display rate).
     Served,
     /// `--view` serves the page and one headless Chromium shows it at the
-    /// default display rate, off the receiving core (on CPU 0 at nice 19,
-    /// taking only the time the emulated camera leaves idle), as on a PC
-    /// with cores to spare.
+    /// default display rate, off the receiving core (on CPU 0 under
+    /// SCHED_IDLE, taking only the time the emulated camera leaves idle),
+    /// as on a PC with cores to spare or with the browser on another one.
     Open,
-    /// The same with the browser on the receiving core (CPU 1, nice 0),
-    /// as on a PC whose one core also runs the browser.
-    OpenOnReceivingCore,
 }
 
 impl Page {
     /// Whether a browser has the page open.
     pub fn open(self) -> bool {
-        matches!(self, Page::Open | Page::OpenOnReceivingCore)
+        self == Page::Open
     }
 }
 

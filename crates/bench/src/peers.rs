@@ -138,34 +138,64 @@ const HARVESTERS_RECEIVER: &str = include_str!("harvesters_receiver.py");
 /// linerate's emulated camera on the sender, pinned to the sender's CPU.
 pub fn camera(bed: &Testbed, host: &str, linerate: &Path, bind: Ipv4Addr) -> Result<HostCommand> {
     let mut cmd = bed.command(host, linerate)?;
-    cmd.cpu(SENDER_CPU).args([
+    cmd.cpu(SENDER_CPU).args(camera_args(bind));
+    Ok(cmd)
+}
+
+/// The SCHED_FIFO priority of [`realtime_camera`]: any real-time priority
+/// puts it ahead of every ordinary thread on its core.
+pub const CAMERA_FIFO_PRIORITY: u32 = 10;
+
+/// linerate's emulated camera as [`camera`] starts it, under `SCHED_FIFO`:
+/// it keeps its frame schedule whatever else runs on the sender's CPU (a
+/// browser, the view's threads, other work on the machine), as a real
+/// camera does. Held off its core for more than a millisecond in the
+/// middle of a frame, a camera at normal priority makes the receiver ask
+/// for the frame's tail (it looks lost), skips frames it is late for, and
+/// so measures the bench, not the receiver. The camera sleeps between its
+/// paced sends, so it leaves its core free between them.
+pub fn realtime_camera(
+    bed: &Testbed,
+    host: &str,
+    linerate: &Path,
+    bind: Ipv4Addr,
+) -> Result<HostCommand> {
+    let mut cmd = bed.command(host, "chrt")?;
+    cmd.cpu(SENDER_CPU)
+        .args([
+            "--fifo".to_owned(),
+            CAMERA_FIFO_PRIORITY.to_string(),
+            linerate.display().to_string(),
+        ])
+        .args(camera_args(bind));
+    Ok(cmd)
+}
+
+/// `linerate camera`'s arguments in the bench: bound to `bind`, one JSON
+/// report at the end.
+fn camera_args(bind: Ipv4Addr) -> [String; 6] {
+    [
         "camera".to_owned(),
         "--bind".to_owned(),
         bind.to_string(),
         "--stats-interval".to_owned(),
         "0".to_owned(),
         "--json".to_owned(),
-    ]);
-    Ok(cmd)
+    ]
 }
 
 /// One headless Chromium on `host` showing `url`, with its own profile
-/// directory `profile`, pinned to `cpu`. On the sender's CPU it runs at the
-/// lowest priority (nice 19), so that it takes only the time the emulated
-/// camera leaves idle, as a browser on the PC takes none from a real
-/// camera; on the receiving CPU it runs as a user starts it (nice 0).
-pub fn browser(
-    bed: &Testbed,
-    host: &str,
-    url: &str,
-    profile: &Path,
-    cpu: usize,
-) -> Result<HostCommand> {
-    let nice = if cpu == SENDER_CPU { "19" } else { "0" };
-    let mut cmd = bed.command(host, "nice")?;
-    cmd.cpu(cpu).args([
-        "-n".to_owned(),
-        nice.to_owned(),
+/// directory `profile`, on the sender's CPU under `SCHED_IDLE`: off the
+/// receiving core, as the user's browser is on a PC with cores to spare
+/// (or on another machine), and below everything else on the emulated
+/// camera's core, so that it takes only the time the camera leaves idle
+/// (a waking camera thread preempts it at once, which nice 19 does not
+/// promise), as a browser on the PC takes none from a real camera.
+pub fn browser(bed: &Testbed, host: &str, url: &str, profile: &Path) -> Result<HostCommand> {
+    let mut cmd = bed.command(host, "chrt")?;
+    cmd.cpu(SENDER_CPU).args([
+        "--idle".to_owned(),
+        "0".to_owned(),
         CHROMIUM.to_owned(),
         "--headless=new".to_owned(),
         // Root in a namespace: Chromium's sandbox refuses to run as root.

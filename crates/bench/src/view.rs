@@ -9,6 +9,12 @@
 //! stopped following the stream, fails the run instead of passing as
 //! "no cost". Both kinds of run end the grab the same way (SIGTERM right
 //! after the window), so they differ only in the view.
+//!
+//! On a 2-core bench the browser cannot have a core of its own: it runs
+//! beside the emulated camera, off the receiving core, under SCHED_IDLE,
+//! and the camera runs under SCHED_FIFO in every variant, so that what the
+//! browser takes shows on the receiver alone, as with a camera that is a
+//! machine of its own.
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
@@ -17,15 +23,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::bed::{PairBed, RECEIVER};
+use crate::bed::{PairBed, RECEIVER, SENDER};
 use crate::config::BenchConfig;
 use crate::error::{Error, Result};
 use crate::job::Page;
 use crate::peers::{self, GvspOutcome, GvspReceiver, Stream};
 use crate::process::{tail, Running};
 use crate::report::Run;
-use crate::steps::{lossless, put_window, start_camera, GRACE};
-use crate::window::{self, RECEIVER_CPU, SENDER_CPU};
+use crate::steps::{lossless, put_window, GRACE};
+use crate::window;
 
 /// The port the view listens on, on the receiving host's loopback.
 pub const VIEW_PORT: u16 = 8090;
@@ -44,6 +50,9 @@ const PICTURES_BEFORE_WINDOW: u64 = 3;
 /// below it the browser was not really watching, and the run fails.
 const MIN_DISPLAY_SHARE: f64 = 0.5;
 
+/// Time the camera gets to open its control port (as `steps::start_camera`).
+const CAMERA_START: Duration = Duration::from_millis(500);
+
 /// The longest a grab may run: the bench stops it after the window.
 const GRAB_LIMIT: Duration = Duration::from_secs(300);
 
@@ -58,7 +67,14 @@ pub fn run(
     run: &mut Run,
 ) -> Result<()> {
     let t = &config.timing;
-    let camera = start_camera(pair, config, dir)?;
+    // The camera keeps its schedule whatever shares its core (the browser,
+    // the view's threads): the run measures the receiver, not the bench.
+    let camera = Running::spawn(
+        peers::realtime_camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
+        dir,
+        "camera",
+    )?;
+    crate::stop::pause(CAMERA_START)?;
     let receiver = GvspReceiver::Grab {
         backend: "mmsg".to_owned(),
     };
@@ -89,16 +105,11 @@ pub fn run(
         }
     }
     let page_open = page.open();
-    let browser_cpu = if page == Page::OpenOnReceivingCore {
-        RECEIVER_CPU
-    } else {
-        SENDER_CPU
-    };
     let browser = if page_open {
         let profile = dir.join("chromium-profile");
         let url = format!("http://{listen}/");
         let browser = Running::spawn(
-            peers::browser(&pair.bed, RECEIVER, &url, &profile, browser_cpu)?,
+            peers::browser(&pair.bed, RECEIVER, &url, &profile)?,
             dir,
             "chromium",
         )?;
@@ -145,8 +156,8 @@ pub fn run(
             receive_thread_cpu_per_gb(&report).into(),
         ),
         ("page", serde_json::to_value(page).unwrap_or_default()),
-        // Frames the camera skipped for falling behind its rate: on this
-        // bench it shares CPU 0 with the browser off the receiving core.
+        // Frames the camera skipped for falling behind its rate (it shares
+        // CPU 0 with the browser, at a higher priority): none expected.
         (
             "camera_frames_skipped",
             crate::process::last_json_object(&camera)

@@ -1,10 +1,11 @@
 //! The live view's cost: `linerate grab` with its page open in one
 //! headless Chromium (default display rate) against the same grab without
 //! the view, alternating at each rate. One rate, repeated, gives the
-//! receiving core's CPU per GB side by side, with the browser off the
-//! receiving core (and the view served without a browser, for the view's
-//! own share); rising rates find each one's highest lossless rate (a sweep
-//! drops out at its first loss), with the browser on the receiving core.
+//! receiving core's CPU per GB side by side (and the view served without
+//! a browser, for the view's own share); rising rates find each one's
+//! highest lossless rate (a sweep drops out at its first loss). The
+//! browser runs off the receiving core, below the emulated camera (see
+//! `crate::view`).
 
 use super::{per_host, repeated};
 use crate::config::BenchConfig;
@@ -18,9 +19,6 @@ const REFERENCE: &str = "grab";
 
 /// The page-open implementation's name.
 const PAGE_OPEN: &str = "grab-page-open";
-
-/// The page open in a browser on the receiving core itself.
-const PAGE_OPEN_SAME_CORE: &str = "grab-page-open-same-core";
 
 /// `--view` without a browser: the view's own threads alone.
 const SERVED: &str = "grab-view-no-browser";
@@ -62,11 +60,8 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
     // threads' share of the cost, apart from the browser's.
     let three = [both[0], (SERVED, Page::Served), both[1]];
     let mut planned = repeated(config, || jobs(CPU_FPS, false, &three));
-    // The sweep, with the browser on the receiving core: off it, the
-    // browser shares CPU 0 with the emulated camera, which then cannot
-    // keep the higher rates (and starves the browser), so the sweep would
-    // find the bench's limit rather than the receiver's.
-    let sweep_pages = [both[0], (PAGE_OPEN_SAME_CORE, Page::OpenOnReceivingCore)];
+    // The sweep: grab alone and the page open, alternating at each rate.
+    let sweep_pages = both;
     let sweep: &[f64] = &[40.0, 80.0, 100.0, 120.0, 140.0, 160.0, 180.0, 200.0];
     planned.extend(per_host(config, || {
         sweep
