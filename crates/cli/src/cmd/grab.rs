@@ -341,8 +341,7 @@ pub fn grab(config: &GrabConfig, progress: bool) -> Result<GrabReport> {
 /// `on_frame` with every frame delivered (see `Session::run_with`). The
 /// session thread copies a frame for the page only when the page's display
 /// thread asks for one (at the display rate) and publishes its counters
-/// twice a second; the stream's receive thread never sees the view, and
-/// with a view and `--cpu` the session thread runs off that CPU.
+/// twice a second; the stream's receive thread never sees the view.
 pub fn grab_with<F>(
     config: &GrabConfig,
     progress: bool,
@@ -393,13 +392,6 @@ where
         copier: linerate_view::camera::FrameCopier::default(),
         published: std::time::Instant::now(),
     });
-    // This thread copies a frame for the page at the display rate: with
-    // `--cpu`, it steps off the receive thread's core as the view's own
-    // threads do, so the copy never takes time there from the receive
-    // thread or the kernel's delivery of its packets.
-    if let (Some(_), Some(cpu)) = (&viewer, config.cpu) {
-        linerate_io::sched::keep_current_thread_off(cpu);
-    }
     let mut report = session.run_with(|buffer, p| {
         on_frame(buffer, p);
         if let Some(v) = &mut viewer {
