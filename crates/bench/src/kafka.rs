@@ -33,11 +33,13 @@ use crate::steps::{start_camera, GRACE};
 use crate::window::{RECEIVER_CPU, SENDER_CPU};
 
 /// Producer settings both producers run with: the forwarder's defaults
-/// (acks=all and idempotence, linger 5 ms, 32 MiB batches and requests,
-/// 512 MiB of buffer, 4 MiB socket send buffer) in the Java client's names.
-pub const PRODUCER_PERFORMANCE_PROPS: [&str; 7] = [
+/// (acks=all without idempotence, 5 requests in flight, linger 5 ms,
+/// 32 MiB batches and requests, 512 MiB of buffer, 4 MiB socket send
+/// buffer) in the Java client's names.
+pub const PRODUCER_PERFORMANCE_PROPS: [&str; 8] = [
     "acks=all",
-    "enable.idempotence=true",
+    "enable.idempotence=false",
+    "max.in.flight.requests.per.connection=5",
     "linger.ms=5",
     "batch.size=33554432",
     "max.request.size=33554432",

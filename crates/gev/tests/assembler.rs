@@ -1,7 +1,8 @@
 //! Frame assembler and resend planner, fed with packets exactly as our camera sends them.
 
 use linerate_gev::assembler::{
-    Assembler, Config, FrameStatus, IgnoreReason, Placement, ResendRequest, RESYNC_PACKETS,
+    Assembler, Config, FrameStatus, IgnoreReason, Placement, ResendRequest, SlotGuess,
+    RESYNC_PACKETS,
 };
 use linerate_gev::block_plan::BlockPlan;
 use linerate_wire::gvsp::{
@@ -1098,4 +1099,54 @@ fn a_frame_larger_than_the_buffers_is_never_complete() {
     assert_eq!(a.counters().frames_incomplete, 1);
     // What the buffer holds is the frame's first bytes, intact.
     assert_eq!(f.data(), &data[..1000]);
+}
+
+#[test]
+fn progress_inside_a_packet_keeps_its_frame_past_the_retention() {
+    let data = source(1050, 3);
+    let packets = block(7, false, &data);
+    let run = |progress: bool| {
+        let mut c = config(4096);
+        c.resend.enabled = false;
+        let mut a = Assembler::new(c).expect("valid config");
+        // Leader and the first payload packet at 0 ms.
+        a.handle_packet(&packets[0], 0);
+        a.handle_packet(&packets[1], 0);
+        let guess = SlotGuess {
+            block_id: 7,
+            extended: false,
+            packet_id: 2,
+            offset: DPP,
+            len: DPP,
+        };
+        // Packet 2's bytes trickle in every 50 ms for 400 ms.
+        for t in (50..=400).step_by(50) {
+            if progress {
+                a.handle_progress(&guess, t * MS);
+            }
+            assert_eq!(a.poll_transmit(t * MS), None);
+        }
+        for (t, p) in packets.iter().enumerate().skip(2) {
+            a.handle_packet(p, 401 * MS + t as u64);
+        }
+        a.poll_frame().expect("delivered")
+    };
+    let alive = run(true);
+    assert_eq!(alive.status, FrameStatus::Complete);
+    assert_eq!(alive.data(), &data[..]);
+    let silent = run(false);
+    assert_eq!(silent.status, FrameStatus::TimedOut, "100 ms retention");
+    // Progress on a block not in flight changes nothing and never panics.
+    let mut a = assembler(4096);
+    a.handle_progress(
+        &SlotGuess {
+            block_id: 9,
+            extended: true,
+            packet_id: u32::MAX,
+            offset: usize::MAX,
+            len: 0,
+        },
+        u64::MAX,
+    );
+    assert_eq!(a.poll_frame().map(|f| f.block_id), None);
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use linerate_gev::assembler::{Assembler, Config, DeliveredFrame};
 use linerate_gev::block_plan::BlockPlan;
+use linerate_grab::clock::now_ns;
 use linerate_grab::receive::{ReceiveConfig, Receiver, Transport};
 use linerate_wire::gvsp::{
     ImageInfo, LeaderInfo, LeaderRepr, PayloadType, TrailerRepr, EXTENDED_HEADER_LEN,
@@ -118,6 +119,8 @@ impl Bench {
             self.receiver
                 .receive(&mut self.assembler, Duration::from_millis(5), &mut refill)
                 .expect("receive");
+            // As the stream loop does: expiries happen between reads too.
+            while self.assembler.poll_transmit(now_ns()).is_some() {}
             while let Some(f) = self.assembler.poll_frame() {
                 out.push(self.check(&f));
                 self.assembler.recycle(f);
@@ -163,17 +166,22 @@ struct Seen {
 }
 
 /// Writes `bytes` in pieces of the given sizes (cycled), pausing now and
-/// then so the receiver's reads end at arbitrary places.
+/// then so the receiver's reads end at arbitrary places. Pauses come every
+/// 7 pieces but at most once per 4 KiB, so even one-byte pieces send a
+/// frame in well under a second.
 fn write_in_pieces(stream: &mut TcpStream, bytes: &[u8], pieces: &[usize]) {
     let mut at = 0;
     let mut k = 0;
+    let mut since_pause = 0;
     while at < bytes.len() {
         let n = pieces[k % pieces.len()].max(1).min(bytes.len() - at);
         stream.write_all(&bytes[at..at + n]).expect("write");
         at += n;
         k += 1;
-        if k % 7 == 0 {
+        since_pause += n;
+        if k % 7 == 0 && since_pause >= 4096 {
             std::thread::sleep(Duration::from_micros(300));
+            since_pause = 0;
         }
     }
 }
@@ -280,6 +288,92 @@ fn a_connection_cut_mid_frame_gives_an_incomplete_frame_then_a_new_stream_works(
     let stats = bench.receiver.stats();
     assert_eq!(stats.tcp.connections, 2);
     assert_eq!(stats.tcp.connections_lost, 1);
+}
+
+/// Frames 1..=4 where frame 2's bytes stop inside the data of its second
+/// payload record, as a camera whose stream stalls mid-record.
+fn stall_point(shape: Shape) -> usize {
+    shape.transfer + shape.transfer / 2
+}
+
+#[test]
+fn a_stall_inside_a_record_past_the_retention_loses_that_frame_only() {
+    let shape = Shape {
+        frame: 200_000,
+        transfer: 40_000,
+        extended: false,
+    };
+    let mut bench = Bench::new(shape);
+    let mut s = TcpStream::connect(bench.to).expect("connect");
+    s.write_all(&frame_bytes(shape, 1)).expect("frame 1");
+    let second = frame_bytes(shape, 2);
+    let cut = stall_point(shape);
+    s.write_all(&second[..cut]).expect("start of frame 2");
+    // Nothing more arrives until the receiver has given frame 2 up
+    // (retention 100 ms)...
+    let mut got = bench.collect(2, Duration::from_secs(5));
+    assert_eq!(got.len(), 2, "frame 2 given up while stalled");
+    // ...then the rest of its stalled record is already waiting when the
+    // receiver reads next, followed by the next frames.
+    s.write_all(&second[cut..]).expect("rest of frame 2");
+    for b in 3..=4 {
+        s.write_all(&frame_bytes(shape, b)).expect("frame");
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    got.extend(bench.collect(2, Duration::from_secs(5)));
+    let summary: Vec<(u64, bool)> = got.iter().map(|f| (f.block_id, f.complete)).collect();
+    assert_eq!(
+        summary,
+        vec![(1, true), (2, false), (3, true), (4, true)],
+        "the stalled frame is given up, the stream stays in record sync"
+    );
+    let missing: usize = got[1].missing.iter().map(|r| r.len()).sum();
+    assert!(
+        missing >= shape.transfer / 2 && missing < shape.frame,
+        "frame 2 misses at least the rest of the stalled record: {:?}",
+        got[1].missing
+    );
+    assert_eq!(bench.receiver.stats().tcp.records_skipped, 1);
+}
+
+#[test]
+fn a_record_trickling_in_longer_than_the_retention_still_completes_its_frame() {
+    let shape = Shape {
+        frame: 200_000,
+        transfer: 40_000,
+        extended: false,
+    };
+    let mut bench = Bench::new(shape);
+    let to = bench.to;
+    let writer = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(to).expect("connect");
+        s.set_nodelay(true).expect("nodelay");
+        s.write_all(&frame_bytes(shape, 1)).expect("frame 1");
+        let second = frame_bytes(shape, 2);
+        let mut at = stall_point(shape);
+        s.write_all(&second[..at]).expect("start of frame 2");
+        // 400 ms of one byte per 10 ms inside one record: slower than the
+        // 100 ms retention allows for a whole record, never silent long.
+        let end = Instant::now() + Duration::from_millis(400);
+        while Instant::now() < end {
+            s.write_all(&second[at..at + 1]).expect("trickle");
+            at += 1;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        s.write_all(&second[at..]).expect("rest of frame 2");
+        for b in 3..=4 {
+            s.write_all(&frame_bytes(shape, b)).expect("frame");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    });
+    let got = bench.collect(4, Duration::from_secs(10));
+    writer.join().expect("writer");
+    let summary: Vec<(u64, bool)> = got.iter().map(|f| (f.block_id, f.complete)).collect();
+    assert_eq!(
+        summary,
+        vec![(1, true), (2, true), (3, true), (4, true)],
+        "bytes still arriving keep the frame alive"
+    );
 }
 
 #[test]

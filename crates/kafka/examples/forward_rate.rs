@@ -19,14 +19,20 @@ use linerate_kafka::KafkaTarget;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(target), Some(frames), Some(size)) = (args.get(1), args.get(2), args.get(3)) else {
-        return Err("usage: forward_rate kafka://HOST:PORT/TOPIC FRAMES BYTES".into());
+        return Err(
+            "usage: forward_rate kafka://HOST:PORT/TOPIC FRAMES BYTES [KEY=VALUE...]".into(),
+        );
     };
     let target: KafkaTarget = target.parse()?;
-    let report = forward_pattern_frames(
-        ForwarderConfig::new(target, "forward_rate"),
-        frames.parse()?,
-        size.parse()?,
-    )?;
+    let mut config = ForwarderConfig::new(target, "forward_rate");
+    // Further arguments are librdkafka settings, KEY=VALUE.
+    for setting in args.iter().skip(4) {
+        let (k, v) = setting
+            .split_once('=')
+            .ok_or_else(|| format!("{setting:?} is not a librdkafka KEY=VALUE setting"))?;
+        config.settings.push((k.to_owned(), v.to_owned()));
+    }
+    let report = forward_pattern_frames(config, frames.parse()?, size.parse()?)?;
     println!("{}", serde_json::to_string(&report)?);
     if report.ok {
         Ok(())

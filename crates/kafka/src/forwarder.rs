@@ -79,11 +79,25 @@ pub struct ForwarderConfig {
     pub status_interval: Duration,
     /// More librdkafka settings, applied last.
     pub settings: Vec<(String, String)>,
+    /// The core the receiver's thread is pinned to (grab's `--cpu`): the
+    /// producer thread and librdkafka's own threads (which inherit its
+    /// placement) then run on the other cores, so that encoding and
+    /// sending never take time from the receive thread. None: no placement.
+    pub receive_cpu: Option<usize>,
+    /// librdkafka `enable.idempotence` (with acks=all only): no
+    /// duplicates when a request is retried. Off by default: librdkafka
+    /// (2.12) caps an idempotent producer at 5 *messages* in flight per
+    /// partition (its limit is meant for requests), so with whole frames
+    /// one request at a time travels, and while a ready batch waits for
+    /// that, its broker thread polls without sleeping. Without it, up to
+    /// 5 requests of whole batches are in flight (`max.in.flight`).
+    pub idempotence: bool,
 }
 
 impl ForwarderConfig {
     /// A forwarder to `target` with the defaults: wait on a full queue of
-    /// 16 messages, linger 5 ms, 32 MiB messages, acks=all, idempotent,
+    /// 16 messages, linger 5 ms, 32 MiB messages, acks=all, not
+    /// idempotent, 5 requests in flight,
     /// 30 s delivery timeout, counters every second.
     pub fn new(target: KafkaTarget, source_name: impl Into<String>) -> ForwarderConfig {
         ForwarderConfig {
@@ -99,6 +113,8 @@ impl ForwarderConfig {
             message_timeout: Duration::from_secs(30),
             status_interval: Duration::from_secs(1),
             settings: Vec::new(),
+            receive_cpu: None,
+            idempotence: false,
         }
     }
 
@@ -116,7 +132,11 @@ impl ForwarderConfig {
             )
             .set("queue.buffering.max.messages", "100000")
             .set("acks", self.acks.as_str())
-            .set("enable.idempotence", (self.acks == "all").to_string())
+            .set(
+                "enable.idempotence",
+                (self.idempotence && self.acks == "all").to_string(),
+            )
+            .set("max.in.flight", MAX_IN_FLIGHT.to_string())
             .set(
                 "message.timeout.ms",
                 self.message_timeout.as_millis().max(1).to_string(),
@@ -128,6 +148,11 @@ impl ForwarderConfig {
         c
     }
 }
+
+/// Requests in flight per broker connection: as many as the Java
+/// producer's default and an idempotent producer's limit, so that a retry
+/// reorders at most that many.
+pub const MAX_IN_FLIGHT: u32 = 5;
 
 /// Why the forwarder could not start or take a message.
 #[derive(Debug, thiserror::Error)]
@@ -444,7 +469,7 @@ const POOL: usize = 4;
 pub struct ForwarderHandle {
     forward: Forward,
     closing: Arc<AtomicBool>,
-    thread: Option<JoinHandle<ForwarderReport>>,
+    thread: Option<JoinHandle<Option<ForwarderReport>>>,
 }
 
 impl std::fmt::Debug for ForwarderHandle {
@@ -467,16 +492,6 @@ pub fn spawn(config: ForwarderConfig) -> Result<ForwarderHandle, ForwardError> {
         ..Shared::default()
     });
     let started = Instant::now();
-    let producer: BaseProducer<Context> = config
-        .client_config()
-        .create_with_context(Context {
-            shared: shared.clone(),
-            started,
-        })
-        .map_err(|source| ForwardError::Producer {
-            target: config.target.to_string(),
-            source,
-        })?;
     let (tx, rx) = mpsc::sync_channel(config.queue_messages);
     let pool = Arc::new(Mutex::new(Vec::new()));
     let forward = Forward {
@@ -486,19 +501,59 @@ pub fn spawn(config: ForwarderConfig) -> Result<ForwarderHandle, ForwardError> {
         back_pressure: config.back_pressure,
     };
     let closing = Arc::new(AtomicBool::new(false));
-    let run = Run {
-        producer,
-        config,
-        shared,
-        pool,
-        closing: closing.clone(),
-        started,
-        status_builder: Builder::new(),
-    };
+    let (created_tx, created_rx) = mpsc::sync_channel(1);
+    let thread_closing = closing.clone();
     let thread = std::thread::Builder::new()
         .name("kafka-produce".into())
-        .spawn(move || run.run(rx))
+        .spawn(move || {
+            // Step off the receive core before librdkafka starts its
+            // threads: they inherit this thread's placement.
+            if let Some(cpu) = config.receive_cpu {
+                linerate_io::sched::keep_current_thread_off(cpu);
+            }
+            let created: Result<BaseProducer<Context>, ForwardError> = config
+                .client_config()
+                .create_with_context(Context {
+                    shared: shared.clone(),
+                    started,
+                })
+                .map_err(|source| ForwardError::Producer {
+                    target: config.target.to_string(),
+                    source,
+                });
+            let producer = match created {
+                Ok(p) => {
+                    let _ = created_tx.send(Ok(()));
+                    p
+                }
+                Err(e) => {
+                    let _ = created_tx.send(Err(e));
+                    return None;
+                }
+            };
+            let run = Run {
+                producer,
+                config,
+                shared,
+                pool,
+                closing: thread_closing,
+                started,
+                status_builder: Builder::new(),
+            };
+            Some(run.run(rx))
+        })
         .map_err(ForwardError::Thread)?;
+    match created_rx.recv() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            let _ = thread.join();
+            return Err(e);
+        }
+        Err(_) => {
+            let _ = thread.join();
+            return Err(ForwardError::Panicked);
+        }
+    }
     Ok(ForwarderHandle {
         forward,
         closing,
@@ -523,9 +578,9 @@ impl ForwarderHandle {
     /// report. Senders still held elsewhere can no longer hand over.
     pub fn finish(mut self) -> Result<ForwarderReport, ForwardError> {
         self.closing.store(true, Ordering::Relaxed);
-        match self.thread.take() {
-            Some(t) => t.join().map_err(|_| ForwardError::Panicked),
-            None => Err(ForwardError::Panicked),
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(Some(report))) => Ok(report),
+            _ => Err(ForwardError::Panicked),
         }
     }
 }

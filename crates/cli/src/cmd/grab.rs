@@ -236,7 +236,7 @@ pub fn run(args: GrabArgs) -> Result<()> {
         receive_cpu: args.cpu,
         ..linerate_view::ViewConfig::default()
     });
-    let forwarder = match args.kafka.spawn(&args.camera) {
+    let forwarder = match args.kafka.spawn(&args.camera, args.cpu) {
         Ok(f) => f,
         Err(e) if json => {
             crate::json_println!(

@@ -35,15 +35,24 @@ pub struct ToKafkaArgs {
     /// undelivered (message.timeout.ms), 1..=3600.
     #[arg(long, default_value_t = 30.0, value_parser = crate::arg_range::secs_in(1.0..=3600.0))]
     pub kafka_timeout: f64,
-    /// Acknowledgements the producer waits for: all (idempotent, no
-    /// duplicates on retry), 1 or 0.
+    /// Acknowledgements the producer waits for: all, 1 or 0.
     #[arg(long, default_value = "all", value_parser = ["all", "1", "0"])]
     pub kafka_acks: String,
+    /// With --kafka-acks all: the idempotent producer (no duplicates when a
+    /// request is retried after a broker fault), at some throughput:
+    /// librdkafka then sends one request of whole frames at a time.
+    #[arg(long)]
+    pub kafka_idempotence: bool,
 }
 
 impl ToKafkaArgs {
-    /// Starts the forwarder when `--to` was given.
-    pub fn spawn(&self, source_name: &str) -> Result<Option<ForwarderHandle>> {
+    /// Starts the forwarder when `--to` was given; `receive_cpu` (the
+    /// receiver's `--cpu`) keeps the forwarder's threads off that core.
+    pub fn spawn(
+        &self,
+        source_name: &str,
+        receive_cpu: Option<usize>,
+    ) -> Result<Option<ForwarderHandle>> {
         let Some(target) = &self.to else {
             return Ok(None);
         };
@@ -58,6 +67,8 @@ impl ToKafkaArgs {
         config.message_timeout = Duration::try_from_secs_f64(self.kafka_timeout)
             .with_context(|| format!("--kafka-timeout {}", self.kafka_timeout))?;
         config.acks = self.kafka_acks.clone();
+        config.receive_cpu = receive_cpu;
+        config.idempotence = self.kafka_idempotence;
         Ok(Some(forwarder::spawn(config)?))
     }
 }

@@ -622,6 +622,23 @@ impl Assembler {
         out.len()
     }
 
+    /// Notes that part of `guess`'s packet arrived at `now_ns` without the
+    /// packet being whole yet (a stream transport reading a long record in
+    /// pieces). Bytes still flowing mean the frame is alive, so its
+    /// retention counts from here rather than from its last whole packet;
+    /// a record trickling in over a slow or retransmitting connection is
+    /// then not given up while it arrives. Does nothing for a block not in
+    /// flight.
+    pub fn handle_progress(&mut self, guess: &SlotGuess, now_ns: u64) {
+        let key = BlockKey {
+            extended: guess.extended,
+            block_id: guess.block_id,
+        };
+        if let Some(f) = self.find(key).and_then(|i| self.frames.get_mut(i)) {
+            f.last_packet_ns = f.last_packet_ns.max(now_ns);
+        }
+    }
+
     /// The bytes of `guess`'s slot, for a receive backend to lend to the
     /// kernel's copy (see [`SlotGuess`] for how long they stay in place).
     /// `None` when the guess no longer names a missing slot: its block is

@@ -13,7 +13,11 @@
 //! still needs, so nothing is lost and only the unexpected costs a copy.
 //!
 //! A read that ends inside a record's data leaves that record *partial*:
-//! the next read continues straight into the same slot. The connection
+//! the next read continues straight into the same slot, and every read
+//! that brings more of it keeps its frame alive. A frame given up while
+//! one of its records is partial (nothing arrived for its retention) has
+//! the rest of that record read and thrown away, so the stream stays in
+//! record sync and the next frames arrive whole. The connection
 //! ending, or resetting, delivers every frame in flight as incomplete and
 //! waits for the camera to connect again (a restarted acquisition or
 //! camera); block ids may then start over. A record that breaks the framing
@@ -409,6 +413,7 @@ impl TcpReceiver {
             done: in_carry.len(),
         });
         self.carry.clear();
+        self.note_progress(assembler);
         Ok(true)
     }
 
@@ -439,6 +444,12 @@ impl TcpReceiver {
         refill: &mut dyn FnMut(&mut Assembler),
     ) -> Result<usize> {
         if !self.plan(assembler) {
+            if self.skip > 0 {
+                // The partial record's frame was given up: its remaining
+                // bytes come first and are thrown away, so the next read
+                // starts at a record boundary again.
+                return self.skip_bytes(assembler);
+            }
             // Nothing predictable (stream start, or a buffer shortage):
             // read the next record's headers and decide from them.
             self.carry.clear();
@@ -672,6 +683,7 @@ impl TcpReceiver {
             }
             k += 1;
         }
+        self.note_progress(assembler);
         // Whatever the predictions missed is in `carry` now.
         match self.drain_carry(assembler) {
             Ok((t, _)) => taken + t,
@@ -680,6 +692,15 @@ impl TcpReceiver {
                 tracing::debug!(error = %e, "framing error after a predicted read");
                 taken
             }
+        }
+    }
+
+    /// A record still arriving keeps its frame alive (see
+    /// [`Assembler::handle_progress`]): on a slow or retransmitting
+    /// connection one record can take longer than the frame retention.
+    fn note_progress(&self, assembler: &mut Assembler) {
+        if let Some(p) = &self.partial {
+            assembler.handle_progress(&p.guess, now_ns());
         }
     }
 

@@ -174,7 +174,9 @@ pub fn run(args: RecvArgs) -> Result<()> {
         bail!("--command needs --version 10g: FADE v1 has no user commands")
     }
     let stop = crate::stop_signal::on_sigint_or_sigterm()?;
-    let forwarder = args.kafka.spawn(&format!("fade-recv-{}", args.interface))?;
+    let forwarder = args
+        .kafka
+        .spawn(&format!("fade-recv-{}", args.interface), args.cpu)?;
     let sink = forwarder.as_ref().map(|f| {
         let chunkers: Vec<std::sync::Mutex<Chunker>> = args
             .febs
