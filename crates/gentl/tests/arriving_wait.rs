@@ -2,7 +2,8 @@
 //! time out while a frame is arriving waits on for that frame instead:
 //! with frames that take about 5 ms each to arrive, back to back, nearly
 //! every 1 ms wait returns a frame, where without the grace about four in
-//! five would time out. A poll (timeout 0) is never held.
+//! five would time out. A poll (timeout 0) is never held, nor a wait
+//! while nothing arrives.
 
 mod common;
 
@@ -72,8 +73,30 @@ fn a_one_millisecond_wait_returns_the_frame_that_is_arriving() {
             longest = longest.max(began.elapsed());
             assert!(timeouts < 60, "{timeouts} timeouts for {frames} frames");
         }
+        // With the camera stopped nothing is arriving: 1 ms waits end on
+        // time (held for the grace, 20 of them would take over 200 ms).
+        producer::device(opened.dev)
+            .expect("the device")
+            .connection()
+            .camera()
+            .expect("the camera")
+            .execute("AcquisitionStop")
+            .expect("AcquisitionStop");
+        while producer::event_wait(event, 50).is_ok() {}
+        let began = Instant::now();
+        for _ in 0..20 {
+            assert!(matches!(
+                producer::event_wait(event, 1),
+                Err(GcError::Timeout(1))
+            ));
+        }
+        let idle = began.elapsed();
         stream.stop().expect("DSStopAcquisition");
         producer::close_lib().expect("GCCloseLib");
+        assert!(
+            idle < Duration::from_millis(150),
+            "20 idle 1 ms waits took {idle:?}"
+        );
         // Back to back, a frame is nearly always arriving: a wait times out
         // only across the odd gap (a 1 ms poll would time out ~4 times a frame).
         assert!(timeouts <= 10, "{timeouts} timeouts for {frames} frames");
