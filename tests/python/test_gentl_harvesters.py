@@ -328,6 +328,11 @@ def test_linerate_camera_300_frames_verified_and_width_changes(harvester, bench)
             assert len(frames) == 310
             # Frame numbers rise within each acquisition.
             assert all(b > a for a, b in zip(frames[:300], frames[1:300]))
+            # Harvesters announces the producer's BUF_ANNOUNCE_MIN (8) rather
+            # than its own default of 3, so its users get frames received
+            # straight into their buffers without setting anything.
+            assert ia.num_buffers >= 8
+            assert ds.LinerateStreamDirectFrameCount.value == ds.StreamDeliveredFrameCount.value
 
 
 def test_aravis_fake_camera_300_frames_verified_and_width_changes(harvester, bench):
@@ -350,6 +355,9 @@ def test_two_percent_loss_every_buffer_completes(harvester, bench):
             ds = stream_features(ia)
             # As the Python package's loss test: 100 frames/s of 90 packets.
             ia.remote_device.node_map.AcquisitionFrameRate.value = 100.0
+            # Through the engine's own pool, each frame copied into a buffer
+            # of Harvesters' (the test below covers direct placement).
+            ds.LinerateStreamEngineBuffers.value = 16
             incomplete = Counter()
             ia.add_callback(ImageAcquirer.Events.INCOMPLETE_BUFFER, incomplete)
             bench.loss(2)
@@ -361,6 +369,7 @@ def test_two_percent_loss_every_buffer_completes(harvester, bench):
             assert resent > 0, "no loss happened"
             assert ds.StreamIncompleteFrameCount.value == 0, f"{resent} packets resent"
             assert incomplete.count == 0
+            assert ds.LinerateStreamDirectFrameCount.value == 0
 
 
 def test_sixteen_buffers_receive_frames_directly_and_complete_under_loss(harvester, bench):

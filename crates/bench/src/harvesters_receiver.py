@@ -40,7 +40,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if delay_ns:
             # linerate's camera counts SCPD in 1 GHz ticks: nanoseconds.
             nodes.GevSCPD.value = delay_ns
-        ia.num_buffers = 16
+        # Harvesters' own buffer count: the producer's BUF_ANNOUNCE_MIN.
         ia.start()
         ids, size = [], 0
         end = time.monotonic() + seconds

@@ -240,6 +240,9 @@ struct Shared {
     receive_tid: AtomicI32,
     /// The receive thread's CPU time, stored as it exits.
     receive_cpu: Mutex<Option<ThreadCpu>>,
+    /// Set by the receive thread while a frame is in flight (packets of
+    /// it came, it is not finished yet), after every receive.
+    frame_in_flight: AtomicBool,
 }
 
 /// A receiving stream. Dropping it stops the receive thread.
@@ -279,6 +282,7 @@ impl Stream {
             delivery: Mutex::new(LatencyHistogram::new()),
             receive_tid: AtomicI32::new(0),
             receive_cpu: Mutex::new(None),
+            frame_in_flight: AtomicBool::new(false),
         });
         let worker = Worker {
             shared: Arc::clone(&shared),
@@ -375,6 +379,14 @@ impl Stream {
             timeout,
             previous: None,
         }
+    }
+
+    /// Whether a frame is arriving: packets of it came and it is neither
+    /// complete nor given up yet, as of the receive thread's last receive.
+    /// A consumer polling with short waits can wait on for such a frame
+    /// instead of giving up a wait that its completion would end soon.
+    pub fn frame_in_flight(&self) -> bool {
+        self.shared.frame_in_flight.load(Ordering::Relaxed)
     }
 
     /// Counters so far (updated by the receive thread every few milliseconds).
@@ -593,6 +605,10 @@ impl Worker {
                 }
             };
             self.service(now_ns());
+            // Any frame still active has a retention deadline.
+            self.shared
+                .frame_in_flight
+                .store(self.assembler.poll_timeout().is_some(), Ordering::Relaxed);
             let now = now_ns();
             if now.saturating_sub(last_publish) > 5_000_000 {
                 self.publish();

@@ -106,6 +106,11 @@ impl Acquisition {
         self.session.monitor.counters.snapshot()
     }
 
+    /// Whether a frame is arriving now (see [`Stream::frame_in_flight`](crate::stream::Stream::frame_in_flight)).
+    pub fn frame_in_flight(&self) -> bool {
+        self.session.stream.frame_in_flight()
+    }
+
     /// Where each buffer lent to the stream starts in memory (see
     /// [`Session::buffer_addresses`]).
     pub fn buffer_addresses(&self) -> &[usize] {
