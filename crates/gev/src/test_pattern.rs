@@ -172,13 +172,6 @@ impl Generator {
 /// core's L2 cache.
 pub const STRIP_SPAN: usize = 251 * 512;
 
-/// Address alignment [`PatternStrip::pixels_placed`] gives every slice: a
-/// cache line. The kernel's copy (`rep movsb`) into a socket's pages runs
-/// fastest when source and destination sit at the same offset in a cache
-/// line, and up to 15 times slower on AMD Zen when the destination's page
-/// offset lies just past the source's.
-pub const STRIP_ALIGN: usize = 64;
-
 /// Every pattern frame of one length, served from one small buffer instead
 /// of being drawn.
 ///
@@ -187,10 +180,7 @@ pub const STRIP_ALIGN: usize = 64;
 /// `(i + n) mod 251`. A sender that gathers its sends (iovecs) can thus send
 /// the pixels of every frame from one strip of [`STRIP_SPAN`] + 250 bytes
 /// that stays in cache, the way iperf3 sends one buffer over and over; only
-/// the 16-byte stamp differs from frame to frame. Since 251 is odd, the
-/// strip holds each phase at every offset in a cache line (copies 251 bytes
-/// apart), so a sender can pick the copy whose address lines up with where
-/// the bytes go ([`PatternStrip::pixels_placed`]). The bytes on the wire are
+/// the 16-byte stamp differs from frame to frame. The bytes on the wire are
 /// exactly those [`fill`] writes. The CRC of a phase is combined from the
 /// CRC of one period (a logarithmic number of steps), so no frame is ever
 /// read to stamp it.
@@ -207,9 +197,7 @@ impl PatternStrip {
         if len < STAMP_LEN {
             return Err(PatternError::TooShort(len));
         }
-        let strip = (0..STRIP_SPAN + 250 + 251 * (STRIP_ALIGN - 1))
-            .map(|j| (j % 251) as u8)
-            .collect();
+        let strip = (0..STRIP_SPAN + 250).map(|j| (j % 251) as u8).collect();
         Ok(PatternStrip {
             len,
             strip,
@@ -243,24 +231,7 @@ impl PatternStrip {
             shift: (frame_number % 251) as usize,
             at: range.start.max(STAMP_LEN),
             end: range.end.min(self.len),
-            place: None,
         }
-    }
-
-    /// Like [`PatternStrip::pixels`], for a sender that knows where the
-    /// bytes go: `position` is where `range.start` lands (a TCP stream's byte
-    /// count, which the kernel's send pages follow), and every slice starts
-    /// at an address congruent to its own position modulo [`STRIP_ALIGN`].
-    pub fn pixels_placed(
-        &self,
-        frame_number: u64,
-        range: std::ops::Range<usize>,
-        position: u64,
-    ) -> PixelSlices<'_> {
-        let mut slices = self.pixels(frame_number, range.clone());
-        let skipped = slices.at.saturating_sub(range.start) as u64;
-        slices.place = Some(position.wrapping_add(skipped));
-        slices
     }
 }
 
@@ -271,8 +242,6 @@ pub struct PixelSlices<'a> {
     shift: usize,
     at: usize,
     end: usize,
-    /// Where byte `at` goes, when the slices are placed.
-    place: Option<u64>,
 }
 
 impl<'a> Iterator for PixelSlices<'a> {
@@ -282,26 +251,11 @@ impl<'a> Iterator for PixelSlices<'a> {
         if self.at >= self.end {
             return None;
         }
-        let mut entry = (self.at + self.shift) % 251;
+        let entry = (self.at + self.shift) % 251;
         let n = (self.end - self.at).min(STRIP_SPAN);
         self.at += n;
-        if let Some(place) = self.place {
-            entry = aligned_copy(self.strip.as_ptr() as usize, entry, place);
-            self.place = Some(place.wrapping_add(n as u64));
-        }
         self.strip.get(entry..entry + n)
     }
-}
-
-/// Of the strip's copies of the phase at `entry` (`entry + 251 k` for
-/// `k < STRIP_ALIGN`), the one whose address (`base` + index) is congruent
-/// to `place` modulo [`STRIP_ALIGN`].
-fn aligned_copy(base: usize, entry: usize, place: u64) -> usize {
-    let want = (place % STRIP_ALIGN as u64) as usize;
-    (0..STRIP_ALIGN)
-        .map(|k| entry + 251 * k)
-        .find(|i| base.wrapping_add(*i) % STRIP_ALIGN == want)
-        .unwrap_or(entry)
 }
 
 /// The CRC-32 of a frame's pixels for each of the 251 phases, for frames of
@@ -508,30 +462,6 @@ mod tests {
             }
         }
         assert!(PatternStrip::new(15).is_err());
-    }
-
-    #[test]
-    fn placed_slices_carry_the_same_bytes_lined_up_with_their_position() {
-        let len = 3 * STRIP_SPAN + 1000;
-        let strip = PatternStrip::new(len).expect("long enough");
-        for n in [0u64, 7, 250] {
-            for (range, position) in [(0..len, 0u64), (10..9000, 3), (5000..len, 1 << 40)] {
-                let plain: Vec<u8> = strip.pixels(n, range.clone()).flatten().copied().collect();
-                let mut placed = Vec::new();
-                let mut at = position + (range.start.max(STAMP_LEN) - range.start) as u64;
-                for s in strip.pixels_placed(n, range.clone(), position) {
-                    assert!(s.len() <= STRIP_SPAN);
-                    assert_eq!(
-                        s.as_ptr() as usize % STRIP_ALIGN,
-                        (at % STRIP_ALIGN as u64) as usize,
-                        "frame {n} range {range:?} at {at}"
-                    );
-                    at += s.len() as u64;
-                    placed.extend_from_slice(s);
-                }
-                assert!(placed == plain, "frame {n} range {range:?}");
-            }
-        }
     }
 
     #[test]

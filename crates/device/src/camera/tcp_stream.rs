@@ -225,13 +225,8 @@ impl TcpLink {
         }
         let heads = &heads[..];
         let mut records = Records::new();
-        // Where each record starts in the stream, so the pixels gathered
-        // from the strip line up with the kernel's send pages.
-        let mut position = sender.position();
         for (h, d) in &self.records {
             let head = &heads[h.clone()];
-            let data_at = position.wrapping_add(head.len() as u64);
-            position = data_at.wrapping_add(d.len() as u64);
             match frame {
                 FrameBytes::Memory(data) => {
                     let Some(data) = data.get(d.clone()) else {
@@ -248,7 +243,7 @@ impl TcpLink {
                         return BlockOutcome::Lost;
                     }
                     let stamp = &heads[d.start.min(STAMP_LEN)..d.end.min(STAMP_LEN)];
-                    let pixels = strip.pixels_placed(frame_number, d.clone(), data_at);
+                    let pixels = strip.pixels(frame_number, d.clone());
                     records.push([head, stamp].into_iter().chain(pixels));
                 }
             }

@@ -63,27 +63,6 @@ pub struct TcpSendOptions {
     pub call_bytes: usize,
 }
 
-/// Stream alignment that calls end on: a cache line.
-pub const CALL_ALIGN: u64 = 64;
-
-/// The bytes of the next `sendmsg` starting at stream `position`: `call_bytes`,
-/// cut so the call ends on a [`CALL_ALIGN`] boundary of the stream. The
-/// kernel copies each call into its send pages from where the last one
-/// ended, and starts a page over at offset 0 when the data before has all
-/// been acknowledged, which happens between calls; calls that start on a
-/// cache line keep page offsets congruent to stream positions, so a sender
-/// whose source lines up with the stream ([`TcpSender::position`]) has its
-/// copy run cache line to cache line.
-pub fn call_budget(position: u64, call_bytes: usize) -> usize {
-    let end = position.wrapping_add(call_bytes as u64);
-    let cut = (end % CALL_ALIGN) as usize;
-    if call_bytes > cut + CALL_ALIGN as usize {
-        call_bytes - cut
-    } else {
-        call_bytes.max(1)
-    }
-}
-
 /// Bytes per `sendmsg` by default: 256 KiB. Whole 4 MiB frames per call
 /// moved 0.7-0.8x iperf3's rate on veth (iperf3 writes 128 KiB per call);
 /// 256 KiB calls with the kernel's send buffer autotuning moved about as
@@ -208,8 +187,6 @@ pub struct TcpSender {
     /// Completed id ranges above `zc_done` (completions may be reported out of order).
     zc_ahead: Vec<(u32, u32)>,
     stats: ZerocopyStats,
-    /// Bytes handed to the kernel on this connection.
-    position: u64,
 }
 
 fn sock_err(op: &'static str, addr: SocketAddrV4) -> impl FnOnce(std::io::Error) -> Error {
@@ -268,17 +245,8 @@ impl TcpSender {
             zc_issued: 0,
             zc_done: 0,
             zc_ahead: Vec::new(),
-            position: 0,
             stats: ZerocopyStats::default(),
         })
-    }
-
-    /// Bytes sent on this connection so far: where the next byte goes in
-    /// the stream. The kernel fills its send pages in stream order, so a
-    /// caller can line its source up with the pages' offsets (see
-    /// [`call_budget`]).
-    pub fn position(&self) -> u64 {
-        self.position
     }
 
     /// The local address the connection uses.
@@ -333,7 +301,6 @@ impl TcpSender {
             }
             iov.clear();
             let mut asked = 0usize;
-            let call_bytes = call_budget(self.position, call_bytes);
             // After a stop, only the record in progress may still go out.
             let last = if stop_since.is_some() {
                 rec + 1
@@ -388,7 +355,6 @@ impl TcpSender {
                     self.stats.sends += 1;
                 }
                 bytes += n as u64;
-                self.position += n as u64;
                 // Advance (rec, off) by n bytes.
                 let mut left = n;
                 while left > 0 && rec < records.len() {
@@ -887,7 +853,6 @@ mod tests {
             tx.send_records(&some, &mut || Waiting::Continue)
                 .expect("send");
         }
-        assert_eq!(tx.position(), expected.len() as u64, "every byte counted");
         let issued = tx.zerocopy_issued();
         assert!(issued >= 8, "{issued} zerocopy sends");
         assert!(tx
@@ -902,28 +867,6 @@ mod tests {
         assert!(closed.clean);
         assert_eq!(closed.zerocopy, stats);
         assert!(reader.join().expect("reader") == expected);
-    }
-
-    #[test]
-    fn calls_end_on_a_cache_line_of_the_stream() {
-        for position in [0u64, 1, 16, 63, 64, 1000, (1 << 40) + 5] {
-            for call in [200usize, 4096, 256 << 10, (256 << 10) + 17] {
-                let n = call_budget(position, call);
-                assert!(
-                    n <= call && n + CALL_ALIGN as usize > call,
-                    "{position} {call}: {n}"
-                );
-                assert_eq!(
-                    (position + n as u64) % CALL_ALIGN,
-                    0,
-                    "{position} {call}: {n}"
-                );
-            }
-        }
-        // Budgets too small to cut are kept: every call sends something.
-        assert_eq!(call_budget(1, 64), 64);
-        assert_eq!(call_budget(5, 1), 1);
-        assert_eq!(call_budget(5, 0), 1);
     }
 
     #[test]
