@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::time::Duration;
 
+use linerate_testbed::HostCommand;
+
 use crate::bed::{PairBed, SENDER};
 use crate::config::BenchConfig;
 use crate::error::Result;
@@ -47,12 +49,21 @@ pub fn put_window(run: &mut Run, w: &Window) {
 /// Starts linerate's camera on the pair's sender and gives it time to
 /// open its control port.
 pub fn start_camera(pair: &PairBed, config: &BenchConfig, dir: &Path) -> Result<Running> {
-    let camera = Running::spawn(
+    launch_camera(
         peers::camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
         dir,
-        "camera",
-    )?;
-    crate::stop::pause(Duration::from_millis(500))?;
+    )
+}
+
+/// Time a camera gets to open its control port before a receiver asks.
+const CAMERA_START: Duration = Duration::from_millis(500);
+
+/// Starts a camera `command` (as [`peers::camera`] or
+/// [`peers::realtime_camera`] build it) and gives it time to open its
+/// control port.
+pub fn launch_camera(command: HostCommand, dir: &Path) -> Result<Running> {
+    let camera = Running::spawn(command, dir, "camera")?;
+    crate::stop::pause(CAMERA_START)?;
     Ok(camera)
 }
 

@@ -30,7 +30,7 @@ use crate::job::Page;
 use crate::peers::{self, GvspOutcome, GvspReceiver, Stream};
 use crate::process::{tail, Running};
 use crate::report::Run;
-use crate::steps::{lossless, put_window, GRACE};
+use crate::steps::{launch_camera, lossless, put_window, GRACE};
 use crate::window;
 
 /// The port the view listens on, on the receiving host's loopback.
@@ -50,9 +50,6 @@ const PICTURES_BEFORE_WINDOW: u64 = 3;
 /// below it the browser was not really watching, and the run fails.
 const MIN_DISPLAY_SHARE: f64 = 0.5;
 
-/// Time the camera gets to open its control port (as `steps::start_camera`).
-const CAMERA_START: Duration = Duration::from_millis(500);
-
 /// The longest a grab may run: the bench stops it after the window.
 const GRAB_LIMIT: Duration = Duration::from_secs(300);
 
@@ -69,12 +66,10 @@ pub fn run(
     let t = &config.timing;
     // The camera keeps its schedule whatever shares its core (the browser,
     // the view's threads): the run measures the receiver, not the bench.
-    let camera = Running::spawn(
+    let camera = launch_camera(
         peers::realtime_camera(&pair.bed, SENDER, &config.linerate, pair.sender_ip)?,
         dir,
-        "camera",
     )?;
-    crate::stop::pause(CAMERA_START)?;
     let receiver = GvspReceiver::Grab {
         backend: "mmsg".to_owned(),
     };
