@@ -526,8 +526,6 @@ impl DataStream {
     pub fn wait_buffer(&self, timeout_ms: u64) -> GcResult<(u64, usize)> {
         let mut deadline =
             (timeout_ms != INFINITE).then(|| Instant::now() + Duration::from_millis(timeout_ms));
-        // A poll (timeout 0) has no grace; a wait has one.
-        let mut grace_left = timeout_ms > 0;
         let mut in_grace = false;
         loop {
             {
@@ -548,13 +546,14 @@ impl DataStream {
             }
             let expired = left.is_some_and(|l| l.is_zero());
             if expired || in_grace {
-                // No frame on its way (none started, or it finished
-                // without reaching us), or the grace is over: time out.
-                if !self.frame_in_flight() || (expired && !grace_left) {
+                // A poll (timeout 0) has no grace, a wait one: it times out
+                // when that is over too, or when no frame is on its way
+                // (none started, or it finished without reaching us).
+                let grace_over = expired && (in_grace || timeout_ms == 0);
+                if grace_over || !self.frame_in_flight() {
                     return Err(GcError::Timeout(timeout_ms));
                 }
                 if expired {
-                    grace_left = false;
                     in_grace = true;
                     deadline = Some(Instant::now() + ARRIVING_GRACE);
                 }
