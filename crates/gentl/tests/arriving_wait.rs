@@ -9,9 +9,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use linerate_gentl::abi::{event_type, stream_info, INFINITE};
 use linerate_gentl::error::GcError;
-use linerate_gentl::info::Info;
 use linerate_gentl::producer;
 
 #[test]
@@ -24,17 +22,8 @@ fn a_one_millisecond_wait_returns_the_frame_that_is_arriving() {
     let pc_ip = bed.addr("pc").expect("host address");
     bed.run_in("pc", None, move || {
         let opened = common::open_camera(pc_ip, cam_ip);
-        let ds = producer::open_stream(opened.dev, "stream0").expect("DevOpenDataStream");
+        let common::Started { ds, event } = common::start_stream(opened.dev, 8);
         let stream = producer::stream(ds).expect("the stream");
-        let Info::Size(payload) = stream.info(stream_info::PAYLOAD_SIZE).expect("payload") else {
-            panic!("PAYLOAD_SIZE is a size_t");
-        };
-        for i in 0..8 {
-            let b = producer::alloc_and_announce(ds, payload, i).expect("announce");
-            producer::queue(ds, b).expect("queue");
-        }
-        let event = producer::register_event(ds, event_type::NEW_BUFFER).expect("register");
-        stream.start(INFINITE).expect("DSStartAcquisition");
         {
             let device = producer::device(opened.dev).expect("the device");
             let mut conn = device.connection();

@@ -10,8 +10,6 @@ mod common;
 
 use std::time::Instant;
 
-use linerate_gentl::abi::{event_type, stream_info, INFINITE};
-use linerate_gentl::info::Info;
 use linerate_gentl::producer;
 
 #[test]
@@ -22,17 +20,8 @@ fn cpu_of_an_idle_one_millisecond_event_wait() {
     let pc_ip = bed.addr("pc").expect("host address");
     bed.run_in("pc", None, move || {
         let opened = common::open_camera(pc_ip, cam_ip);
-        let ds = producer::open_stream(opened.dev, "stream0").expect("DevOpenDataStream");
+        let common::Started { ds, event } = common::start_stream(opened.dev, 4);
         let stream = producer::stream(ds).expect("the stream");
-        let Info::Size(payload) = stream.info(stream_info::PAYLOAD_SIZE).expect("payload") else {
-            panic!("PAYLOAD_SIZE is a size_t");
-        };
-        for i in 0..4 {
-            let b = producer::alloc_and_announce(ds, payload, i).expect("announce");
-            producer::queue(ds, b).expect("queue");
-        }
-        let event = producer::register_event(ds, event_type::NEW_BUFFER).expect("register");
-        stream.start(INFINITE).expect("DSStartAcquisition");
         let calls = 2000;
         let cpu_before = linerate_io::sched::process_cpu_seconds();
         let began = Instant::now();

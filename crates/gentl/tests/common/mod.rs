@@ -8,7 +8,8 @@ use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 use linerate_device::camera::{self, CameraConfig, CameraHandle};
-use linerate_gentl::abi::access_flags;
+use linerate_gentl::abi::{access_flags, event_type, stream_info, INFINITE};
+use linerate_gentl::info::Info;
 use linerate_gentl::producer;
 use linerate_testbed::Testbed;
 
@@ -94,4 +95,31 @@ pub fn open_camera(pc_ip: Ipv4Addr, cam_ip: Ipv4Addr) -> Opened {
         dev,
         device_id,
     }
+}
+
+/// A started data stream and its new-buffer event, as a consumer has them
+/// before it starts the camera.
+pub struct Started {
+    /// The data stream.
+    pub ds: u64,
+    /// Its NEW_BUFFER event.
+    pub event: u64,
+}
+
+/// Runs in "pc": opens `dev`'s data stream, announces and queues
+/// `buffers` buffers of its payload size (private pointers 0..buffers),
+/// registers the new-buffer event and starts the stream (not the camera).
+pub fn start_stream(dev: u64, buffers: usize) -> Started {
+    let ds = producer::open_stream(dev, "stream0").expect("DevOpenDataStream");
+    let stream = producer::stream(ds).expect("the stream");
+    let Info::Size(payload) = stream.info(stream_info::PAYLOAD_SIZE).expect("payload") else {
+        panic!("PAYLOAD_SIZE is a size_t");
+    };
+    for i in 0..buffers {
+        let b = producer::alloc_and_announce(ds, payload, i).expect("announce");
+        producer::queue(ds, b).expect("queue");
+    }
+    let event = producer::register_event(ds, event_type::NEW_BUFFER).expect("register");
+    stream.start(INFINITE).expect("DSStartAcquisition");
+    Started { ds, event }
 }
