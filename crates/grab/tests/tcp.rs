@@ -290,19 +290,22 @@ fn a_connection_cut_mid_frame_gives_an_incomplete_frame_then_a_new_stream_works(
     assert_eq!(stats.tcp.connections_lost, 1);
 }
 
-/// Frames 1..=4 where frame 2's bytes stop inside the data of its second
-/// payload record, as a camera whose stream stalls mid-record.
+/// The stream of the stall tests: frames 1..=4 of five records each.
+const STALLED: Shape = Shape {
+    frame: 200_000,
+    transfer: 40_000,
+    extended: false,
+};
+
+/// Where frame 2's bytes stop in the stall tests: inside the data of its
+/// second payload record, as a camera whose stream stalls mid-record.
 fn stall_point(shape: Shape) -> usize {
     shape.transfer + shape.transfer / 2
 }
 
 #[test]
 fn a_stall_inside_a_record_past_the_retention_loses_that_frame_only() {
-    let shape = Shape {
-        frame: 200_000,
-        transfer: 40_000,
-        extended: false,
-    };
+    let shape = STALLED;
     let mut bench = Bench::new(shape);
     let mut s = TcpStream::connect(bench.to).expect("connect");
     s.write_all(&frame_bytes(shape, 1)).expect("frame 1");
@@ -338,11 +341,7 @@ fn a_stall_inside_a_record_past_the_retention_loses_that_frame_only() {
 
 #[test]
 fn a_record_trickling_in_longer_than_the_retention_still_completes_its_frame() {
-    let shape = Shape {
-        frame: 200_000,
-        transfer: 40_000,
-        extended: false,
-    };
+    let shape = STALLED;
     let mut bench = Bench::new(shape);
     let to = bench.to;
     let writer = std::thread::spawn(move || {
