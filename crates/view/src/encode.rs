@@ -4,7 +4,7 @@
 use linerate_wire::PixelFormat;
 
 use crate::frame::Frame;
-use crate::render::Picture;
+use crate::render::{Colour, Picture};
 
 /// Why an image could not be encoded.
 #[derive(Debug, thiserror::Error)]
@@ -55,9 +55,13 @@ pub fn jpeg(picture: &Picture) -> Result<Vec<u8>, EncodeError> {
     };
     let w = u16::try_from(picture.width).map_err(|_| too_large())?;
     let h = u16::try_from(picture.height).map_err(|_| too_large())?;
-    let mut out = Vec::with_capacity(picture.rgb.len() / 8);
+    let colour = match picture.colour {
+        Colour::Grey => jpeg_encoder::ColorType::Luma,
+        Colour::Rgb => jpeg_encoder::ColorType::Rgb,
+    };
+    let mut out = Vec::with_capacity(picture.pixels.len() / 8);
     jpeg_encoder::Encoder::new(&mut out, JPEG_QUALITY)
-        .encode(&picture.rgb, w, h, jpeg_encoder::ColorType::Rgb)
+        .encode(&picture.pixels, w, h, colour)
         .map_err(|source| EncodeError::Jpeg {
             width: picture.width,
             height: picture.height,
@@ -114,11 +118,24 @@ mod tests {
         let picture = Picture {
             width: 8,
             height: 8,
-            rgb: vec![128; 8 * 8 * 3],
+            colour: Colour::Rgb,
+            pixels: vec![128; 8 * 8 * 3],
             missing_rows: 0,
         };
         let bytes = jpeg(&picture).expect("encodes");
         assert_eq!(&bytes[..2], &[0xff, 0xd8], "SOI marker");
+        // A grey picture is a one-component JPEG.
+        let grey = Picture {
+            colour: Colour::Grey,
+            pixels: vec![128; 8 * 8],
+            ..picture
+        };
+        let bytes = jpeg(&grey).expect("encodes");
+        let sof = bytes
+            .windows(2)
+            .position(|w| w == [0xff, 0xc0])
+            .expect("a baseline frame header");
+        assert_eq!(bytes[sof + 9], 1, "components");
     }
 
     #[test]

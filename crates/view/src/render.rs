@@ -22,17 +22,40 @@ pub enum Contrast {
     Full,
 }
 
-/// A rendered picture: `width` × `height` RGB8 pixels.
+/// A rendered picture: `width` × `height` pixels, grey or RGB8.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picture {
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// RGB bytes, row after row.
-    pub rgb: Vec<u8>,
+    /// Grey (one byte a pixel) or RGB (three): a mono frame with every row
+    /// present stays grey, which costs a third of RGB to encode, send and
+    /// decode in the browser.
+    pub colour: Colour,
+    /// The pixels' bytes, row after row.
+    pub pixels: Vec<u8>,
     /// Rows of the source frame that were marked missing.
     pub missing_rows: u32,
+}
+
+/// How a [`Picture`]'s pixels are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colour {
+    /// One grey byte a pixel.
+    Grey,
+    /// Three bytes a pixel: red, green, blue.
+    Rgb,
+}
+
+impl Colour {
+    /// Bytes a pixel.
+    pub fn bytes(self) -> usize {
+        match self {
+            Colour::Grey => 1,
+            Colour::Rgb => 3,
+        }
+    }
 }
 
 /// The colour of a missing row.
@@ -116,7 +139,8 @@ pub fn render(
     };
     let stride = w * bytes_per_pixel;
     let byte = |i: usize| data.get(i).copied().unwrap_or(0);
-    let mut rgb = Vec::with_capacity(ow * oh * 3);
+    let mono = matches!(layout, Layout::Mono { .. });
+    let mut pixels = Vec::with_capacity(ow * oh * if mono { 1 } else { 3 });
     match layout {
         Layout::Mono { bytes, bits } => {
             let sample = |x: usize, y: usize| -> u32 {
@@ -147,8 +171,7 @@ pub fn render(
             for y in (0..h).step_by(step) {
                 for x in (0..w).step_by(step) {
                     let v = sample(x, y).clamp(lo, hi);
-                    let g = ((v - lo) * 255 / span) as u8;
-                    rgb.extend_from_slice(&[g, g, g]);
+                    pixels.push(((v - lo) * 255 / span) as u8);
                 }
             }
         }
@@ -170,7 +193,7 @@ pub fn render(
                         (p(1, 0), p(0, 0), p(1, 1), p(0, 1))
                     };
                     let g = ((u16::from(g1) + u16::from(g2)) / 2) as u8;
-                    rgb.extend_from_slice(&[r, g, b]);
+                    pixels.extend_from_slice(&[r, g, b]);
                 }
             }
         }
@@ -178,27 +201,38 @@ pub fn render(
             for y in (0..h).step_by(step) {
                 for x in (0..w).step_by(step) {
                     let i = y * stride + x * 3;
-                    rgb.extend_from_slice(&[byte(i), byte(i + 1), byte(i + 2)]);
+                    pixels.extend_from_slice(&[byte(i), byte(i + 1), byte(i + 2)]);
                 }
             }
         }
     }
+    let mut colour = if mono { Colour::Grey } else { Colour::Rgb };
     let mut missing_rows = 0;
     if !frame.is_complete() || data.len() < stride * h {
-        for (oy, y) in (0..h).step_by(step).enumerate() {
-            let rows = y..(y + step).min(h);
-            if frame.rows_missing(rows.clone(), stride) {
-                missing_rows += rows.len() as u32;
-                for px in rgb[oy * ow * 3..(oy + 1) * ow * 3].chunks_exact_mut(3) {
-                    px.copy_from_slice(&MISSING);
-                }
+        let missing: Vec<(usize, u32)> = (0..h)
+            .step_by(step)
+            .enumerate()
+            .map(|(oy, y)| (oy, y..(y + step).min(h)))
+            .filter(|(_, rows)| frame.rows_missing(rows.clone(), stride))
+            .map(|(oy, rows)| (oy, rows.len() as u32))
+            .collect();
+        if !missing.is_empty() && colour == Colour::Grey {
+            // Missing rows are marked in colour.
+            pixels = pixels.iter().flat_map(|&g| [g, g, g]).collect();
+            colour = Colour::Rgb;
+        }
+        for (oy, rows) in missing {
+            missing_rows += rows;
+            for px in pixels[oy * ow * 3..(oy + 1) * ow * 3].chunks_exact_mut(3) {
+                px.copy_from_slice(&MISSING);
             }
         }
     }
     Ok(Picture {
         width: ow as u32,
         height: oh as u32,
-        rgb,
+        colour,
+        pixels,
         missing_rows,
     })
 }
@@ -233,8 +267,8 @@ mod tests {
         let f = frame(PixelFormat::MONO8, 4, 4, data);
         let p = render(&f, 2, 2, Contrast::Full).expect("renders");
         assert_eq!((p.width, p.height), (2, 2));
-        let grey: Vec<u8> = p.rgb.chunks(3).map(|c| c[0]).collect();
-        assert_eq!(grey, vec![0, 2, 8, 10]);
+        assert_eq!(p.colour, Colour::Grey);
+        assert_eq!(p.pixels, vec![0, 2, 8, 10]);
     }
 
     #[test]
@@ -243,21 +277,19 @@ mod tests {
         let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let f = frame(PixelFormat::MONO16, 2, 2, data.clone());
         let auto = render(&f, 8, 8, Contrast::Auto).expect("renders");
-        let grey: Vec<u8> = auto.rgb.chunks(3).map(|c| c[0]).collect();
-        assert_eq!(grey, vec![0, 85, 170, 255]);
+        assert_eq!(auto.pixels, vec![0, 85, 170, 255]);
         let full = render(&f, 8, 8, Contrast::Full).expect("renders");
-        let grey: Vec<u8> = full.rgb.chunks(3).map(|c| c[0]).collect();
-        assert_eq!(grey, vec![3, 4, 4, 5]);
+        assert_eq!(full.pixels, vec![3, 4, 4, 5]);
         let f12 = frame(PixelFormat::MONO12, 2, 2, data);
         let full = render(&f12, 8, 8, Contrast::Full).expect("renders");
-        assert_eq!(full.rgb[0], (1000u32 * 255 / 4095) as u8);
+        assert_eq!(full.pixels[0], (1000u32 * 255 / 4095) as u8);
     }
 
     #[test]
     fn a_flat_image_is_not_divided_by_zero() {
         let f = frame(PixelFormat::MONO16, 2, 1, vec![7, 7, 7, 7]);
         let p = render(&f, 8, 8, Contrast::Auto).expect("renders");
-        assert_eq!(p.rgb, vec![0; 6]);
+        assert_eq!(p.pixels, vec![0; 2]);
     }
 
     #[test]
@@ -265,17 +297,19 @@ mod tests {
         // R G / G B with R=200, G=100/50, B=10.
         let f = frame(PixelFormat::BAYER_RG8, 2, 2, vec![200, 100, 50, 10]);
         let p = render(&f, 1, 1, Contrast::Auto).expect("renders");
-        assert_eq!(p.rgb, vec![200, 75, 10]);
+        assert_eq!(p.colour, Colour::Rgb);
+        assert_eq!(p.pixels, vec![200, 75, 10]);
         let f = frame(PixelFormat::BAYER_GR8, 2, 2, vec![100, 200, 10, 50]);
         let p = render(&f, 1, 1, Contrast::Auto).expect("renders");
-        assert_eq!(p.rgb, vec![200, 75, 10]);
+        assert_eq!(p.colour, Colour::Rgb);
+        assert_eq!(p.pixels, vec![200, 75, 10]);
     }
 
     #[test]
     fn rgb8_keeps_its_colours() {
         let f = frame(PixelFormat::RGB8, 1, 1, vec![1, 2, 3]);
         let p = render(&f, 4, 4, Contrast::Auto).expect("renders");
-        assert_eq!(p.rgb, vec![1, 2, 3]);
+        assert_eq!(p.pixels, vec![1, 2, 3]);
     }
 
     #[test]
@@ -283,8 +317,11 @@ mod tests {
         let mut f = frame(PixelFormat::MONO8, 2, 3, vec![9; 6]);
         f.missing = std::iter::once(2..4).collect();
         let p = render(&f, 8, 8, Contrast::Full).expect("renders");
-        assert_eq!(&p.rgb[6..12], &[255, 0, 255, 255, 0, 255]);
-        assert_eq!(&p.rgb[0..3], &[9, 9, 9]);
+        // A mono picture turns RGB to show the missing rows in colour.
+        assert_eq!(p.colour, Colour::Rgb);
+        assert_eq!(p.pixels.len(), 2 * 3 * 3);
+        assert_eq!(&p.pixels[6..12], &[255, 0, 255, 255, 0, 255]);
+        assert_eq!(&p.pixels[0..3], &[9, 9, 9]);
         assert_eq!(p.missing_rows, 1);
     }
 
