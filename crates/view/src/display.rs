@@ -36,18 +36,24 @@ pub(crate) fn run(shared: &Arc<Shared>) {
     let mut shown: (u64, Contrast) = (0, Contrast::Auto);
     let mut next = Instant::now();
     let mut seq = 0;
+    let mut width = shared.config.max_width;
     while sleep_until(shared, next) {
         next = (next + period).max(Instant::now());
         let (frame_seq, frame) = shared.slot.latest();
         shared.slot.want();
         let contrast = shared.contrast();
+        width = picture_width(
+            shared.page_width.swap(0, Ordering::Relaxed),
+            width,
+            shared.config.max_width,
+        );
         let Some(frame) = frame else { continue };
         if (frame_seq, contrast) == shown {
             continue;
         }
         shown = (frame_seq, contrast);
         let c = &shared.config;
-        let encoded = render::render(&frame, c.max_width, c.max_height, contrast)
+        let encoded = render::render(&frame, width, c.max_height, contrast)
             .map_err(|e| e.to_string())
             .and_then(|p| {
                 encode::jpeg(&p)
@@ -69,6 +75,23 @@ pub(crate) fn run(shared: &Arc<Shared>) {
         })));
         shared.displayed.fetch_add(1, Ordering::Relaxed);
         shared.picture_seq.send_replace(seq);
+    }
+}
+
+/// The narrowest picture a page is sent, in pixels: a page that reports a
+/// tiny (or hidden) picture box still gets a picture worth looking at.
+const MIN_PICTURE_WIDTH: u32 = 160;
+
+/// The width to decimate to: the widest a page `asked` for since the last
+/// picture (0: no page asked, keep `current`), at most `max` (the
+/// configured limit). A page shown in a small window so costs the display
+/// thread, the connection and the browser fewer pixels, as the issue asks
+/// ("decimated to the page's size").
+fn picture_width(asked: u32, current: u32, max: u32) -> u32 {
+    if asked == 0 {
+        current
+    } else {
+        asked.clamp(MIN_PICTURE_WIDTH.min(max), max)
     }
 }
 
@@ -131,5 +154,24 @@ pub(crate) fn sample(shared: &Arc<Shared>) {
         if !sleep_until(shared, next) {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_picture_follows_the_widest_page_within_the_limit() {
+        assert_eq!(picture_width(0, 1024, 1024), 1024, "no page asked");
+        assert_eq!(picture_width(438, 1024, 1024), 438);
+        assert_eq!(picture_width(0, 438, 1024), 438, "kept until asked again");
+        assert_eq!(
+            picture_width(3000, 438, 1024),
+            1024,
+            "never above the limit"
+        );
+        assert_eq!(picture_width(1, 438, 1024), MIN_PICTURE_WIDTH);
+        assert_eq!(picture_width(1, 100, 100), 100, "a limit below the minimum");
     }
 }

@@ -3,7 +3,7 @@
 //! | path | what |
 //! |---|---|
 //! | `GET /` | the page (embedded; no external resources) |
-//! | `GET /api/frame.jpg?after=N` | the next picture after sequence N (waits up to 2 s) |
+//! | `GET /api/frame.jpg?after=N[&width=W]` | the next picture after sequence N (waits up to 2 s), decimated to fit W device pixels (the widest page asking wins) |
 //! | `GET /api/snapshot.png` | the latest frame at full resolution |
 //! | `GET /api/stats` | [`crate::Stats`] as JSON |
 //! | `GET /metrics` | the same in Prometheus text format |
@@ -69,6 +69,8 @@ async fn page(State(shared): AppState) -> Html<&'static str> {
 struct After {
     #[serde(default)]
     after: u64,
+    /// The width, in device pixels, the page shows the picture at.
+    width: Option<u32>,
 }
 
 fn error(status: StatusCode, message: String) -> Response {
@@ -76,6 +78,11 @@ fn error(status: StatusCode, message: String) -> Response {
 }
 
 async fn frame(State(shared): AppState, Query(q): Query<After>) -> Response {
+    if let Some(w) = q.width {
+        shared
+            .page_width
+            .fetch_max(w, std::sync::atomic::Ordering::Relaxed);
+    }
     let mut rx = shared.picture_seq.subscribe();
     let _ = tokio::time::timeout(FRAME_WAIT, rx.wait_for(|s| *s > q.after)).await;
     let Some(picture) = shared.picture.load_full() else {

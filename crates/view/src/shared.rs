@@ -1,7 +1,7 @@
 //! State the view's threads share: the frame slot, the encoded picture,
 //! the counters and stats, the controls and the stop flag.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8};
 use std::sync::Arc;
 
 use arc_swap::{ArcSwap, ArcSwapOption};
@@ -50,6 +50,9 @@ pub(crate) struct Shared {
     pub served: AtomicU64,
     /// Times the page was fetched.
     pub page_loads: AtomicU64,
+    /// The widest picture, in device pixels, that a page asked for since
+    /// the display thread last looked (0: none asked).
+    pub page_width: AtomicU32,
     pub stop: AtomicBool,
 }
 
@@ -70,6 +73,7 @@ impl Shared {
             displayed: AtomicU64::new(0),
             served: AtomicU64::new(0),
             page_loads: AtomicU64::new(0),
+            page_width: AtomicU32::new(0),
             stop: AtomicBool::new(false),
         }
     }
