@@ -31,15 +31,15 @@ const HEIGHT: u32 = 2048;
 /// The fixed rate of the CPU-per-GB comparison (2.7 Gbit/s).
 const CPU_FPS: f64 = 80.0;
 
-/// The sweep's rates: coarse up to 180 fps, then 10 fps (about 5 %) apart,
+/// The sweep's rates: coarse up to 160 fps, then 10 fps (about 5 %) apart,
 /// so that a 0.95x ratio of highest lossless rates can be resolved, up to
 /// 290 fps (9.7 Gbit/s, just under the 10 Gbit/s pacing's 297 fps), where
 /// grab alone should lose or the emulated camera run out of CPU 0 (the
 /// report's highest lossless rate is the frame rate received, so a camera
 /// that falls short of the rate asked shows as its own rate).
-const SWEEP_FPS: [f64; 15] = [
-    40.0, 80.0, 120.0, 160.0, 180.0, 190.0, 200.0, 210.0, 220.0, 230.0, 240.0, 250.0, 260.0, 275.0,
-    290.0,
+const SWEEP_FPS: [f64; 17] = [
+    40.0, 80.0, 120.0, 140.0, 160.0, 170.0, 180.0, 190.0, 200.0, 210.0, 220.0, 230.0, 240.0, 250.0,
+    260.0, 275.0, 290.0,
 ];
 
 pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
