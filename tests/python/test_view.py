@@ -367,9 +367,22 @@ def test_grab_view_shows_the_running_grab(bench):
             assert s["counters"]["width"] == 640 and s["counters"]["pixel_format"] == "Mono8"
             body = page.request.get(f"http://127.0.0.1:{PORT}/api/controls").json()
             assert body["available"] is False, "grab --view has no camera controls"
+            # The grab lends its buffers to the page: the picture moves and
+            # the snapshot is the lent frame at full resolution.
+            first = page.locator("#image").screenshot()
+            time.sleep(1.0)
+            second = page.locator("#image").screenshot()
+            assert first != second, "the picture did not change in a second"
+            with page.expect_download() as download:
+                page.click("#snapshot")
+            with open(download.value.path(), "rb") as f:
+                assert f.read(8) == b"\x89PNG\r\n\x1a\n"
         out, err = grab.communicate(timeout=20)
         assert grab.returncode == 0, err
-        assert json.loads(out)["frames_completed"] > 0
+        report = json.loads(out)
+        assert report["frames_completed"] > 0
+        # Buffers lent to the page came back: every frame arrived whole.
+        assert report["frames_incomplete"] == 0, report
     finally:
         grab.kill()
         grab.wait()

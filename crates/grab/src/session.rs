@@ -55,7 +55,7 @@ pub use tally::IncompleteFrame;
 use progress::Counters;
 
 use crate::receive::Transport;
-use crate::stream::{Buffer, Stream};
+use crate::stream::{Buffer, Requeue, Stream};
 use crate::verify::Pattern;
 use crate::{Camera, ControlConfig, StreamOptions};
 
@@ -238,12 +238,30 @@ impl Session {
     where
         F: FnMut(&Buffer, &GrabProgress),
     {
+        self.run_keeping(|buffer, progress, _| {
+            on_frame(&buffer, progress);
+            Some(buffer)
+        })
+    }
+
+    /// Like [`Session::run_with`], handing `on_frame` the buffer itself:
+    /// it returns the buffer to give it back at once, or keeps it (None)
+    /// and gives it back later through the [`Requeue`] handle (when a
+    /// live view has shown it, say), so a frame can be lent on without a
+    /// copy. A kept buffer is one fewer for the stream until it returns.
+    pub fn run_keeping<F>(self, mut on_frame: F) -> Result<GrabReport, GrabError>
+    where
+        F: FnMut(Buffer, &GrabProgress, &Requeue) -> Option<Buffer>,
+    {
         let mut acquisition = self.start()?;
+        let requeue = acquisition.requeue_handle();
         loop {
             match acquisition.pull(STOP_POLL) {
                 Pulled::Frame(buffer) => {
-                    on_frame(&buffer, &acquisition.progress());
-                    acquisition.requeue(buffer)?;
+                    let progress = acquisition.progress();
+                    if let Some(buffer) = on_frame(buffer, &progress, &requeue) {
+                        acquisition.requeue(buffer)?;
+                    }
                 }
                 Pulled::Waiting => {}
                 Pulled::Ended => break,

@@ -172,64 +172,24 @@ fn frame_of(buffer: &Buffer, pixels: crate::Pixels) -> Option<Frame> {
     })
 }
 
-/// Copies frames for the view, for callers that must give the buffer back
-/// at once (a `run_with` callback), into recycled memory: a copy's bytes
-/// come back when the display is done with the frame, so copying at the
-/// display rate allocates (and faults in) no new memory after the first
-/// few copies. Call [`FrameCopier::copy`] only when
-/// [`FramePublisher::wants_frame`], so it copies at the display rate.
-pub struct FrameCopier {
-    returned: mpsc::Receiver<Vec<u8>>,
-    give_back: mpsc::SyncSender<Vec<u8>>,
-}
-
-/// Copies kept for reuse: the one being shown, the one replacing it, and
-/// one to spare.
-const RECYCLED_COPIES: usize = 3;
-
-impl Default for FrameCopier {
-    fn default() -> Self {
-        let (give_back, returned) = mpsc::sync_channel(RECYCLED_COPIES);
-        FrameCopier {
-            returned,
-            give_back,
+/// Lends `buffer` to the view as a frame, without copying it: the buffer
+/// goes back to its stream through `requeue` when the display has done
+/// with the frame. For callers that own the buffer (a
+/// [`linerate_grab::session::Session::run_keeping`] callback); call it
+/// only when [`FramePublisher::wants_frame`], so at most the frame shown
+/// and the one replacing it are away from the stream. Gives the buffer
+/// back unused when its leader (and with it the frame's layout) never
+/// arrived.
+pub fn lend(buffer: Buffer, requeue: &Requeue) -> Result<Frame, Buffer> {
+    match frame_of(&buffer, Box::new(Vec::new())) {
+        Some(mut frame) => {
+            frame.pixels = Box::new(Lent {
+                buffer: Some(buffer),
+                requeue: requeue.clone(),
+            });
+            Ok(frame)
         }
-    }
-}
-
-impl FrameCopier {
-    /// A copy of `buffer`'s frame; None when its leader (and with it the
-    /// frame's layout) never arrived.
-    pub fn copy(&self, buffer: &Buffer) -> Option<Frame> {
-        let mut bytes = self.returned.try_recv().unwrap_or_default();
-        bytes.clear();
-        bytes.extend_from_slice(buffer.data());
-        frame_of(
-            buffer,
-            Box::new(Recycled {
-                bytes,
-                back: self.give_back.clone(),
-            }),
-        )
-    }
-}
-
-/// A copy's bytes, sent back to their [`FrameCopier`] when the frame is
-/// dropped (or freed, when it already keeps enough).
-struct Recycled {
-    bytes: Vec<u8>,
-    back: mpsc::SyncSender<Vec<u8>>,
-}
-
-impl AsRef<[u8]> for Recycled {
-    fn as_ref(&self) -> &[u8] {
-        &self.bytes
-    }
-}
-
-impl Drop for Recycled {
-    fn drop(&mut self) {
-        let _ = self.back.try_send(std::mem::take(&mut self.bytes));
+        None => Err(buffer),
     }
 }
 
@@ -665,29 +625,5 @@ fn add(c: &mut Counters, r: &GrabReport) {
     c.packets_resent += r.packets_resent;
     if let Some(t) = &r.receive_thread_cpu {
         c.receive_thread_cpu_s = Some(c.receive_thread_cpu_s.unwrap_or(0.0) + t.total_s);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_copys_memory_comes_back_for_the_next_copy_and_extras_are_freed() {
-        let copier = FrameCopier::default();
-        let copy = |n: usize| Recycled {
-            bytes: vec![7; n],
-            back: copier.give_back.clone(),
-        };
-        let shown = copy(4096);
-        assert_eq!(shown.as_ref().len(), 4096);
-        drop(shown);
-        let back = copier.returned.try_recv().expect("the bytes came back");
-        assert!(back.capacity() >= 4096);
-        // More copies dropped than are kept: the extras are freed, and
-        // nothing blocks.
-        let many: Vec<Recycled> = (0..RECYCLED_COPIES + 2).map(|_| copy(16)).collect();
-        drop(many);
-        assert_eq!(copier.returned.try_iter().count(), RECYCLED_COPIES);
     }
 }

@@ -389,14 +389,14 @@ where
         frames: v.frames(),
         stats: v.stats(),
         shape: linerate_view::camera::FrameShape::default(),
-        copier: linerate_view::camera::FrameCopier::default(),
         published: std::time::Instant::now(),
     });
-    let mut report = session.run_with(|buffer, p| {
-        on_frame(buffer, p);
-        if let Some(v) = &mut viewer {
-            v.take(buffer, p);
-        }
+    let mut report = session.run_keeping(|buffer, p, requeue| {
+        on_frame(&buffer, p);
+        let buffer = match &mut viewer {
+            Some(v) => v.take(buffer, p, requeue),
+            None => Some(buffer),
+        };
         if let Some(bar) = &bar {
             if target > 0 {
                 bar.set_position(p.frames_delivered());
@@ -410,6 +410,7 @@ where
                 p.gbit_per_s()
             ));
         }
+        buffer
     })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -427,22 +428,35 @@ struct LiveView {
     frames: linerate_view::FramePublisher,
     stats: linerate_view::StatsPublisher,
     shape: linerate_view::camera::FrameShape,
-    copier: linerate_view::camera::FrameCopier,
     published: std::time::Instant,
 }
 
 impl LiveView {
-    fn take(&mut self, buffer: &linerate_grab::stream::Buffer, p: &GrabProgress) {
-        self.shape.update(buffer);
-        if self.frames.wants_frame() {
-            if let Some(f) = self.copier.copy(buffer) {
-                self.frames.publish(f);
-            }
-        }
+    /// Notes `buffer`'s shape and lends it to the page when the page
+    /// wants a frame (it then comes back to the stream once shown, so
+    /// the receive path copies nothing for the view); returns it when it
+    /// stays with the stream.
+    fn take(
+        &mut self,
+        buffer: linerate_grab::stream::Buffer,
+        p: &GrabProgress,
+        requeue: &linerate_grab::stream::Requeue,
+    ) -> Option<linerate_grab::stream::Buffer> {
+        self.shape.update(&buffer);
         if self.published.elapsed() >= Duration::from_millis(500) {
             self.published = std::time::Instant::now();
             self.stats
                 .publish(linerate_view::camera::grab_counters(p, &self.shape));
+        }
+        if !self.frames.wants_frame() {
+            return Some(buffer);
+        }
+        match linerate_view::camera::lend(buffer, requeue) {
+            Ok(frame) => {
+                self.frames.publish(frame);
+                None
+            }
+            Err(buffer) => Some(buffer),
         }
     }
 }
