@@ -551,7 +551,14 @@ impl DataStream {
                 // (none started, or it finished without reaching us).
                 let grace_over = expired && (in_grace || timeout_ms == 0);
                 if grace_over || !self.frame_in_flight() {
-                    return Err(GcError::Timeout(timeout_ms));
+                    // A frame completed after a blocking pull gave up and
+                    // before the check above is waiting now: hand it over.
+                    let last = if slice.is_zero() {
+                        None
+                    } else {
+                        self.pull_one(Duration::ZERO)?
+                    };
+                    return last.ok_or(GcError::Timeout(timeout_ms));
                 }
                 if expired {
                     in_grace = true;
