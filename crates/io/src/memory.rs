@@ -105,30 +105,6 @@ pub fn return_free_memory() {
     }
 }
 
-/// Asks the kernel to back the whole 2 MiB pages inside `len` bytes at
-/// `addr` with transparent huge pages (`MADV_HUGEPAGE`), for a frame
-/// buffer the kernel writes into and an application reads or clears:
-/// 2 pages a 4 MiB frame instead of 1024 (fewer TLB misses and page
-/// walks, which cost most in a VM). Only the 2 MiB-aligned interior is
-/// advised, so memory around the buffer keeps its own settings. Advice
-/// only: contents and validity are unchanged, pages already there stay
-/// until the kernel collapses them, and where THP is off or the range is
-/// not mapped nothing happens. Returns whether any range was advised.
-pub fn advise_huge_pages(addr: usize, len: usize) -> bool {
-    const HUGE: usize = 2 << 20;
-    let Some(end) = addr.checked_add(len) else {
-        return false;
-    };
-    let start = addr.div_ceil(HUGE) * HUGE;
-    let end = end / HUGE * HUGE;
-    if end <= start {
-        return false;
-    }
-    // SAFETY: madvise with MADV_HUGEPAGE only changes how the kernel backs
-    // the range, never its contents; an unmapped range fails with ENOMEM.
-    unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) == 0 }
-}
-
 /// The largest resident set this process has had (VmHWM), in MiB; 0 when
 /// /proc cannot tell. Reports give it as `max_rss_mib` so a user sees
 /// that memory stayed flat however long a run was.
@@ -146,18 +122,6 @@ pub fn peak_resident_mib() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn huge_page_advice_keeps_the_contents_and_skips_small_ranges() {
-        let mut v: Vec<u8> = (0..8 << 20).map(|i| (i % 251) as u8).collect();
-        let (addr, len) = (v.as_mut_ptr() as usize, v.len());
-        // No whole 2 MiB page inside 1 MiB: nothing is advised.
-        assert!(!advise_huge_pages(addr, 1 << 20));
-        assert!(!advise_huge_pages(usize::MAX - 10, 100));
-        // Advice only (THP may be off here): the bytes stay as they were.
-        advise_huge_pages(addr, len);
-        assert!(v.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
-    }
 
     #[test]
     fn trimming_after_a_large_free_is_harmless() {

@@ -59,11 +59,7 @@ pub unsafe extern "C" fn DSAnnounceBuffer(
             base: buffer as usize,
             len: size,
         };
-        let (base, len) = (memory.base, memory.len);
         let h = producer::announce(handle(stream), Box::new(memory), private as usize)?;
-        // The engine receives frames straight into it: huge pages make
-        // that (and the consumer's own passes over it) cheaper.
-        linerate_io::memory::advise_huge_pages(base, len);
         put(out, to_handle(h), "phBuffer")
     })
 }
