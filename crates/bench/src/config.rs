@@ -128,6 +128,10 @@ pub struct BenchConfig {
     /// linerate's GenTL producer, for the `python` scenario's Harvesters
     /// receiver; `None` leaves Harvesters out (default: [`default_cti`]).
     pub cti: Option<PathBuf>,
+    /// The `python` scenario runs only `linerate grab` and Harvesters,
+    /// not the `linerate` package's receivers: half the runs, so more
+    /// repeats of the Harvesters ratio fit in the same time.
+    pub harvesters_only: bool,
     /// The test bench's name (namespaces are `lr-<name>-<host>`).
     pub bed_name: String,
     /// The script that fetches Apache Kafka and starts brokers
@@ -186,6 +190,7 @@ impl BenchConfig {
             python: default_python(&linerate),
             cti: default_cti(&linerate),
             linerate,
+            harvesters_only: false,
             bed_name: "bench".to_owned(),
             kafka_script,
         }

@@ -42,7 +42,7 @@ const SLICE: Duration = Duration::from_millis(10);
 /// a Python exception and a wake-up: a 4 MiB frame takes 3.4 ms to arrive
 /// at 10 Gbit/s, so without this most of its waits would end that way.
 /// Waits with a timeout of 0 (a poll) are never extended.
-const ARRIVING_GRACE: Duration = Duration::from_millis(10);
+pub const ARRIVING_GRACE: Duration = Duration::from_millis(10);
 
 /// The fewest announced buffers the engine receives into directly: it
 /// keeps half of its buffers' worth of frames in flight (waiting for
@@ -551,7 +551,14 @@ impl DataStream {
                 // (none started, or it finished without reaching us).
                 let grace_over = expired && (in_grace || timeout_ms == 0);
                 if grace_over || !self.frame_in_flight() {
-                    return Err(GcError::Timeout(timeout_ms));
+                    // A frame completed after a blocking pull gave up and
+                    // before the check above is waiting now: hand it over.
+                    let last = if slice.is_zero() {
+                        None
+                    } else {
+                        self.pull_one(Duration::ZERO)?
+                    };
+                    return last.ok_or(GcError::Timeout(timeout_ms));
                 }
                 if expired {
                     in_grace = true;
@@ -561,8 +568,11 @@ impl DataStream {
         }
     }
 
-    /// Whether the engine is receiving a frame now.
-    fn frame_in_flight(&self) -> bool {
+    /// Whether the engine is receiving a frame now (packets of it came,
+    /// it is neither complete nor given up): what a wait's grace waits
+    /// for. Public so tests can start a wait while a frame is known to be
+    /// on its way.
+    pub fn frame_in_flight(&self) -> bool {
         match &*self.device.connection() {
             Connection::Acquiring(a) => a.frame_in_flight(),
             _ => false,

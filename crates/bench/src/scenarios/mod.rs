@@ -97,7 +97,10 @@ pub fn missing_requirements(scenario: Scenario, config: &BenchConfig) -> Vec<Str
         ));
     }
     if scenario == Scenario::Python {
-        let mut modules = vec!["linerate"];
+        let mut modules = Vec::new();
+        if !config.harvesters_only {
+            modules.push("linerate");
+        }
         if config.cti.is_some() {
             modules.push("harvesters");
         }

@@ -35,6 +35,7 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
             ("python-copy", python(true)),
         ]
         .into_iter()
+        .filter(|(name, _)| !config.harvesters_only || *name == "linerate-grab")
         .chain(config.cti.clone().map(|cti| {
             (
                 "harvesters",
@@ -64,4 +65,32 @@ pub(super) fn plan(config: &BenchConfig) -> Vec<Job> {
             })
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn implementations(config: &BenchConfig) -> Vec<String> {
+        let mut names: Vec<String> = plan(config).into_iter().map(|j| j.implementation).collect();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn harvesters_only_leaves_out_the_python_package_receivers() {
+        let mut config = BenchConfig::new(vec![Scenario::Python], false, PathBuf::from("linerate"));
+        config.cti = Some(PathBuf::from("linerate.cti"));
+        config.timing.repeats = 1;
+        let all = implementations(&config);
+        assert!(all.contains(&"python".to_owned()) && all.contains(&"python-copy".to_owned()));
+        config.harvesters_only = true;
+        let jobs = plan(&config);
+        assert_eq!(jobs.len(), 4, "two receivers at two rates");
+        assert_eq!(
+            implementations(&config),
+            ["linerate-grab", "harvesters", "linerate-grab", "harvesters"]
+        );
+    }
 }

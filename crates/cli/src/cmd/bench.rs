@@ -97,6 +97,11 @@ pub struct BenchArgs {
     /// is left out).
     #[arg(long, value_name = "PATH")]
     pub cti: Option<PathBuf>,
+    /// `python` scenario: run only `linerate grab` and Harvesters with
+    /// linerate.cti, not the `linerate` Python package's receivers, so more
+    /// repeats of the Harvesters ratio fit (e.g. `--repeats 5`).
+    #[arg(long)]
+    pub harvesters_only: bool,
 }
 
 /// Runs `linerate bench`.
@@ -122,6 +127,15 @@ pub fn run(args: BenchArgs) -> Result<()> {
             bail!("--cti {}: no such file", cti.display());
         }
         config.cti = Some(cti.clone());
+    }
+    if args.harvesters_only {
+        if config.cti.is_none() {
+            bail!(
+                "--harvesters-only: no GenTL producer found beside this build; \
+                 build it (cargo build --release -p linerate-gentl) or name it with --cti"
+            );
+        }
+        config.harvesters_only = true;
     }
     // --seconds and --repeats are range-checked while parsing.
     if let Some(s) = args.seconds {
