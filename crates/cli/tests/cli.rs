@@ -435,6 +435,25 @@ fn quiet_and_verbose_are_accepted_by_every_command_but_not_together() {
 }
 
 #[test]
+fn grab_view_refuses_too_few_buffers_for_the_page_to_hold_its_frames() {
+    // Refused before anything is sent or bound.
+    let out = linerate(&[
+        "grab",
+        "192.0.2.1",
+        "--buffers",
+        "3",
+        "--view",
+        "127.0.0.1:0",
+    ]);
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("--buffers 3 with --view") && e.contains("--buffers 4 or more"),
+        "{e}"
+    );
+}
+
+#[test]
 fn errors_name_the_offending_value_once() {
     let err = |args: &[&str]| {
         let out = linerate(args);

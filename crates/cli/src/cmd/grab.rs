@@ -169,13 +169,20 @@ pub struct GrabArgs {
     pub frame_timeout: f64,
     /// Show the frames and the stream's health live in a web page served
     /// at this HOST:PORT (e.g. 127.0.0.1:8080) while the grab runs. The
-    /// page has no authentication: binding beyond loopback is your choice.
+    /// page is lent the frame it shows (no copy), so one or two of the
+    /// --buffers are with the page at any time. The page has no
+    /// authentication: binding beyond loopback is your choice.
     #[arg(long, value_name = "ADDR")]
     pub view: Option<std::net::SocketAddr>,
     /// Forwarding to Apache Kafka (--to kafka://HOST:PORT/TOPIC).
     #[command(flatten)]
     pub kafka: Box<crate::cmd::kafka::ToKafkaArgs>,
 }
+
+/// The fewest frame buffers `--view` accepts: the page may hold two (the
+/// frame shown and the one replacing it) and the stream needs two more to
+/// keep receiving.
+const MIN_BUFFERS_WITH_VIEW: usize = 4;
 
 impl GrabArgs {
     /// The session these arguments ask for.
@@ -189,6 +196,14 @@ impl GrabArgs {
             "auto" => None,
             other => bail!("--pattern {other:?}: expected auto, linerate or aravis"),
         };
+        if let (Some(_), Some(buffers)) = (self.view, self.buffers) {
+            if buffers < MIN_BUFFERS_WITH_VIEW {
+                bail!(
+                    "--buffers {buffers} with --view: the page holds one or two frame buffers \
+                     while it shows them; give --buffers {MIN_BUFFERS_WITH_VIEW} or more"
+                );
+            }
+        }
         Ok(GrabConfig {
             camera: self.camera.clone(),
             frames: self.frames,
