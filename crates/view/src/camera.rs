@@ -369,21 +369,20 @@ impl Runner {
         if let Some(f) = info.pixel_format {
             self.latest.2 = f.to_string();
         }
-        let wanted = self.frames.wants_frame();
-        match frame_of(&buffer, Box::new(Vec::new())).filter(|_| wanted) {
-            Some(mut frame) => {
-                frame.pixels = Box::new(Lent {
-                    buffer: Some(buffer),
-                    requeue: acq.requeue_handle(),
-                });
-                self.frames.publish(frame);
-            }
-            None => {
-                if acq.requeue(buffer).is_err() {
-                    self.error = Some("the stream refused a buffer back".into());
-                    self.halt();
+        let buffer = if self.frames.wants_frame() {
+            match lend(buffer, &acq.requeue_handle()) {
+                Ok(frame) => {
+                    self.frames.publish(frame);
+                    return;
                 }
+                Err(unlent) => unlent,
             }
+        } else {
+            buffer
+        };
+        if acq.requeue(buffer).is_err() {
+            self.error = Some("the stream refused a buffer back".into());
+            self.halt();
         }
     }
     /// The totals so far, across restarts.
