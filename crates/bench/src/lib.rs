@@ -16,6 +16,7 @@
 //!
 //! Requires root (network namespaces).
 
+mod app_threads;
 mod bed;
 mod camera_alone;
 mod config;

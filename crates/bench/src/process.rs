@@ -109,6 +109,12 @@ impl Running {
         }
     }
 
+    /// The program's process id while it runs (for reading its threads'
+    /// CPU time); `None` once it was waited for.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     fn try_wait(&mut self) -> Result<Option<ExitStatus>> {
         match self.child.as_mut() {
             Some(child) => child.try_wait().map_err(|source| Error::Spawn {

@@ -39,6 +39,12 @@ pub struct Run {
     pub sender_core_pct: Option<f64>,
     /// Sending core's CPU-seconds per GB sent.
     pub sender_cpu_s_per_gb: Option<f64>,
+    /// CPU-seconds per GB the receiver's application threads (all but
+    /// linerate's receive engine's) spent on the receiving core.
+    pub application_cpu_s_per_gb: Option<f64>,
+    /// The receiving core's CPU-seconds per GB less the application's:
+    /// the receive path (kernel and engine) alone.
+    pub receive_path_cpu_s_per_gb: Option<f64>,
     /// Frames (or boards' bytes, for FADE) that arrived complete.
     pub frames_completed: Option<u64>,
     /// Frames lost (incomplete, failed, underrun).
@@ -98,6 +104,13 @@ pub struct Summary {
     pub sender_core_pct: Option<f64>,
     /// Median sending-core CPU-seconds per GB sent.
     pub sender_cpu_s_per_gb: Option<f64>,
+    /// Median CPU-seconds per GB of the receiver's application threads.
+    pub application_cpu_s_per_gb: Option<f64>,
+    /// Median CPU-seconds per GB of the receive path alone (the core's
+    /// less the application's).
+    pub receive_path_cpu_s_per_gb: Option<f64>,
+    /// This row's receive-path CPU-s/GB over the reference's.
+    pub receive_path_ratio: Option<f64>,
     /// Median complete frames per second.
     pub frames_per_s: Option<f64>,
     /// Frames complete, summed over runs.
@@ -218,6 +231,8 @@ fn summarise_group(sc: Scenario, case: &str, imp: &str, g: &[&Run]) -> Summary {
         cpu_s_per_gb: med(|r| r.cpu_s_per_gb),
         sender_core_pct: med(|r| r.sender_core_pct),
         sender_cpu_s_per_gb: med(|r| r.sender_cpu_s_per_gb),
+        application_cpu_s_per_gb: med(|r| r.application_cpu_s_per_gb),
+        receive_path_cpu_s_per_gb: med(|r| r.receive_path_cpu_s_per_gb),
         frames_per_s: med(|r| r.frames_per_s),
         frames_completed: sum(|r| r.frames_completed),
         frames_lost: sum(|r| r.frames_lost),
@@ -321,6 +336,7 @@ fn add_ratios(rows: &mut [Summary]) {
         } else {
             ratio(row.cpu_s_per_gb, r.cpu_s_per_gb)
         };
+        row.receive_path_ratio = ratio(row.receive_path_cpu_s_per_gb, r.receive_path_cpu_s_per_gb);
         row.throughput_ratio = if row.case == HIGHEST_LOSSLESS {
             ratio(row.frames_per_s, r.frames_per_s)
         } else {
@@ -449,6 +465,12 @@ const COLUMNS: &[Column] = &[
     ("sender CPU-s/GB", |r| f3(r.sender_cpu_s_per_gb)),
     ("CPU ratio", |r| {
         r.cpu_ratio
+            .map(|x| format!("{x:.2}× {}", r.reference.as_deref().unwrap_or("")))
+    }),
+    ("app CPU-s/GB", |r| f3(r.application_cpu_s_per_gb)),
+    ("receive path CPU-s/GB", |r| f3(r.receive_path_cpu_s_per_gb)),
+    ("receive path ratio", |r| {
+        r.receive_path_ratio
             .map(|x| format!("{x:.2}× {}", r.reference.as_deref().unwrap_or("")))
     }),
     ("rate ratio", |r| {

@@ -40,4 +40,6 @@ pub use cpu::{measure, ticks_per_second, CoreUsage, CpuDelta, CpuSnapshot, CpuTi
 pub use error::{Error, Result};
 pub use kernel_drops::{KernelDrops, KernelDropsDelta};
 pub use latency::{LatencyHistogram, LatencySummary};
-pub use thread::{current_thread_id, pin_current_thread, ThreadCpu, ThreadCpuUsage};
+pub use thread::{
+    current_thread_id, pin_current_thread, threads_of, NamedThreadCpu, ThreadCpu, ThreadCpuUsage,
+};

@@ -93,6 +93,58 @@ impl ThreadCpu {
     }
 }
 
+/// One thread of another process, with its name: what tells a receive
+/// engine's threads (named by it) from the application's around them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedThreadCpu {
+    /// Kernel thread id.
+    pub tid: i32,
+    /// The thread's name (`comm`), as the process set it.
+    pub name: String,
+    /// Its cumulative CPU time.
+    pub cpu: ThreadCpu,
+}
+
+/// Every thread of process `pid`, from `/proc/PID/task/*/stat`. Threads
+/// that exit while the directory is read are left out, not an error.
+pub fn threads_of(pid: u32) -> Result<Vec<NamedThreadCpu>> {
+    threads_of_from(Path::new("/proc"), pid)
+}
+
+/// Like [`threads_of`] under a `/proc` root (a fake one in tests).
+pub fn threads_of_from(proc_root: &Path, pid: u32) -> Result<Vec<NamedThreadCpu>> {
+    let dir = proc_root.join(format!("{pid}/task"));
+    let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut threads = Vec::new();
+    for entry in entries.flatten() {
+        let Some(tid) = entry.file_name().to_str().and_then(|t| t.parse().ok()) else {
+            continue;
+        };
+        let path = entry.path().join("stat");
+        // Gone between the listing and the read: it ran no longer.
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let stat =
+            procfs_core::process::Stat::from_read(text.as_bytes()).map_err(|e| Error::Format {
+                path: path.clone(),
+                reason: format!("not a task stat line: {e}"),
+            })?;
+        threads.push(NamedThreadCpu {
+            tid,
+            name: stat.comm,
+            cpu: ThreadCpu {
+                utime: stat.utime,
+                stime: stat.stime,
+            },
+        });
+    }
+    Ok(threads)
+}
+
 /// A thread's CPU time in seconds, ready for a JSON report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThreadCpuUsage {
@@ -126,6 +178,26 @@ mod tests {
                 stime: 567
             }
         );
+    }
+
+    #[test]
+    fn threads_of_a_process_carry_their_names() {
+        let dir = std::env::temp_dir().join(format!("lr-metrics-threads-{}", std::process::id()));
+        for (tid, stat) in [
+            (4242, STAT),
+            (4243, &STAT.replace("gvsp (rx) 1", "python")[..]),
+        ] {
+            let task = dir.join(format!("4200/task/{tid}"));
+            std::fs::create_dir_all(&task).expect("mkdir");
+            std::fs::write(task.join("stat"), stat).expect("write");
+        }
+        let mut threads = threads_of_from(&dir, 4200).expect("reads");
+        threads.sort_by_key(|t| t.tid);
+        let names: Vec<&str> = threads.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["gvsp (rx) 1", "python"]);
+        assert_eq!(threads[1].cpu.utime, 1234);
+        assert!(threads_of_from(&dir, 4201).is_err(), "no such process");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
