@@ -328,10 +328,12 @@ def test_linerate_camera_300_frames_verified_and_width_changes(harvester, bench)
             assert len(frames) == 310
             # Frame numbers rise within each acquisition.
             assert all(b > a for a, b in zip(frames[:300], frames[1:300]))
-            # Harvesters announces the producer's BUF_ANNOUNCE_MIN (8) rather
-            # than its own default of 3, so its users get frames received
-            # straight into their buffers without setting anything.
-            assert ia.num_buffers >= 8
+            # Harvesters announces the producer's BUF_ANNOUNCE_MIN (16, the
+            # size of grab's own pool) rather than its own default of 3, so
+            # its users get frames received straight into their buffers,
+            # with as many in flight for resends as grab, without setting
+            # anything.
+            assert ia.num_buffers == 16
             assert ds.LinerateStreamDirectFrameCount.value == ds.StreamDeliveredFrameCount.value
 
 

@@ -67,7 +67,20 @@ pub(crate) fn gvsp_with(
     let camera = camera.stop(Duration::from_secs(5))?;
     let outcome = match receiver {
         GvspReceiver::Aravis => peers::parse_aravis(&host)?,
-        GvspReceiver::Harvesters { .. } => peers::parse_harvesters(&host)?,
+        GvspReceiver::Harvesters { .. } => {
+            let outcome = peers::parse_harvesters(&host)?;
+            // Which frames Harvesters never handed out: delivered
+            // incomplete by the producer, or missing ids.
+            if let Ok(r) = peers::harvesters_report(&host) {
+                run.detail
+                    .insert("frames_incomplete".into(), r.frames_incomplete.into());
+                run.detail
+                    .insert("frames_skipped".into(), r.frames_skipped.into());
+                run.detail
+                    .insert("packets_resent".into(), r.packets_resent.into());
+            }
+            outcome
+        }
         _ => {
             let report = peers::grab_report(&host)?;
             // The receiver's own account of what went wrong, for the JSON.

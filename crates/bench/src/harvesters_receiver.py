@@ -41,6 +41,7 @@ with tempfile.TemporaryDirectory() as tmp:
             # linerate's camera counts SCPD in 1 GHz ticks: nanoseconds.
             nodes.GevSCPD.value = delay_ns
         # Harvesters' own buffer count: the producer's BUF_ANNOUNCE_MIN.
+        buffers = ia.num_buffers
         ia.start()
         ids, size = [], 0
         end = time.monotonic() + seconds
@@ -54,7 +55,9 @@ with tempfile.TemporaryDirectory() as tmp:
                     raise
                 break
         ia.stop()
-        incomplete = ia.data_streams[0].node_map.StreamIncompleteFrameCount.value
+        stream_nodes = ia.data_streams[0].node_map
+        incomplete = stream_nodes.StreamIncompleteFrameCount.value
+        resent = stream_nodes.LinerateStreamResentPacketCount.value
         # STREAM_INFO_NUM_UNDERRUN: frames dropped for want of a buffer.
         underrun = ia.data_streams[0].module.num_underrun
     finally:
@@ -62,15 +65,18 @@ with tempfile.TemporaryDirectory() as tmp:
         h.reset()
 # Frames finish (and are fetched) out of order when one waits for a resent
 # packet: count the ids never fetched between the first and the last, not
-# the jumps between neighbours. The last two ids may still have been in
-# flight when the loop stopped.
+# the jumps between neighbours. The newest ids, as many as the producer
+# keeps in flight (half the buffers), may still have been waiting for
+# resent packets when the loop stopped.
 seen = set(ids)
 newest = max(ids, default=0)
-gaps = sum(1 for i in range(min(ids, default=0), newest - 2) if i not in seen)
+in_flight = max(2, buffers // 2)
+gaps = sum(1 for i in range(min(ids, default=0), newest - in_flight) if i not in seen)
 print(json.dumps({
     "frames_delivered": len(ids),
     "frames_incomplete": incomplete,
     "frames_skipped": gaps,
     "frames_underrun": underrun,
+    "packets_resent": resent,
     "bytes": size,
 }), flush=True)

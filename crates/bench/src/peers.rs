@@ -421,18 +421,26 @@ pub struct HarvestersReport {
     /// among the skipped ones.
     #[serde(default)]
     pub frames_underrun: u64,
+    /// Packets the camera resent at the producer's request.
+    #[serde(default)]
+    pub packets_resent: u64,
     /// Payload bytes fetched.
     pub bytes: u64,
 }
 
 /// Reads the Harvesters receiver's JSON line.
-pub fn parse_harvesters(finished: &Finished) -> Result<GvspOutcome> {
+pub fn harvesters_report(finished: &Finished) -> Result<HarvestersReport> {
     let v = last_json_object(finished)?;
-    let r = HarvestersReport::deserialize(&v).map_err(|e| Error::Output {
+    HarvestersReport::deserialize(&v).map_err(|e| Error::Output {
         program: finished.cmdline.clone(),
         what: "the Harvesters receiver's report".to_owned(),
         detail: format!("{e}: {}", crate::process::tail(&finished.stderr, 300)),
-    })?;
+    })
+}
+
+/// The frame counts of the Harvesters receiver's JSON line.
+pub fn parse_harvesters(finished: &Finished) -> Result<GvspOutcome> {
+    let r = harvesters_report(finished)?;
     Ok(GvspOutcome {
         frames_completed: r.frames_delivered,
         frames_failed: r

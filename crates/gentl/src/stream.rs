@@ -47,11 +47,27 @@ pub const ARRIVING_GRACE: Duration = Duration::from_millis(10);
 /// The fewest announced buffers the engine receives into directly: it
 /// keeps half of its buffers' worth of frames in flight (waiting for
 /// resent packets), and fewer than 4 would give up frames under loss that
-/// its own pool of 16 completes. `STREAM_INFO_BUF_ANNOUNCE_MIN` asks for
-/// this many, so a consumer that announces what the producer asks for
-/// (Harvesters: `max(3, BUF_ANNOUNCE_MIN)`) gets frames with no copy of
-/// ours; fewer still work, through the engine's pool.
+/// its own pool of 16 completes. Fewer still work, through the engine's
+/// pool.
 const LEND_MIN_BUFFERS: usize = 8;
+
+/// Memory the buffers `STREAM_INFO_BUF_ANNOUNCE_MIN` asks for may take,
+/// the same budget `linerate grab` gives its own pool by default.
+const ANNOUNCE_BUDGET: u64 = 1 << 30;
+
+/// What `STREAM_INFO_BUF_ANNOUNCE_MIN` asks for with `payload`-byte
+/// frames: as many buffers as `linerate grab`'s own pool (16, fewer when
+/// 16 would pass 1 GiB), and never fewer than the engine receives into
+/// directly. A consumer that announces what the producer asks for
+/// (Harvesters: `max(3, BUF_ANNOUNCE_MIN)`) so gets frames with no copy of
+/// ours and as many frames in flight, waiting for resent packets, as grab:
+/// with 8, a loaded receiving core gave up frames under loss that 16
+/// completed.
+pub fn announce_min(payload: usize) -> usize {
+    let fit = usize::try_from(ANNOUNCE_BUDGET / (payload as u64).max(1)).unwrap_or(usize::MAX);
+    // Both bounds are constants, 8 <= 16: the clamp cannot panic.
+    fit.clamp(LEND_MIN_BUFFERS, linerate_grab::session::DEFAULT_BUFFERS)
+}
 
 /// Memory a frame is copied into: the consumer's (announced) or ours
 /// (allocated and announced).
@@ -761,7 +777,16 @@ impl DataStream {
             stream_info::DEFINES_PAYLOADSIZE => Info::Bool(true),
             stream_info::TLTYPE => Info::Str(TL_TYPE.into()),
             stream_info::NUM_CHUNKS_MAX => Info::Size(0),
-            stream_info::BUF_ANNOUNCE_MIN => Info::Size(LEND_MIN_BUFFERS),
+            stream_info::BUF_ANNOUNCE_MIN => {
+                drop(s);
+                // A device whose payload cannot be read yet: the least
+                // that still receives directly.
+                Info::Size(
+                    self.device
+                        .payload_size()
+                        .map_or(LEND_MIN_BUFFERS, announce_min),
+                )
+            }
             stream_info::BUF_ALIGNMENT => Info::Size(1),
             other => return Err(GcError::unknown_command("STREAM_INFO_CMD", other)),
         })
@@ -846,5 +871,16 @@ mod tests {
         assert_eq!(ticks_to_ns(u64::MAX, 1_000_000_000), u64::MAX);
         assert_eq!(ticks_to_ns(u64::MAX, 1), u64::MAX);
         assert_eq!(ticks_to_ns(5, 0), 0);
+    }
+
+    #[test]
+    fn the_announce_minimum_follows_grabs_own_pool() {
+        // 2048x2048 Mono8: grab's 16 buffers.
+        assert_eq!(announce_min(2048 * 2048), 16);
+        // 100 MB frames: 10 fit 1 GiB.
+        assert_eq!(announce_min(100_000_000), 10);
+        // Huge or empty payloads: never below what is received directly.
+        assert_eq!(announce_min(usize::MAX), LEND_MIN_BUFFERS);
+        assert_eq!(announce_min(0), 16);
     }
 }
