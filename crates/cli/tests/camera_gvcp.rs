@@ -292,8 +292,9 @@ fn packet_delay_spreads_a_frame_over_time() {
     let cam = SocketAddrV4::new(bed.addr("cam").expect("addr"), 3956);
     let pc = bed.addr("pc").expect("addr");
     let sc = bs::STREAM_CHANNEL_BASE;
-    // Time from the first to the last packet of one block, in microseconds.
-    let spread = move |delay_ns: u32| {
+    // Time from the first to the last packet of each whole block received,
+    // in microseconds.
+    let spreads = move |delay_ns: u32| {
         let (mut host, stream) = start_stream(
             cam,
             pc,
@@ -317,33 +318,53 @@ fn packet_delay_spreads_a_frame_over_time() {
             (dev::ACQUISITION_STOP, 1),
             (bs::CONTROL_CHANNEL_PRIVILEGE, 0),
         ]);
-        // 256x64 Mono8 in 1500-byte packets: 14 packets a block. Use the
-        // second block, which starts cleanly.
-        let block = times[20].0;
-        let of_block: Vec<Duration> = times.iter().filter(|t| t.0 == block).map(|t| t.1).collect();
-        assert_eq!(
-            of_block.len(),
-            14,
-            "block {block}: {} packets",
-            of_block.len()
-        );
-        (of_block[13] - of_block[0]).as_micros()
+        // 256x64 Mono8 in 1500-byte packets: 14 packets a block. The
+        // blocks after the first (which may have started before the
+        // socket listened) and before the last (cut off at 60 packets).
+        let first = times[0].0;
+        let last = times[times.len() - 1].0;
+        let mut blocks: Vec<u64> = times.iter().map(|t| t.0).collect();
+        blocks.dedup();
+        let whole: Vec<u128> = blocks
+            .into_iter()
+            .filter(|&b| b != first && b != last)
+            .map(|block| {
+                let of_block: Vec<Duration> =
+                    times.iter().filter(|t| t.0 == block).map(|t| t.1).collect();
+                assert_eq!(
+                    of_block.len(),
+                    14,
+                    "block {block}: {} packets",
+                    of_block.len()
+                );
+                (of_block[13] - of_block[0]).as_micros()
+            })
+            .collect();
+        assert!(whole.len() >= 2, "only {} whole blocks", whole.len());
+        whole
     };
     let (fast, paced) = bed
         .run_in("pc", None, move || {
             std::thread::sleep(Duration::from_millis(300));
-            (spread(0), spread(250_000))
+            (spreads(0), spreads(250_000))
         })
         .expect("run in pc");
     stop_camera(camera_child);
     // 13 gaps of 250 µs leave the sender 3.25 ms apart from first to last
-    // packet; the receiver sees at least 2.6 ms of that even when the first
-    // packet reaches it late. Unpaced, the block is a burst.
+    // packet; the receiver sees at least 2.6 ms of that in every block, even
+    // when a first packet reaches it late. Unpaced, a block is a burst: a
+    // sender preempted on a busy machine can stretch one, so the quickest
+    // block is the one that shows it.
+    let paced_min = paced.iter().copied().min().unwrap_or(0);
     assert!(
-        paced >= 2_600,
-        "SCPD 250 µs spread the block over only {paced} µs"
+        paced_min >= 2_600,
+        "SCPD 250 µs spread a block over only {paced_min} µs: {paced:?}"
     );
-    assert!(fast < 2_000, "unpaced block took {fast} µs");
+    let fast_min = fast.iter().copied().min().unwrap_or(u128::MAX);
+    assert!(
+        fast_min < 2_000,
+        "every unpaced block took 2 ms or more: {fast:?} µs"
+    );
 }
 
 #[test]
