@@ -68,18 +68,16 @@ pub(crate) fn gvsp_with(
     let outcome = match receiver {
         GvspReceiver::Aravis => peers::parse_aravis(&host)?,
         GvspReceiver::Harvesters { .. } => {
-            let outcome = peers::parse_harvesters(&host)?;
+            let report = peers::harvesters_report(&host)?;
             // Which frames Harvesters never handed out: delivered
             // incomplete by the producer, or missing ids.
-            if let Ok(r) = peers::harvesters_report(&host) {
-                run.detail
-                    .insert("frames_incomplete".into(), r.frames_incomplete.into());
-                run.detail
-                    .insert("frames_skipped".into(), r.frames_skipped.into());
-                run.detail
-                    .insert("packets_resent".into(), r.packets_resent.into());
-            }
-            outcome
+            run.detail
+                .insert("frames_incomplete".into(), report.frames_incomplete.into());
+            run.detail
+                .insert("frames_skipped".into(), report.frames_skipped.into());
+            run.detail
+                .insert("packets_resent".into(), report.packets_resent.into());
+            peers::GvspOutcome::of_harvesters(&report)
         }
         _ => {
             let report = peers::grab_report(&host)?;

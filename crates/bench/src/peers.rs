@@ -438,18 +438,19 @@ pub fn harvesters_report(finished: &Finished) -> Result<HarvestersReport> {
     })
 }
 
-/// The frame counts of the Harvesters receiver's JSON line.
-pub fn parse_harvesters(finished: &Finished) -> Result<GvspOutcome> {
-    let r = harvesters_report(finished)?;
-    Ok(GvspOutcome {
-        frames_completed: r.frames_delivered,
-        frames_failed: r
-            .frames_skipped
-            .saturating_sub(r.frames_underrun)
-            .max(r.frames_incomplete),
-        frames_underrun: r.frames_underrun,
-        resend_requests: 0,
-    })
+impl GvspOutcome {
+    /// The counts of the Harvesters receiver's report.
+    pub fn of_harvesters(r: &HarvestersReport) -> GvspOutcome {
+        GvspOutcome {
+            frames_completed: r.frames_delivered,
+            frames_failed: r
+                .frames_skipped
+                .saturating_sub(r.frames_underrun)
+                .max(r.frames_incomplete),
+            frames_underrun: r.frames_underrun,
+            resend_requests: 0,
+        }
+    }
 }
 
 /// Frames the camera says it sent, from `linerate camera --json` read
@@ -570,6 +571,10 @@ mod tests {
         let failed = finished("{\"error\":\"opening camera 10.0.0.2\",\"ok\":false}\n", "");
         let e = parse_grab(&failed).expect_err("no report");
         assert!(e.to_string().contains("opening camera 10.0.0.2"), "{e}");
+    }
+
+    fn parse_harvesters(f: &Finished) -> Result<GvspOutcome> {
+        harvesters_report(f).map(|r| GvspOutcome::of_harvesters(&r))
     }
 
     #[test]

@@ -51,10 +51,6 @@ pub const ARRIVING_GRACE: Duration = Duration::from_millis(10);
 /// pool.
 const LEND_MIN_BUFFERS: usize = 8;
 
-/// Memory the buffers `STREAM_INFO_BUF_ANNOUNCE_MIN` asks for may take,
-/// the same budget `linerate grab` gives its own pool by default.
-const ANNOUNCE_BUDGET: u64 = 1 << 30;
-
 /// What `STREAM_INFO_BUF_ANNOUNCE_MIN` asks for with `payload`-byte
 /// frames: as many buffers as `linerate grab`'s own pool (16, fewer when
 /// 16 would pass 1 GiB), and never fewer than the engine receives into
@@ -64,9 +60,11 @@ const ANNOUNCE_BUDGET: u64 = 1 << 30;
 /// with 8, a loaded receiving core gave up frames under loss that 16
 /// completed.
 pub fn announce_min(payload: usize) -> usize {
-    let fit = usize::try_from(ANNOUNCE_BUDGET / (payload as u64).max(1)).unwrap_or(usize::MAX);
+    use linerate_grab::session::{DEFAULT_BUFFERS, DEFAULT_BUFFER_MEMORY};
+    let fit =
+        usize::try_from(DEFAULT_BUFFER_MEMORY / (payload as u64).max(1)).unwrap_or(usize::MAX);
     // Both bounds are constants, 8 <= 16: the clamp cannot panic.
-    fit.clamp(LEND_MIN_BUFFERS, linerate_grab::session::DEFAULT_BUFFERS)
+    fit.clamp(LEND_MIN_BUFFERS, DEFAULT_BUFFERS)
 }
 
 /// Memory a frame is copied into: the consumer's (announced) or ours

@@ -46,7 +46,7 @@ use linerate_io::netdev::Link;
 use linerate_metrics::KernelDrops;
 
 pub use acquisition::{Acquisition, Pulled};
-pub use config::{GrabConfig, DEFAULT_BUFFERS, MIN_BUFFERS};
+pub use config::{GrabConfig, DEFAULT_BUFFERS, DEFAULT_BUFFER_MEMORY, MIN_BUFFERS};
 pub use error::{chain, GrabError};
 pub use progress::{GrabMonitor, GrabProgress};
 pub use report::{GrabReport, HostTuning};

@@ -57,12 +57,15 @@ impl ThreadCpu {
 
     /// Parses the text of a `stat` file; the error says what was wrong.
     pub fn parse(text: &str) -> std::result::Result<ThreadCpu, String> {
-        let stat = procfs_core::process::Stat::from_read(text.as_bytes())
-            .map_err(|e| format!("not a task stat line: {e}"))?;
-        Ok(ThreadCpu {
+        parse_stat(text).map(|stat| ThreadCpu::of(&stat))
+    }
+
+    /// The CPU times of a parsed `stat` line.
+    fn of(stat: &procfs_core::process::Stat) -> ThreadCpu {
+        ThreadCpu {
             utime: stat.utime,
             stime: stat.stime,
-        })
+        }
     }
 
     /// Field-wise `self - earlier`, saturating at zero.
@@ -128,21 +131,23 @@ pub fn threads_of_from(proc_root: &Path, pid: u32) -> Result<Vec<NamedThreadCpu>
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        let stat =
-            procfs_core::process::Stat::from_read(text.as_bytes()).map_err(|e| Error::Format {
-                path: path.clone(),
-                reason: format!("not a task stat line: {e}"),
-            })?;
+        let stat = parse_stat(&text).map_err(|reason| Error::Format {
+            path: path.clone(),
+            reason,
+        })?;
         threads.push(NamedThreadCpu {
             tid,
+            cpu: ThreadCpu::of(&stat),
             name: stat.comm,
-            cpu: ThreadCpu {
-                utime: stat.utime,
-                stime: stat.stime,
-            },
         });
     }
     Ok(threads)
+}
+
+/// Parses a task's `stat` line; the error says what was wrong.
+fn parse_stat(text: &str) -> std::result::Result<procfs_core::process::Stat, String> {
+    procfs_core::process::Stat::from_read(text.as_bytes())
+        .map_err(|e| format!("not a task stat line: {e}"))
 }
 
 /// A thread's CPU time in seconds, ready for a JSON report.

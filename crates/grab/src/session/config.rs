@@ -21,6 +21,9 @@ const UDP_FRAME_RETENTION: Duration = Duration::from_millis(100);
 pub const DEFAULT_BUFFERS: usize = 16;
 /// The stream needs one buffer being filled and one being read.
 pub const MIN_BUFFERS: usize = 2;
+/// Memory the frame buffers may take by default (1 GiB): 16 buffers of
+/// frames up to 64 MiB.
+pub const DEFAULT_BUFFER_MEMORY: u64 = 1 << 30;
 
 /// Everything a grab session needs to know before it opens the camera.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,7 +133,7 @@ impl Default for GrabConfig {
             save: None,
             interface: None,
             buffers: None,
-            buffer_memory: 1 << 30,
+            buffer_memory: DEFAULT_BUFFER_MEMORY,
             cpu: None,
             stream_port: 0,
             busy_poll_us: None,
